@@ -1,0 +1,1 @@
+"""toolplug's MCP client and server."""

@@ -1,0 +1,1 @@
+"""The entry point of the built-in MCP plugin."""

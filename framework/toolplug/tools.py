@@ -1,0 +1,426 @@
+"""What a tool author writes: a ToolImplementation subclass, a ``@tool`` function, or ``function_tool``.
+
+A code tool is one object: its definition and its implementation (DEF-2). Provider-defined and custom
+tools have no ``execute``; the loop ends a step when the model calls one (LOOP-7).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, get_type_hints
+
+from toolplug.definitions import (
+    ConfidenceLevel,
+    FunctionSpec,
+    GrammarSpec,
+    ProviderToolSpec,
+    SettingsField,
+    SettingsSchema,
+    ToolDefinition,
+    ToolKind,
+    Visibility,
+)
+from toolplug.errors import InvalidArgumentError
+from toolplug.execution import ToolExecutionContext
+
+NeedsApproval = bool | Callable[[dict[str, Any]], bool | Awaitable[bool]]
+"""``True``/``False``, or a function of the call's arguments deciding per call."""
+
+
+class ToolImplementation:
+    """Base class of a code tool: definition and implementation in one object (DEF-2).
+
+    Subclasses set :attr:`implementation_key`, return their :class:`ToolDefinition` from
+    :meth:`definition` and do the work in :meth:`execute`. An implementation whose definitions come
+    from a definition source (a data file, an MCP server) returns None from :meth:`definition`.
+    """
+
+    implementation_key: str = ""
+    """Joins definitions to this implementation; the tool id for code tools."""
+    display_name: str = ""
+    """The name a user sees (translatable); defaults to the definition's title or id."""
+    description: str = ""
+    """What the tool does, for the user (translatable); never sent to the model."""
+    icon: str = ""
+    """An icon name for a UI."""
+    sensitive_argument_names: frozenset[str] = frozenset()
+    """Model-provided arguments never shown in traces."""
+    returns_untrusted_external_content: bool = False
+    """True for tools returning content fetched from outside; they must filter it through the guard."""
+    needs_approval: NeedsApproval = False
+    """Ask the host's approval callback before each call (or decide per call with a function)."""
+    timeout: float | None = None
+    """Seconds a call may take; None for no limit of its own."""
+    has_execute: bool = True
+    """False for tools the provider runs or the caller runs itself (provider-defined, custom)."""
+
+    def definition(self) -> ToolDefinition | None:
+        """The tool's definition, or None when a definition source brings it."""
+        raise NotImplementedError(f"{type(self).__name__} must implement definition()")
+
+    async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> Any:
+        """Do the work. Return a ToolExecutionResult, a str (text) or a JSON value.
+
+        Raise :class:`~toolplug.errors.ToolExecutionBlockedError` to refuse on purpose.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no execute()")
+
+    def settings_field_label(self, field: SettingsField) -> str:
+        """The label a settings dialog shows for ``field`` (override to translate)."""
+        return field.title or field.name
+
+    def settings_field_description(self, field: SettingsField) -> str:
+        """The help text a settings dialog shows for ``field`` (override to translate)."""
+        return field.description
+
+    def validate_configuration(self, settings: Mapping[str, Any]) -> list[str]:
+        """Problems with ``settings`` beyond "required field present"; empty when configured."""
+        return []
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.implementation_key!r}>"
+
+
+class FunctionTool(ToolImplementation):
+    """A tool made from a definition and a callable (what ``@tool`` and ``function_tool`` return)."""
+
+    def __init__(
+        self,
+        definition: ToolDefinition,
+        execute: Callable[..., Any] | None,
+        *,
+        pass_context: bool = False,
+        keyword_arguments: bool = False,
+        needs_approval: NeedsApproval = False,
+        sensitive_argument_names: frozenset[str] = frozenset(),
+        returns_untrusted_external_content: bool = False,
+        display_name: str = "",
+        description: str = "",
+        timeout: float | None = None,
+        to_model_output: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self._definition = definition
+        self.implementation_key = definition.implementation_key
+        self._function = execute
+        self._pass_context = pass_context
+        self._keyword_arguments = keyword_arguments
+        self._is_async = execute is not None and inspect.iscoroutinefunction(execute)
+        self.has_execute = execute is not None
+        self.needs_approval = needs_approval
+        self.sensitive_argument_names = frozenset(sensitive_argument_names)
+        self.returns_untrusted_external_content = returns_untrusted_external_content
+        self.display_name = display_name or definition.title or definition.id
+        self.description = description or definition.function.description_for_llm
+        self.timeout = timeout
+        self.to_model_output = to_model_output
+
+    def definition(self) -> ToolDefinition:
+        return self._definition
+
+    @property
+    def function(self) -> Callable[..., Any] | None:
+        """The wrapped callable (still directly callable for tests)."""
+        return self._function
+
+    async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> Any:
+        function = self._function
+        if function is None:
+            raise NotImplementedError(f"tool {self.implementation_key!r} has no execute; the caller runs it")
+        if self._keyword_arguments:
+            args: tuple[Any, ...] = ()
+            kwargs = {**arguments, "context": context} if self._pass_context else arguments
+        else:
+            args = (arguments, context) if self._pass_context else (arguments,)
+            kwargs = {}
+        if self._is_async:
+            result = await function(*args, **kwargs)
+        else:
+            import asyncio
+
+            result = await asyncio.to_thread(function, *args, **kwargs)
+        if self.to_model_output is not None:
+            result = self.to_model_output(result)
+        return result
+
+
+def _definition(
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    *,
+    kind: ToolKind = ToolKind.FUNCTION,
+    strict: bool = False,
+    minimum_provider_confidence: ConfidenceLevel | str = ConfidenceLevel.UNKNOWN,
+    visible_in: Visibility | None = None,
+    settings_schema: SettingsSchema | None = None,
+    system_prompt_instructions: str = "",
+    title: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    provider_tool: ProviderToolSpec | None = None,
+    grammar: GrammarSpec | None = None,
+) -> ToolDefinition:
+    return ToolDefinition(
+        id=name,
+        implementation_key=name,
+        function=FunctionSpec(name=name, description_for_llm=description, parameters=dict(parameters), strict=strict),
+        minimum_provider_confidence=ConfidenceLevel.parse(minimum_provider_confidence),
+        visible_in=visible_in or Visibility(),
+        settings_schema=settings_schema or SettingsSchema(),
+        system_prompt_instructions=system_prompt_instructions,
+        title=title,
+        metadata=dict(metadata or {}),
+        kind=kind,
+        provider_tool=provider_tool,
+        grammar=grammar,
+    )
+
+
+def function_tool(
+    name: str,
+    description: str,
+    json_schema: Mapping[str, Any],
+    execute: Callable[..., Any] | None,
+    *,
+    pass_context: bool = False,
+    needs_approval: NeedsApproval = False,
+    sensitive_argument_names: frozenset[str] | set[str] = frozenset(),
+    timeout: float | None = None,
+    dynamic: bool = False,
+    to_model_output: Callable[[Any], Any] | None = None,
+    **definition_fields: Any,
+) -> FunctionTool:
+    """A tool from a name, a description, a JSON Schema and a callable taking the arguments dict.
+
+    ``execute(arguments)`` (or ``execute(arguments, context)`` with ``pass_context=True``) may be sync
+    (it then runs in a worker thread) or async. ``None`` makes a tool without execute: a call to it
+    ends the loop's step and the caller answers it. ``definition_fields`` go to the ToolDefinition
+    (``strict``, ``minimum_provider_confidence``, ``visible_in``, ``settings_schema``, ``title``, ...).
+    """
+    definition = _definition(
+        name, description, json_schema, kind=ToolKind.DYNAMIC if dynamic else ToolKind.FUNCTION, **definition_fields
+    )
+    return FunctionTool(
+        definition,
+        execute,
+        pass_context=pass_context,
+        needs_approval=needs_approval,
+        sensitive_argument_names=frozenset(sensitive_argument_names),
+        timeout=timeout,
+        to_model_output=to_model_output,
+    )
+
+
+def dynamic_tool(
+    name: str, description: str, json_schema: Mapping[str, Any], execute: Callable[..., Any], **options: Any
+) -> FunctionTool:
+    """A tool whose schema is only known at run time; its parsed calls are marked dynamic (DEF-8)."""
+    return function_tool(name, description, json_schema, execute, dynamic=True, **options)
+
+
+_PROVIDER_TOOL_ID = re.compile(r"^[a-z0-9_-]+\.[A-Za-z0-9_.-]+$")
+
+
+def provider_defined_tool(
+    id: str,
+    name: str,
+    args: Mapping[str, Any] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    **definition_fields: Any,
+) -> FunctionTool:
+    """A tool the provider runs (``openai.web_search``, ``anthropic.web_search_20250305``); never executed here.
+
+    With ``input_schema``, the input of its provider-executed calls is validated (LOOP-12).
+    """
+    if not _PROVIDER_TOOL_ID.match(id):
+        raise InvalidArgumentError("id", f"{id!r} is not of the form '<provider>.<tool>'")
+    schema = dict(input_schema) if input_schema is not None else {"type": "object", "properties": {}}
+    definition = _definition(
+        name,
+        definition_fields.pop("description", ""),
+        schema,
+        kind=ToolKind.PROVIDER_DEFINED,
+        provider_tool=ProviderToolSpec(id=id, args=dict(args or {})),
+        metadata={**definition_fields.pop("metadata", {}), "has_input_schema": input_schema is not None},
+        **definition_fields,
+    )
+    return FunctionTool(definition, None)
+
+
+def custom_tool(
+    name: str,
+    description: str = "",
+    *,
+    grammar_syntax: str | None = None,
+    grammar_definition: str | None = None,
+    **definition_fields: Any,
+) -> FunctionTool:
+    """A free-form text tool (OpenAI Responses custom tool), optionally constrained by a regex or lark grammar.
+
+    It has no execute: run it yourself and send the result back as a tool message.
+    """
+    if (grammar_syntax is None) != (grammar_definition is None):
+        raise InvalidArgumentError("grammar", "give grammar_syntax and grammar_definition together")
+    grammar = None
+    if grammar_syntax is not None:
+        if grammar_syntax not in ("regex", "lark"):
+            raise InvalidArgumentError("grammar_syntax", f"{grammar_syntax!r} is not 'regex' or 'lark'")
+        grammar = GrammarSpec(syntax=grammar_syntax, definition=grammar_definition or "")  # type: ignore[arg-type]
+    definition = _definition(
+        name,
+        description,
+        {"type": "object", "properties": {"input": {"type": "string"}}},
+        kind=ToolKind.CUSTOM,
+        grammar=grammar,
+        **definition_fields,
+    )
+    return FunctionTool(definition, None)
+
+
+# --- @tool ------------------------------------------------------------------------------------
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    needs_approval: NeedsApproval = False,
+    sensitive_argument_names: frozenset[str] | set[str] = frozenset(),
+    returns_untrusted_external_content: bool = False,
+    timeout: float | None = None,
+    **definition_fields: Any,
+) -> Any:
+    """Turn a typed function (sync or async) into a tool (DEF-6).
+
+    The schema comes from the type hints (through pydantic), the description for the model from the
+    docstring's first paragraph, each argument's description from its ``Args:`` entry. A parameter
+    annotated :class:`~toolplug.execution.ToolExecutionContext` receives the call's context and is
+    not part of the schema.
+
+    >>> @tool
+    ... def add(a: int, b: int = 0) -> int:
+    ...     '''Add two integers.'''
+    ...     return a + b
+    >>> add.definition().function.parameters["required"]
+    ['a']
+    """
+
+    def decorate(func: Callable[..., Any]) -> FunctionTool:
+        tool_name = name or func.__name__
+        summary, argument_docs = _parse_docstring(inspect.getdoc(func) or "")
+        schema, context_parameter = _schema_from_signature(func, argument_docs)
+        definition = _definition(tool_name, description or summary or tool_name, schema, **definition_fields)
+        wrapped = func
+        if context_parameter and context_parameter != "context":
+            original = func
+
+            def rename(*args: Any, context: ToolExecutionContext, **kwargs: Any) -> Any:
+                return original(*args, **{context_parameter: context}, **kwargs)
+
+            async def rename_async(*args: Any, context: ToolExecutionContext, **kwargs: Any) -> Any:
+                return await original(*args, **{context_parameter: context}, **kwargs)
+
+            wrapped = rename_async if inspect.iscoroutinefunction(func) else rename
+        return FunctionTool(
+            definition,
+            wrapped,
+            pass_context=context_parameter is not None,
+            keyword_arguments=True,
+            needs_approval=needs_approval,
+            sensitive_argument_names=frozenset(sensitive_argument_names),
+            returns_untrusted_external_content=returns_untrusted_external_content,
+            timeout=timeout,
+        )
+
+    if function is not None:
+        return decorate(function)
+    return decorate
+
+
+def _schema_from_signature(func: Callable[..., Any], argument_docs: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
+    from pydantic import ConfigDict, create_model
+
+    try:
+        hints = get_type_hints(func)
+    except Exception as exc:
+        raise InvalidArgumentError("function", f"cannot read the type hints of {func.__name__}: {exc}") from exc
+    fields: dict[str, Any] = {}
+    context_parameter = None
+    for parameter in inspect.signature(func).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise InvalidArgumentError("function", f"{func.__name__} may not take *args or **kwargs")
+        annotation = hints.get(parameter.name, Any)
+        if annotation is ToolExecutionContext:
+            context_parameter = parameter.name
+            continue
+        if parameter.name not in hints:
+            raise InvalidArgumentError(
+                "function", f"parameter {parameter.name!r} of {func.__name__} needs a type hint for its schema"
+            )
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        from pydantic import Field
+
+        fields[parameter.name] = (annotation, Field(default, description=argument_docs.get(parameter.name)))
+    model = create_model(  # type: ignore[call-overload]
+        f"{func.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    schema = _strip_titles(model.model_json_schema())
+    schema.setdefault("properties", {})
+    return schema, context_parameter
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in node.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    return node
+
+
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Raises|Yields|Examples?):\s*$")
+_ARGUMENT = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The first paragraph, and the ``Args:`` entries of a Google-style docstring."""
+    lines = doc.splitlines()
+    summary_lines: list[str] = []
+    for line in lines:
+        if not line.strip() or _SECTION.match(line.strip()):
+            break
+        summary_lines.append(line.strip())
+    arguments: dict[str, str] = {}
+    section = None
+    current = None
+    for line in lines:
+        header = _SECTION.match(line.strip())
+        if header:
+            section = header.group(1)
+            current = None
+            continue
+        if section in ("Args", "Arguments", "Parameters") and line.strip():
+            match = _ARGUMENT.match(line)
+            if match and len(line) - len(line.lstrip()) <= 4:
+                current = match.group(1)
+                arguments[current] = match.group(2).strip()
+            elif current:
+                arguments[current] = f"{arguments[current]} {line.strip()}".strip()
+    return " ".join(summary_lines), arguments
+
+
+__all__ = [
+    "FunctionTool",
+    "NeedsApproval",
+    "ToolImplementation",
+    "custom_tool",
+    "dynamic_tool",
+    "function_tool",
+    "provider_defined_tool",
+    "tool",
+]

@@ -14,6 +14,7 @@
     │   ├── PluginLoadError             import failed, a hook raised or returned the wrong type
     │   └── DefinitionError             a tool definition the registry rejected
     ├── ToolExecutionBlockedError       a tool refused on purpose (policy); its message goes to the model
+    ├── ToolFailedError                 a tool raised and its message held a secret (scrubbed copy)
     ├── ToolCallError                   a model's tool call that cannot run
     │   ├── NoSuchToolError
     │   ├── InvalidToolInputError
@@ -127,6 +128,10 @@ class ToolExecutionBlockedError(ToolplugError):
     """
 
 
+class ToolFailedError(ToolplugError):
+    """Stands in for a tool's exception whose message contained a secret; the message is scrubbed."""
+
+
 class ToolCallError(ToolplugError):
     """A tool call from the model that cannot be executed as it stands."""
 
@@ -145,10 +150,7 @@ class NoSuchToolError(ToolCallError):
     """The model called a tool that was not offered."""
 
     def __init__(self, tool_name: str, available_tools: Sequence[str] | None, *, tool_call_id: str | None = None):
-        if available_tools:
-            hint = f"Available tools: {', '.join(available_tools)}."
-        else:
-            hint = "No tools are available."
+        hint = f"Available tools: {', '.join(available_tools)}." if available_tools else "No tools are available."
         super().__init__(
             f"Model tried to call unavailable tool {tool_name!r}. {hint}",
             tool_name=tool_name,
@@ -248,6 +250,7 @@ __all__ = [
     "ToolCallRepairError",
     "ToolChoiceViolationError",
     "ToolExecutionBlockedError",
+    "ToolFailedError",
     "ToolNotRunnableError",
     "ToolplugError",
     "UnknownToolError",

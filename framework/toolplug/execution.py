@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolExecutionResult
-from toolplug.errors import InvalidToolInputError, ToolExecutionBlockedError
+from toolplug.errors import InvalidToolInputError, ToolExecutionBlockedError, ToolFailedError
 
 if TYPE_CHECKING:
     from toolplug.registry import RegisteredTool
@@ -139,14 +139,8 @@ def normalize_result(value: Any) -> ToolExecutionResult:
     if isinstance(value, ToolExecutionResult):
         return value
     if isinstance(value, str):
-        return ToolExecutionResult.model_construct(
-            text_content=value, json_content=None, sources=[], required_provider_confidence=None,
-            output_type=None, content=None,
-        )
-    return ToolExecutionResult.model_construct(
-        text_content=None, json_content=value, sources=[], required_provider_confidence=None,
-        output_type=None, content=None,
-    )
+        return ToolExecutionResult(text_content=value)
+    return ToolExecutionResult(json_content=value)
 
 
 def redact_arguments(arguments: Mapping[str, Any], sensitive: frozenset[str]) -> dict[str, Any]:
@@ -205,6 +199,8 @@ class SecretScrubber:
         )
 
 
+_NO_SECRETS = SecretScrubber(())
+
 SettingsLookup = Callable[["RegisteredTool"], tuple[Mapping[str, Any], Sequence[str]]]
 """Returns a tool's effective settings and the values of its secret settings."""
 
@@ -261,7 +257,7 @@ class ToolExecutor:
         definition = tool.definition
         started = time.perf_counter()
         settings, secrets = self._settings_lookup(tool) if definition.settings_schema.fields else ({}, ())
-        scrub = SecretScrubber(secrets)
+        scrub = SecretScrubber(secrets) if secrets else _NO_SECRETS
         context = ToolExecutionContext(
             tool_id=definition.id, call_id=call_id, scope=scope, settings=settings, messages=messages, guard=self.guard
         )
@@ -269,7 +265,7 @@ class ToolExecutor:
         try:
             minimum = definition.minimum_provider_confidence
             confidence = scope.provider_confidence
-            if confidence is not None and confidence < minimum and not scope.provider_trusted:
+            if confidence is not None and confidence < minimum:
                 raise ToolExecutionBlockedError(
                     f"Tool '{definition.id}' needs a provider with confidence {minimum.label} or higher; "
                     f"this provider has {confidence.label}."
@@ -288,6 +284,8 @@ class ToolExecutor:
             status = CallStatus.BLOCKED
             message = scrub.text(str(exc)) if scrub else str(exc)
             result = ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
+            if scrub and message != str(exc):
+                error = ToolExecutionBlockedError(message)
         except Exception as exc:  # a tool's failure must never end the chat
             error = exc
             status = CallStatus.ERROR
@@ -301,6 +299,9 @@ class ToolExecutor:
             logger.error(
                 "Tool %s (plugin %s) failed: %s", definition.id, tool.plugin, scrub.text(details) if scrub else details
             )
+            if scrub and scrub.text(str(exc)) != str(exc):
+                # The original exception text holds a secret: keep only a scrubbed copy for the host.
+                error = ToolFailedError(f"{type(exc).__name__}: {scrub.text(str(exc))}")
         duration_ms = (time.perf_counter() - started) * 1000.0
         trace_arguments = redact_arguments(arguments, implementation.sensitive_argument_names)
         if scrub:
@@ -319,14 +320,26 @@ class ToolExecutor:
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
 
 
-def denied_outcome(tool_id: str, call_id: str, plugin: str, arguments: Mapping[str, Any], reason: str | None,
-                   sensitive: frozenset[str] = frozenset()) -> ToolCallOutcome:
+def denied_outcome(
+    tool_id: str,
+    call_id: str,
+    plugin: str,
+    arguments: Mapping[str, Any],
+    reason: str | None,
+    sensitive: frozenset[str] = frozenset(),
+) -> ToolCallOutcome:
     """The outcome of a call the user (or an approval callback) refused; nothing ran."""
     text = reason or "Tool call execution denied."
     result = ToolExecutionResult(text_content=text, output_type=OutputType.EXECUTION_DENIED)
     trace = ToolTrace(
-        tool_id=tool_id, call_id=call_id, plugin=plugin, arguments=redact_arguments(arguments, sensitive),
-        status=CallStatus.DENIED, duration_ms=0.0, result_chars=len(text), error=text,
+        tool_id=tool_id,
+        call_id=call_id,
+        plugin=plugin,
+        arguments=redact_arguments(arguments, sensitive),
+        status=CallStatus.DENIED,
+        duration_ms=0.0,
+        result_chars=len(text),
+        error=text,
     )
     return ToolCallOutcome(result=result, status=CallStatus.DENIED, trace=trace)
 

@@ -111,7 +111,7 @@ def register_injection_filters() -> Sequence[InjectionFilter]:  # type: ignore[e
 
 
 @hookspec
-def register_commands(cli: click.Group) -> Sequence[Any] | None:  # type: ignore[empty-body]
+def register_commands(cli: click.Group) -> Sequence[Any] | None:
     """Add commands to the ``toolplug`` command line.
 
     :param cli: the root :class:`click.Group`; call ``cli.add_command(...)`` or use ``@cli.command()``.

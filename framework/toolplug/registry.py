@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from toolplug.definitions import SettingKind, ToolDefinition, ToolKind
 from toolplug.errors import DefinitionError, UnknownToolError
-from toolplug.schema import ArgumentValidator, SchemaProblem, StrictSchemaError, compile_validator, to_openai_strict
+from toolplug.schema import ArgumentValidator, SchemaProblem, StrictSchemaError, check_schema, to_openai_strict
 from toolplug.tools import ToolImplementation
 
 TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -41,17 +41,28 @@ class Diagnostic:
 
 @dataclass(slots=True)
 class RegisteredTool:
-    """A validated definition with its implementation, compiled validator and origin."""
+    """A validated definition with its implementation, argument validator and origin."""
 
     definition: ToolDefinition
     implementation: ToolImplementation
-    validator: ArgumentValidator
     plugin: str = "app"
     """The plugin (entry-point name) the tool came from; ``app`` for tools the host registered itself."""
     distribution: str | None = None
     source: str = "code"
     """The definition source's name."""
     extra: dict[str, Any] = field(default_factory=dict)
+    _validator: ArgumentValidator | None = None
+
+    @property
+    def validator(self) -> ArgumentValidator:
+        """The compiled argument validator; compiled on first use, then cached.
+
+        The registry already checked the schema against the meta-schema, so start-up does not pay
+        for compiling validators of tools that are never called.
+        """
+        if self._validator is None:
+            self._validator = ArgumentValidator(self.definition.function.parameters)
+        return self._validator
 
     @property
     def id(self) -> str:
@@ -74,7 +85,7 @@ class RegisteredTool:
         if problems:
             first = problems[0]
             raise DefinitionError(first.tool_id, first.field, first.message, plugin=plugin)
-        return cls(definition, implementation, compile_validator(definition.function.parameters), plugin=plugin)
+        return cls(definition, implementation, plugin=plugin)
 
 
 @runtime_checkable
@@ -214,28 +225,23 @@ class ToolRegistry:
                 return None
         joined = implementations.get(definition.implementation_key)
         implementation = joined[0] if joined else None
-        problems = self.check(definition, implementation, plugin=origin.plugin)
+        problems = self._check(definition, implementation, origin.plugin)
         existing = self._tools.get(definition.id)
         if existing is not None:
             problems.append(
                 Diagnostic(
-                    definition.id, origin.plugin, "id",
+                    definition.id,
+                    origin.plugin,
+                    "id",
                     f"duplicate tool id: already registered by plugin {existing.plugin!r}",
                 )
             )
-        validator = None
-        if not any(p.field == "function.parameters" for p in problems):
-            try:
-                validator = compile_validator(definition.function.parameters)
-            except SchemaProblem as exc:
-                problems.append(Diagnostic(definition.id, origin.plugin, "function.parameters", str(exc)))
-        if problems or validator is None or implementation is None:
+        if problems or implementation is None:
             self.diagnostics.extend(problems)
             self.rejected.setdefault(definition.id, origin.plugin)
             return None
         registered = RegisteredTool(
-            definition, implementation, validator, plugin=origin.plugin, distribution=origin.distribution,
-            source=source_name,
+            definition, implementation, plugin=origin.plugin, distribution=origin.distribution, source=source_name
         )
         self._tools[definition.id] = registered
         self._by_name[definition.function.name] = registered
@@ -245,6 +251,11 @@ class ToolRegistry:
         self, definition: ToolDefinition, implementation: ToolImplementation | None, *, plugin: str = "app"
     ) -> list[Diagnostic]:
         """Every DEF-4 problem of ``definition`` (without the uniqueness check)."""
+        return self._check(definition, implementation, plugin)
+
+    def _check(
+        self, definition: ToolDefinition, implementation: ToolImplementation | None, plugin: str
+    ) -> list[Diagnostic]:
         problems: list[Diagnostic] = []
 
         def problem(field_name: str, message: str) -> None:
@@ -270,7 +281,7 @@ class ToolRegistry:
             problem("function.parameters", "the root must be a JSON Schema of type 'object'")
         else:
             try:
-                compile_validator(parameters)
+                check_schema(parameters)
             except SchemaProblem as exc:
                 problem("function.parameters", str(exc))
             else:

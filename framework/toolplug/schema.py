@@ -7,7 +7,6 @@ definitions at startup and every tool call in the loop are both on hot paths.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -118,7 +117,8 @@ class ToolParameterSchemaBuilder:
         """The finished schema: an object root, ``additionalProperties: false``."""
         schema: JsonSchema = {
             "type": "object",
-            "properties": copy.deepcopy(self._properties),
+            # Each property dict is the builder's own (nested schemas were copied when added).
+            "properties": {name: dict(schema) for name, schema in self._properties.items()},
             "additionalProperties": False,
         }
         if self._required:
@@ -135,7 +135,17 @@ def _enum_schema(name: str, values: Sequence[str]) -> JsonSchema:
 def _object_schema(nested: ToolParameterSchemaBuilder | JsonSchema) -> JsonSchema:
     if isinstance(nested, ToolParameterSchemaBuilder):
         return nested.build()
-    return copy.deepcopy(dict(nested))
+    copied: JsonSchema = copy_json(dict(nested))
+    return copied
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars), much cheaper than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [copy_json(item) for item in value]
+    return value
 
 
 # --- settings schemas --------------------------------------------------------------------------
@@ -180,7 +190,11 @@ class ToolSettingsSchemaBuilder:
     ) -> ToolSettingsSchemaBuilder:
         """A required choice from the named option source."""
         field = SettingsField(
-            name=name, kind=SettingKind.CHOICE, required=True, option_source=option_source, title=title,
+            name=name,
+            kind=SettingKind.CHOICE,
+            required=True,
+            option_source=option_source,
+            title=title,
             description=description,
         )
         return self._add(field)
@@ -207,7 +221,9 @@ class ToolSettingsSchemaBuilder:
         self, name: str, values: Sequence[Any], title: str = "", description: str = ""
     ) -> ToolSettingsSchemaBuilder:
         """An optional choice spelled out in the definition."""
-        field = SettingsField(name=name, kind=SettingKind.ENUM, enum=tuple(values), title=title, description=description)
+        field = SettingsField(
+            name=name, kind=SettingKind.ENUM, enum=tuple(values), title=title, description=description
+        )
         return self._add(field)
 
     def build(self) -> SettingsSchema:
@@ -241,12 +257,13 @@ def to_openai_strict(
     if schema.get("type") != "object":
         raise StrictSchemaError("strict mode needs an object root")
     counter = [0]
-    return _strict_node(schema, 0, counter, max_depth, max_nodes)
+    converted: JsonSchema = _strict_node(schema, 0, counter, max_depth, max_nodes)
+    return converted
 
 
 def _strict_node(node: Any, depth: int, counter: list[int], max_depth: int, max_nodes: int) -> Any:
     if not isinstance(node, Mapping):
-        return copy.deepcopy(node)
+        return copy_json(node)
     counter[0] += 1
     if counter[0] > max_nodes:
         raise StrictSchemaError(f"schema has more than {max_nodes} nodes")
@@ -255,13 +272,15 @@ def _strict_node(node: Any, depth: int, counter: list[int], max_depth: int, max_
     out: JsonSchema = {}
     for key, value in node.items():
         if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
-            out[key] = {name: _strict_node(sub, depth + 1, counter, max_depth, max_nodes) for name, sub in value.items()}
+            out[key] = {
+                name: _strict_node(sub, depth + 1, counter, max_depth, max_nodes) for name, sub in value.items()
+            }
         elif key in ("items", "additionalProperties", "not") and isinstance(value, Mapping):
             out[key] = _strict_node(value, depth + 1, counter, max_depth, max_nodes)
         elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
             out[key] = [_strict_node(sub, depth + 1, counter, max_depth, max_nodes) for sub in value]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = copy_json(value)
     if _is_object(out):
         properties: dict[str, Any] = out.setdefault("properties", {})
         originally_required = set(node.get("required", ()))
@@ -314,7 +333,7 @@ class ArgumentValidator:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         try:
-            self._validator = jsonschema_rs.validator_for(schema)
+            self._validator = jsonschema_rs.validator_for(dict(schema))
         except (jsonschema_rs.ValidationError, ValueError, TypeError) as exc:
             raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
 
@@ -331,15 +350,20 @@ class ArgumentValidator:
         return found
 
 
-def compile_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
-    """Compile ``schema``; raises :class:`SchemaProblem` when it is not valid JSON Schema."""
+def check_schema(schema: Any) -> None:
+    """Raise :class:`SchemaProblem` unless ``schema`` is valid JSON Schema (checked against the meta-schema)."""
     if not isinstance(schema, Mapping):
         raise SchemaProblem(f"a schema must be a JSON object, not {type(schema).__name__}")
-    if not jsonschema_rs.meta.is_valid(schema):
+    if not jsonschema_rs.meta.is_valid(dict(schema)):
         try:
-            jsonschema_rs.meta.validate(schema)
+            jsonschema_rs.meta.validate(dict(schema))
         except jsonschema_rs.ValidationError as exc:
             raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
+
+
+def compile_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
+    """Compile ``schema``; raises :class:`SchemaProblem` when it is not valid JSON Schema."""
+    check_schema(schema)
     return ArgumentValidator(schema)
 
 
@@ -354,6 +378,7 @@ __all__ = [
     "StrictSchemaError",
     "ToolParameterSchemaBuilder",
     "ToolSettingsSchemaBuilder",
+    "check_schema",
     "compile_validator",
     "to_openai_strict",
 ]

@@ -91,9 +91,9 @@ class SecretStore:
         from keyring.backends import fail
 
         backend = keyring.get_keyring()
-        if isinstance(backend, fail.Keyring) or type(backend).__name__ == "ChainerBackend" and not getattr(
+        if isinstance(backend, fail.Keyring) or (type(backend).__name__ == "ChainerBackend" and not getattr(
             backend, "backends", True
-        ):
+        )):
             raise KeyringUnavailableError(
                 "No OS keyring backend is available, so secret settings cannot be stored. Install one: "
                 "on Linux `pip install secretstorage` with a running Secret Service (GNOME Keyring, KWallet), "
@@ -135,14 +135,27 @@ class JsonSettingsStore:
         self.path = path
         self._lock = threading.Lock()
         self._data: dict[str, dict[str, Any]] | None = None
+        self._stamp: tuple[int, int, int] | None = None
 
-    def _load(self) -> dict[str, dict[str, Any]]:
-        if self._data is None:
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+    def _load(self, *, fresh: bool = False) -> dict[str, dict[str, Any]]:
+        # Another process (a host app, `toolplug settings set`) may have replaced the file since it was
+        # read: re-read it when it changed, and always before a write, so no write loses their values.
+        stamp = self._file_stamp()
+        if fresh or self._data is None or stamp != self._stamp:
+            self._data = None
+            self._stamp = stamp
             try:
                 raw = self.path.read_text(encoding="utf-8")
             except FileNotFoundError:
                 self._data = {}
-            except OSError as exc:
+            except (OSError, UnicodeDecodeError) as exc:
                 raise SettingsError(f"Cannot read the settings file {self.path}: {exc}") from exc
             else:
                 try:
@@ -163,7 +176,7 @@ class JsonSettingsStore:
     def set(self, tool_id: str, field_name: str, value: Any) -> None:
         """Store one value (or remove it when ``value`` is None) and write the file."""
         with self._lock:
-            data = {k: dict(v) for k, v in self._load().items()}
+            data = {k: dict(v) for k, v in self._load(fresh=True).items()}
             values = data.setdefault(tool_id, {})
             if value is None:
                 values.pop(field_name, None)
@@ -173,6 +186,7 @@ class JsonSettingsStore:
                 values[field_name] = value
             self._write(data)
             self._data = data
+            self._stamp = self._file_stamp()
 
     def _write(self, data: Mapping[str, Any]) -> None:
         # Write a temporary file beside the real one and rename it: a crash never leaves half a file.
@@ -302,9 +316,12 @@ class ToolSettingsService:
 
     def check_value(self, field: SettingsField, value: Any) -> str | None:
         """Why ``value`` cannot be stored in ``field``, or None when it can."""
-        expected = {"string": str, "integer": int, "number": (int, float), "boolean": bool}[field.value_type]
-        if field.value_type != "boolean" and isinstance(value, bool) or not isinstance(value, expected):
-            return f"expected a {field.value_type}, got {json.dumps(value)}"
+        types: dict[str, type | tuple[type, ...]] = {
+            "string": str, "integer": int, "number": (int, float), "boolean": bool,
+        }
+        expected = types[field.value_type]
+        if (field.value_type != "boolean" and isinstance(value, bool)) or not isinstance(value, expected):
+            return f"expected a {field.value_type}, got {json.dumps(value, default=repr)}"
         if field.kind is SettingKind.ENUM and field.enum is not None and value not in field.enum:
             return f"{json.dumps(value)} is not one of {', '.join(json.dumps(v) for v in field.enum)}"
         if field.kind is SettingKind.CHOICE and field.option_source:

@@ -266,7 +266,7 @@ def custom_tool(
     if grammar_syntax is not None:
         if grammar_syntax not in ("regex", "lark"):
             raise InvalidArgumentError("grammar_syntax", f"{grammar_syntax!r} is not 'regex' or 'lark'")
-        grammar = GrammarSpec(syntax=grammar_syntax, definition=grammar_definition or "")  # type: ignore[arg-type]
+        grammar = GrammarSpec(syntax=grammar_syntax, definition=grammar_definition or "")
     definition = _definition(
         name,
         description,
@@ -339,7 +339,9 @@ def tool(
     return decorate
 
 
-def _schema_from_signature(func: Callable[..., Any], argument_docs: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
+def _schema_from_signature(
+    func: Callable[..., Any], argument_docs: Mapping[str, str]
+) -> tuple[dict[str, Any], str | None]:
     from pydantic import ConfigDict, create_model
 
     try:
@@ -363,7 +365,7 @@ def _schema_from_signature(func: Callable[..., Any], argument_docs: Mapping[str,
         from pydantic import Field
 
         fields[parameter.name] = (annotation, Field(default, description=argument_docs.get(parameter.name)))
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{func.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
     schema = _strip_titles(model.model_json_schema())
@@ -374,9 +376,7 @@ def _schema_from_signature(func: Callable[..., Any], argument_docs: Mapping[str,
 def _strip_titles(node: Any) -> Any:
     if isinstance(node, dict):
         return {
-            key: _strip_titles(value)
-            for key, value in node.items()
-            if not (key == "title" and isinstance(value, str))
+            key: _strip_titles(value) for key, value in node.items() if not (key == "title" and isinstance(value, str))
         }
     if isinstance(node, list):
         return [_strip_titles(item) for item in node]

@@ -1,0 +1,342 @@
+"""The ``toolplug`` command (UX-1). Scriptable: ``--json`` prints exactly the documented shapes.
+
+Exit codes: 0 success, 1 a finding (failed call, diagnostics), 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
+
+if TYPE_CHECKING:
+    from toolplug.host import Host
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+def handles_errors(function: F) -> F:
+    """Turn toolplug's usage errors into a message and exit code 2, never a traceback."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except UsageError as exc:
+            _fail(str(exc))
+        except ToolplugError as exc:
+            _fail(f"{type(exc).__name__}: {exc}", 1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class HostContext:
+    """Builds the host once per command, from the group's ``--config``."""
+
+    def __init__(self, config_path: str | None) -> None:
+        self.config_path = config_path
+        self._host: Host | None = None
+
+    @property
+    def host(self) -> Host:
+        """The host, built on first use."""
+        if self._host is None:
+            from toolplug.host import Host
+
+            self._host = Host.from_config(self.config_path)
+        return self._host
+
+
+pass_host = click.make_pass_decorator(HostContext)
+
+
+class PluginCommandGroup(click.Group):
+    """The root group; commands that plugins add (``register_commands``) are loaded on first need."""
+
+    _plugin_commands_loaded = False
+
+    def _load_plugin_commands(self, ctx: click.Context) -> None:
+        if self._plugin_commands_loaded:
+            return
+        self._plugin_commands_loaded = True
+        from toolplug.config import load_config
+        from toolplug.plugins import PluginManager
+
+        try:
+            config = load_config(ctx.params.get("config_path"))
+        except ToolplugError:
+            return  # the command itself reports the config error
+        manager = PluginManager(deny=config.plugins.deny)
+        manager.load_entry_points()
+        manager.call("register_commands", cli=self)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._load_plugin_commands(ctx)
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands(ctx)
+        return super().list_commands(ctx)
+
+
+@click.group(cls=PluginCommandGroup)
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), envvar="TOOLPLUG_CONFIG",
+    help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else built-in defaults.",
+)
+@click.version_option(package_name="toolplug")
+@click.pass_context
+def cli(ctx: click.Context, config_path: str | None) -> None:
+    """toolplug: tools that language models call, from plugins, under one policy."""
+    ctx.obj = HostContext(config_path)
+
+
+# --- plugins, tools, check ---------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--all", "show_all", is_flag=True, help="Include the built-in plugins.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_host
+@handles_errors
+def plugins(state: HostContext, show_all: bool, as_json: bool) -> None:
+    """List the plugins: name, distribution, version, hooks, status and reason."""
+    records = state.host.plugin_records(include_builtin=show_all)
+    if as_json:
+        _emit_json([r.as_dict() for r in records])
+        return
+    if not records:
+        click.echo("No plugins installed." + ("" if show_all else " (--all shows the built-in ones)"))
+    for record in records:
+        origin = f"{record.distribution} {record.version}" if record.distribution else "registered directly"
+        click.echo(f"{record.name}  [{record.status}]  {origin}")
+        if record.hooks:
+            click.echo(f"    hooks: {', '.join(record.hooks)}")
+        if record.reason:
+            click.echo(f"    {record.reason}")
+
+
+@cli.command()
+@click.option("--component", default="chat", show_default=True, help="The host component.")
+@click.option("--provider", default=None, help="A provider id from the config (its confidence applies).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_host
+@handles_errors
+def tools(state: HostContext, component: str, provider: str | None, as_json: bool) -> None:
+    """List every tool with whether it is runnable here, and why not."""
+    statuses = state.host.tool_statuses(component, provider)
+    if as_json:
+        _emit_json([s.as_dict() for s in statuses])
+        return
+    if not statuses:
+        click.echo("No tools are registered.")
+    where = f"component '{component}'" + (f", provider '{provider}'" if provider else ", no provider")
+    click.echo(f"Tools for {where}:")
+    for status in statuses:
+        click.echo(f"  {status.id}  ({status.plugin})  {status.status}")
+        for reason in status.reasons:
+            click.echo(f"      - {reason}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_host
+@handles_errors
+def check(state: HostContext, as_json: bool) -> None:
+    """Validate every plugin and tool definition; exit 1 when anything is wrong."""
+    host = state.host
+    findings = [d.as_dict() for d in host.registry.diagnostics]
+    findings += [
+        {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
+        for r in host.plugin_records() if r.status == "failed"
+    ]
+    if as_json:
+        _emit_json(findings)
+    elif findings:
+        for finding in findings:
+            click.echo(f"{finding['tool_id']} ({finding['plugin']}) {finding['field']}: {finding['message']}")
+    else:
+        click.echo(f"All {len(host.registry)} tool definitions are valid.")
+    sys.exit(1 if findings else 0)
+
+
+# --- call --------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("tool_id")
+@click.option("--args", "arguments", default="{}", help="The arguments as a JSON object.")
+@click.option("--component", default="chat", show_default=True)
+@click.option("--provider", default=None, help="Run as if this provider's model asked (its confidence applies).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@pass_host
+@handles_errors
+def call(state: HostContext, tool_id: str, arguments: str, component: str, provider: str | None, as_json: bool) -> None:
+    """Run one tool, as a model's call would run it."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError as exc:
+        _fail(f"--args is not JSON: {exc}")
+    if not isinstance(parsed, dict):
+        _fail("--args must be a JSON object")
+    host = state.host
+    try:
+        outcome = asyncio.run(host.call_tool(tool_id, parsed, component=component, provider_id=provider))
+    except InvalidToolInputError as exc:
+        _fail(f"the arguments do not match the schema of {tool_id!r}: {exc.reason}")
+    except ToolNotRunnableError as exc:
+        _fail(str(exc), 1)
+    result = outcome.result
+    payload = {
+        "status": outcome.status.value,
+        "output_type": result.resolved_output_type(is_error=outcome.is_error).value,
+        "text": result.text_content,
+        "json": result.json_content,
+        "sources": [s.model_dump() for s in result.sources],
+        "required_provider_confidence": (
+            None if result.required_provider_confidence is None else result.required_provider_confidence.label
+        ),
+        "trace": outcome.trace.as_dict(),
+    }
+    if as_json:
+        _emit_json(payload)
+    else:
+        click.echo(outcome.text)
+        if result.sources:
+            click.echo("\nSources used by tools:")
+            for source in result.sources:
+                click.echo(f"  - {source.title or source.url}: {source.url}")
+        if outcome.status.value != "ok":
+            click.echo(f"[{outcome.status.value}]", err=True)
+    sys.exit(0 if outcome.status.value == "ok" else 1)
+
+
+# --- settings ----------------------------------------------------------------------------------------
+
+
+@cli.group()
+def settings() -> None:
+    """Read and write tool settings (plain values in the settings file, secrets in the OS keyring)."""
+
+
+def _parse_setting_value(raw: str, value_type: str) -> Any:
+    if value_type == "string":
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise UsageError(f"{raw!r} is not a valid {value_type}") from None
+
+
+@settings.command("set")
+@click.argument("tool_id")
+@click.argument("field")
+@click.argument("value")
+@pass_host
+@handles_errors
+def settings_set(state: HostContext, tool_id: str, field: str, value: str) -> None:
+    """Save a plain setting."""
+    definition = state.host.tool(tool_id).definition
+    schema_field = definition.settings_schema.field(field)
+    value_type = schema_field.value_type if schema_field else "string"
+    state.host.settings.set(definition, field, _parse_setting_value(value, value_type))
+    click.echo(f"Saved {tool_id}.{field}.")
+
+
+@settings.command("get")
+@click.argument("tool_id")
+@click.argument("field", required=False)
+@click.option("--json", "as_json", is_flag=True)
+@pass_host
+@handles_errors
+def settings_get(state: HostContext, tool_id: str, field: str | None, as_json: bool) -> None:
+    """Show a tool's settings and where each value comes from; secrets are never printed."""
+    host = state.host
+    definition = host.tool(tool_id).definition
+    values = host.settings.effective(definition, include_secrets=False)
+    fields = [f for f in definition.settings_schema.fields if field is None or f.name == field]
+    if field is not None and not fields:
+        raise UsageError(f"Tool {tool_id!r} has no setting {field!r}.")
+    rows = []
+    for schema_field in fields:
+        origin = host.settings.origin(definition, schema_field.name)
+        shown = "(secret)" if schema_field.kind.value == "secret" and origin == "keyring" else values.get(schema_field.name)
+        rows.append({"field": schema_field.name, "value": shown, "origin": origin})
+    if as_json:
+        _emit_json(rows)
+        return
+    for row in rows:
+        click.echo(f"{tool_id}.{row['field']} = {json.dumps(row['value'])}  ({row['origin']})")
+
+
+@settings.command("unset")
+@click.argument("tool_id")
+@click.argument("field")
+@pass_host
+@handles_errors
+def settings_unset(state: HostContext, tool_id: str, field: str) -> None:
+    """Remove the user's value (or the secret) of a setting."""
+    state.host.settings.unset(state.host.tool(tool_id).definition, field)
+    click.echo(f"Removed {tool_id}.{field}.")
+
+
+@settings.command("secret")
+@click.argument("tool_id")
+@click.argument("field")
+@pass_host
+@handles_errors
+def settings_secret(state: HostContext, tool_id: str, field: str) -> None:
+    """Store a secret in the OS keyring, read from stdin or a hidden prompt (never from the command line)."""
+    definition = state.host.tool(tool_id).definition
+    if sys.stdin.isatty():
+        value = click.prompt(f"{tool_id}.{field}", hide_input=True)
+    else:
+        value = sys.stdin.readline().rstrip("\r\n")
+    state.host.settings.set_secret(definition, field, value)
+    click.echo(f"Stored {tool_id}.{field} in the OS keyring.")
+
+
+@settings.command("docs")
+@click.option("--json", "as_json", is_flag=True)
+@pass_host
+@handles_errors
+def settings_docs(state: HostContext, as_json: bool) -> None:
+    """Print the reference of every tool setting, generated from the definitions (SET-4)."""
+    from toolplug.settings_docs import settings_reference, settings_reference_markdown
+
+    reference = settings_reference(state.host)
+    if as_json:
+        _emit_json(reference)
+    else:
+        click.echo(settings_reference_markdown(reference))
+
+
+# --- entry point -------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    """Run the ``toolplug`` command."""
+    cli(prog_name="toolplug")
+
+
+if __name__ == "__main__":
+    main()

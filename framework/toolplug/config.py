@@ -1,0 +1,203 @@
+"""The host configuration: one TOML file an admin or host app writes.
+
+Read with :func:`load_config` (``--config FILE`` or ``$TOOLPLUG_CONFIG``). Unknown keys and bad values
+are errors naming the key and the file. Without a file, the built-in defaults apply.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from toolplug.definitions import ConfidenceLevel
+from toolplug.errors import ConfigError
+
+CONFIG_ENV = "TOOLPLUG_CONFIG"
+DEFAULT_COMPONENTS = ("chat", "assistants")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HostSection(_Section):
+    """``[host]``: the host application's own facts."""
+
+    components: tuple[str, ...] = DEFAULT_COMPONENTS
+    """The host's components; ``chat`` is the CLI's default."""
+    default_tools: tuple[str, ...] | None = None
+    """Tools selected when the user has made no selection (None: every tool)."""
+
+    @field_validator("components")
+    @classmethod
+    def _components_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("list at least one component")
+        if len(set(value)) != len(value):
+            raise ValueError("components must be unique")
+        return value
+
+
+class ComponentPluginPolicy(_Section):
+    """``[plugins.components.<name>]``: which plugins a component may use. Deny wins."""
+
+    allow: tuple[str, ...] | None = None
+    """Only these plugins (None: all)."""
+    deny: tuple[str, ...] = ()
+
+
+class PluginsSection(_Section):
+    """``[plugins]``: the admin's plugin policy."""
+
+    deny: tuple[str, ...] = ()
+    """Plugins never imported."""
+    components: dict[str, ComponentPluginPolicy] = Field(default_factory=dict)
+
+
+class ToolSection(_Section):
+    """``[tools.<id>]``: admin values for one tool's settings, addressed by field name."""
+
+    locked: dict[str, Any] = Field(default_factory=dict)
+    """Values the user cannot change."""
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    """Values pre-filled until the user saves one."""
+
+
+class ProviderSection(_Section):
+    """``[providers.<id>]``: one model provider."""
+
+    api: str
+    """``openai-chat``, ``openai-responses``, ``anthropic`` or a plugin's API name."""
+    model: str
+    base_url: str | None = None
+    """The API's base URL (any OpenAI-compatible server works); the vendor's when unset."""
+    confidence: ConfidenceLevel = ConfidenceLevel.UNKNOWN
+    """How far this provider is trusted with data."""
+    api_key_env: str | None = None
+    """An environment variable holding the API key (else the keyring: ``provider.<id>`` / ``api_key``)."""
+    trusted: bool = False
+    """May continue chats whose data requires a higher confidence."""
+    supports_tools: bool = True
+    """Whether the model can call tools."""
+    timeout: float = 120.0
+    max_retries: int = 2
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Extra request-body parameters (cannot override what toolplug sets for safety)."""
+
+    @field_validator("timeout")
+    @classmethod
+    def _positive_timeout(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("must be greater than 0")
+        return value
+
+
+class LimitsSection(_Section):
+    """``[limits]``: the host chat's tool-calling limits."""
+
+    max_tool_calls: int = Field(default=20, ge=1)
+    max_tool_result_characters: int = Field(default=100_000, ge=1)
+    max_steps: int = Field(default=30, ge=1)
+
+
+class HostConfig(_Section):
+    """The whole host configuration."""
+
+    host: HostSection = HostSection()
+    plugins: PluginsSection = PluginsSection()
+    tools: dict[str, ToolSection] = Field(default_factory=dict)
+    providers: dict[str, ProviderSection] = Field(default_factory=dict)
+    trusted_provider_ids: tuple[str, ...] = ()
+    """Providers that may continue chats whose data requires a higher confidence (as ``trusted = true``)."""
+    limits: LimitsSection = LimitsSection()
+    mcp: dict[str, Any] = Field(default_factory=dict)
+    """``[mcp]``: read by the MCP plugin (``[mcp.servers.<name>]``)."""
+    plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """``[plugin_settings.<plugin>]``: free sections a plugin reads itself."""
+    source: str | None = Field(default=None, exclude=True)
+    """The file this config was read from."""
+
+    @model_validator(mode="after")
+    def _check_references(self) -> HostConfig:
+        components = set(self.host.components)
+        for name in self.plugins.components:
+            if name not in components:
+                raise ValueError(
+                    f"plugins.components.{name}: unknown component; the host has: {', '.join(self.host.components)}"
+                )
+        for name in self.trusted_provider_ids:
+            if name not in self.providers:
+                raise ValueError(f"trusted_provider_ids: {name!r} is not a provider in [providers]")
+        return self
+
+    def is_trusted(self, provider_id: str | None) -> bool:
+        """Whether the provider may continue chats that need a higher confidence."""
+        if provider_id is None:
+            return False
+        provider = self.providers.get(provider_id)
+        return provider is not None and (provider.trusted or provider_id in self.trusted_provider_ids)
+
+    def locked_settings(self) -> dict[str, dict[str, Any]]:
+        """``{tool_id: {field: value}}`` of every locked value."""
+        return {tool_id: dict(section.locked) for tool_id, section in self.tools.items() if section.locked}
+
+    def default_settings(self) -> dict[str, dict[str, Any]]:
+        """``{tool_id: {field: value}}`` of every admin default."""
+        return {tool_id: dict(section.defaults) for tool_id, section in self.tools.items() if section.defaults}
+
+
+def parse_config(data: Mapping[str, Any], *, source: str = "<config>") -> HostConfig:
+    """Validate a parsed config mapping; errors name the key and the source."""
+    try:
+        config = HostConfig.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key"
+        if not key:
+            # A cross-reference check of the whole file says "<key>: <problem>"; name that key.
+            named, separator, rest = message.partition(": ")
+            key, message = (named, rest) if separator and " " not in named else ("(root)", message)
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{source}: {key}: {message}{more}", path=source, key=key) from exc
+    return config
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:
+    """Read the host config from ``path``, else ``$TOOLPLUG_CONFIG``, else use the built-in defaults."""
+    chosen = path if path is not None else os.environ.get(CONFIG_ENV)
+    if not chosen:
+        return HostConfig()
+    file = Path(chosen)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: the config file does not exist", path=str(file)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read the config file: {exc}", path=str(file)) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}", path=str(file)) from exc
+    return parse_config(data, source=str(file))
+
+
+__all__ = [
+    "CONFIG_ENV",
+    "ComponentPluginPolicy",
+    "HostConfig",
+    "HostSection",
+    "LimitsSection",
+    "PluginsSection",
+    "ProviderSection",
+    "ToolSection",
+    "load_config",
+    "parse_config",
+]

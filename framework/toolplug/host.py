@@ -1,0 +1,316 @@
+"""``Host``: the one object a host application builds at startup (PLG-5).
+
+It reads the config, loads the plugins (a globally denied one is never imported), collects what each
+contributes, builds and validates the registry, and owns the settings service, the selector, the
+prompt-injection guard and the executor.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from toolplug.config import HostConfig, load_config
+from toolplug.definitions import ConfidenceLevel, ToolDefinition
+from toolplug.errors import ConfigError, InvalidToolInputError, ToolNotRunnableError, UsageError
+from toolplug.execution import CallScope, ToolCallOutcome, ToolExecutor
+from toolplug.plugins import Contribution, PluginManager, PluginRecord
+from toolplug.registry import DefinitionSource, Origin, RegisteredTool, ToolRegistry
+from toolplug.selection import Selection, SelectionRequest, ToolSelector
+from toolplug.settings import JsonSettingsStore, OptionSource, SecretStore, ToolSettingsService, default_settings_dir
+from toolplug.tools import ToolImplementation
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStatus:
+    """One line of ``toolplug tools``: a tool, where it came from, and whether it may run."""
+
+    id: str
+    plugin: str
+    status: str
+    """``runnable``, ``excluded`` or ``invalid``."""
+    reasons: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``toolplug tools --json``."""
+        return {"id": self.id, "plugin": self.plugin, "status": self.status, "reasons": list(self.reasons)}
+
+
+def _is_tool(item: Any) -> str | None:
+    return None if isinstance(item, ToolImplementation) else f"{type(item).__name__} instead of a ToolImplementation"
+
+
+def _is_option_source(item: Any) -> str | None:
+    return None if isinstance(item, OptionSource) else f"{type(item).__name__} instead of an OptionSource"
+
+
+def _is_definition_source(item: Any) -> str | None:
+    if isinstance(item, DefinitionSource):
+        return None
+    return f"{type(item).__name__}, which lacks name/load_definitions/implementations of a DefinitionSource"
+
+
+def _is_injection_filter(item: Any) -> str | None:
+    if callable(getattr(item, "filter", None)) and isinstance(getattr(item, "name", None), str):
+        return None
+    return f"{type(item).__name__}, which lacks the name and filter() of an InjectionFilter"
+
+
+def _is_adapter_factory(item: Any) -> str | None:
+    if isinstance(getattr(item, "api", None), str) and callable(getattr(item, "create", None)):
+        return None
+    return f"{type(item).__name__}, which lacks the api and create() of a ProviderAdapterFactory"
+
+
+class Host:
+    """Everything a host application needs, built from one config (PLG-5).
+
+    Build it with :meth:`from_config`. Attributes: ``config``, ``plugins`` (the plugin manager),
+    ``registry``, ``settings``, ``selector``, ``guard``, ``executor``, ``option_sources``,
+    ``adapter_factories``.
+    """
+
+    def __init__(
+        self,
+        config: HostConfig,
+        *,
+        plugins: Iterable[Any | tuple[str, Any]] = (),
+        load_entry_points: bool = True,
+        entry_points: Iterable[metadata.EntryPoint] | None = None,
+        strict: bool | None = None,
+        settings_dir: str | os.PathLike[str] | None = None,
+        secret_store: SecretStore | None = None,
+    ) -> None:
+        self.config = config
+        self.plugins = PluginManager(deny=config.plugins.deny, strict=strict)
+        if load_entry_points:
+            self.plugins.load_entry_points(entry_points)
+        for plugin in plugins:
+            name, obj = plugin if isinstance(plugin, tuple) else (None, plugin)
+            self.plugins.register(obj, name)
+
+        tools = self._collect_tools()
+        options = self.plugins.call("register_option_sources", _is_option_source)
+        filters = self.plugins.call("register_injection_filters", _is_injection_filter)
+        adapters = self.plugins.call("register_provider_adapters", _is_adapter_factory)
+        sources = self.plugins.call("register_definition_sources", _is_definition_source, host=self)
+
+        self.option_sources: dict[str, OptionSource] = {}
+        for contribution in self.plugins.loaded(options):
+            source: OptionSource = contribution.item
+            if source.name in self.option_sources:
+                self.plugins.fail(
+                    contribution.plugin.name,
+                    f"option source {source.name!r} is registered twice",
+                    hook="register_option_sources",
+                )
+                continue
+            self.option_sources[source.name] = source
+        self.injection_filters = [c.item for c in self.plugins.loaded(filters)]
+        self.adapter_factories: dict[str, Any] = _builtin_adapter_factories()
+        for contribution in self.plugins.loaded(adapters):
+            self.adapter_factories[contribution.item.api] = contribution.item
+
+        self.registry = ToolRegistry(config.host.components, self.option_sources)
+        self._build_registry(self.plugins.loaded(tools), self.plugins.loaded(sources))
+
+        store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
+        self.settings = ToolSettingsService(
+            JsonSettingsStore(store_dir / "settings.json"),
+            secret_store or SecretStore(),
+            locked=config.locked_settings(),
+            defaults=config.default_settings(),
+            option_sources=self.option_sources,
+        )
+        self.selector = ToolSelector(self.registry, self.settings, config)
+        self.guard = _build_guard(self.injection_filters)
+        self.executor = ToolExecutor(self.settings.for_execution, guard=self.guard)
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Host:
+        """Read the config (``path``, else ``$TOOLPLUG_CONFIG``, else defaults) and build the host.
+
+        ``options``: ``plugins`` (objects or ``(name, object)`` pairs registered directly),
+        ``load_entry_points`` (False for an isolated host), ``strict``, ``settings_dir``, ``secret_store``.
+        """
+        return cls(load_config(path), **options)
+
+    # -- building ------------------------------------------------------------------------------------
+
+    def _collect_tools(self) -> list[Contribution]:
+        contributions = self.plugins.call("register_tools", _is_tool)
+        owner_of: dict[str, str] = {}
+        for contribution in contributions:
+            record = contribution.plugin
+            if record.status != "loaded":
+                continue
+            implementation: ToolImplementation = contribution.item
+            try:
+                definition = implementation.definition()
+            except Exception as exc:
+                self.plugins.fail(
+                    record.name, f"{implementation!r}.definition() raised {exc!r}", exc, hook="register_tools"
+                )
+                continue
+            contribution.item = (implementation, definition)
+            if definition is None:
+                continue
+            tool_id = getattr(definition, "id", None)
+            if not isinstance(tool_id, str):
+                self.plugins.fail(
+                    record.name,
+                    f"{implementation!r}.definition() did not return a ToolDefinition",
+                    hook="register_tools",
+                )
+                continue
+            owner = owner_of.setdefault(tool_id, record.name)
+            if owner != record.name:
+                self.plugins.fail(
+                    record.name,
+                    f"duplicate tool id {tool_id!r}: already registered by plugin {owner!r}",
+                    hook="register_tools",
+                )
+        return contributions
+
+    def _build_registry(self, tools: Sequence[Contribution], sources: Sequence[Contribution]) -> None:
+        pool: dict[str, tuple[ToolImplementation, Origin]] = {}
+        definitions: list[tuple[ToolDefinition, Origin]] = []
+        for contribution in tools:
+            implementation, definition = contribution.item
+            origin = Origin(contribution.plugin.name, contribution.plugin.distribution)
+            pool.setdefault(implementation.implementation_key, (implementation, origin))
+            if definition is not None:
+                definitions.append((definition, origin))
+        for definition, origin in definitions:
+            self.registry.add(definition, pool, origin)
+        for contribution in sources:
+            source = contribution.item
+            origin = Origin(
+                getattr(source, "plugin", None) or contribution.plugin.name, contribution.plugin.distribution
+            )
+            self.registry.add_source(source, origin, pool)
+
+    # -- plugins and tools ---------------------------------------------------------------------------
+
+    def plugin_records(self, *, include_builtin: bool = True) -> list[PluginRecord]:
+        """Every plugin with its status, sorted by name."""
+        records = sorted(self.plugins.records.values(), key=lambda r: r.name)
+        return [r for r in records if include_builtin or not r.builtin]
+
+    def scope(self, component: str = "chat", provider_id: str | None = None) -> CallScope:
+        """The call scope of a component and provider (None: a person, no confidence checks)."""
+        self._check_component(component)
+        if provider_id is None:
+            return CallScope(component=component)
+        provider = self.config.providers.get(provider_id)
+        if provider is None:
+            known = ", ".join(sorted(self.config.providers)) or "none configured"
+            raise ConfigError(f"Unknown provider {provider_id!r} (providers: {known}).", key=f"providers.{provider_id}")
+        return CallScope(
+            component=component,
+            provider_id=provider_id,
+            provider_confidence=provider.confidence,
+            provider_trusted=self.config.is_trusted(provider_id),
+            model=provider.model,
+        )
+
+    def select(
+        self,
+        component: str = "chat",
+        provider_id: str | None = None,
+        *,
+        selected: Iterable[str] | None = None,
+        chat_required_confidence: ConfidenceLevel | None = None,
+    ) -> Selection:
+        """The runnable tools for a chat turn, and why each other tool is left out."""
+        scope = self.scope(component, provider_id)
+        provider = self.config.providers.get(provider_id) if provider_id else None
+        request = SelectionRequest(
+            component=component,
+            provider_id=provider_id,
+            provider_confidence=scope.provider_confidence,
+            provider_trusted=scope.provider_trusted,
+            model_supports_tools=provider.supports_tools if provider else True,
+            selected=None if selected is None else frozenset(selected),
+            chat_required_confidence=chat_required_confidence,
+        )
+        return self.selector.select(request)
+
+    def tool_statuses(self, component: str = "chat", provider_id: str | None = None) -> list[ToolStatus]:
+        """Every tool, valid or not, with its status and reasons (``toolplug tools``)."""
+        selection = self.select(component, provider_id)
+        statuses = [ToolStatus(t.id, t.plugin, "runnable") for t in selection.runnable]
+        statuses += [ToolStatus(e.id, e.tool.plugin, "excluded", e.reasons) for e in selection.excluded]
+        for tool_id, plugin in self.registry.rejected.items():
+            reasons = tuple(
+                f"{d.field}: {d.message}"
+                for d in self.registry.diagnostics
+                if d.tool_id == tool_id and d.plugin == plugin
+            )
+            statuses.append(ToolStatus(tool_id, plugin, "invalid", reasons))
+        return sorted(statuses, key=lambda s: (s.id, s.plugin))
+
+    async def call_tool(
+        self,
+        tool_id: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        component: str = "chat",
+        provider_id: str | None = None,
+        call_id: str = "call_1",
+    ) -> ToolCallOutcome:
+        """Run one tool through the selector's checks and the executor.
+
+        Raises UnknownToolError, ToolNotRunnableError (with the reasons) or InvalidToolInputError;
+        failures of the tool itself come back as an outcome with status ``error`` or ``blocked``.
+        """
+        registered = self.registry.get(tool_id)
+        scope = self.scope(component, provider_id)
+        selection_request = SelectionRequest(
+            component=component,
+            provider_id=provider_id,
+            provider_confidence=scope.provider_confidence,
+            provider_trusted=scope.provider_trusted,
+            selected=(tool_id,),
+        )
+        reasons = self.selector.check(registered, selection_request)
+        if reasons:
+            raise ToolNotRunnableError(tool_id, reasons)
+        if not registered.implementation.has_execute:
+            raise ToolNotRunnableError(tool_id, ("the tool has no execute: its provider or caller runs it",))
+        arguments = self.executor.validate_arguments(registered, dict(arguments or {}))
+        return await self.executor.execute(registered, arguments, scope=scope, call_id=call_id, validated=True)
+
+    def tool(self, tool_id: str) -> RegisteredTool:
+        """The registered tool ``tool_id`` (raises UnknownToolError)."""
+        return self.registry.get(tool_id)
+
+    def _check_component(self, component: str) -> None:
+        if component not in self.config.host.components:
+            raise UsageError(
+                f"Unknown component {component!r}; the host's components are: {', '.join(self.config.host.components)}"
+            )
+
+
+def _build_guard(filters: Sequence[Any]) -> Any:
+    try:
+        from toolplug.guard import PromptInjectionGuard
+    except ModuleNotFoundError:  # TEMPORARY until guard.py lands
+        return None
+
+    return PromptInjectionGuard(filters)
+
+
+def _builtin_adapter_factories() -> dict[str, Any]:
+    try:
+        from toolplug.providers import builtin_adapter_factories
+    except ImportError:
+        return {}
+    return dict(builtin_adapter_factories())
+
+
+__all__ = ["Host", "InvalidToolInputError", "ToolStatus"]

@@ -1,0 +1,250 @@
+"""Finding and loading plugins, each in isolation, and calling their hooks one plugin at a time.
+
+A plugin is an entry point in the group ``toolplug``; its name is the plugin's name. A plugin the
+admin denies globally is never imported (PLG-4). A plugin that fails to import, whose hook raises, or
+that returns something malformed is recorded as ``failed`` with the reason and the original exception,
+and everything it contributed is left out; the host and the other plugins go on (PLG-3).
+``TOOLPLUG_STRICT_PLUGINS=1`` turns any such failure into a :class:`PluginLoadError`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import metadata
+from typing import Any
+
+import pluggy
+
+from toolplug import hookspecs
+from toolplug.errors import PluginLoadError
+
+logger = logging.getLogger("toolplug.plugins")
+
+ENTRY_POINT_GROUP = "toolplug"
+STRICT_ENV = "TOOLPLUG_STRICT_PLUGINS"
+BUILTIN_DISTRIBUTION = "toolplug"
+
+
+@dataclass
+class PluginRecord:
+    """One plugin as ``toolplug plugins`` shows it."""
+
+    name: str
+    dist: metadata.Distribution | None = field(default=None, repr=False)
+    """The installed distribution it came from (None when registered directly)."""
+    hooks: list[str] = field(default_factory=list)
+    status: str = "loaded"
+    """``loaded``, ``failed`` or ``denied``."""
+    reason: str = ""
+    error: BaseException | None = None
+    """The original exception of a failure (with its traceback chained)."""
+    given_distribution: str | None = field(default=None, repr=False)
+
+    # Reading a distribution's METADATA costs a file parse; start-up never needs it, so it is lazy.
+    @cached_property
+    def distribution(self) -> str | None:
+        """The distribution's name."""
+        if self.dist is None:
+            return self.given_distribution
+        return str(self.dist.metadata["Name"])
+
+    @cached_property
+    def version(self) -> str | None:
+        """The distribution's version."""
+        return None if self.dist is None else str(self.dist.version)
+
+    @property
+    def builtin(self) -> bool:
+        """True for the plugins toolplug itself ships."""
+        return _normalise(self.distribution) == BUILTIN_DISTRIBUTION
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``toolplug plugins --json``."""
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "hooks": list(self.hooks),
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+
+@dataclass(slots=True)
+class Contribution:
+    """Something a plugin's hook returned, with the plugin it came from."""
+
+    item: Any
+    plugin: PluginRecord
+
+
+Validator = Callable[[Any], str | None]
+"""Returns why an item a hook returned is malformed, or None when it is fine."""
+
+
+def strict_from_environment() -> bool:
+    """True when ``TOOLPLUG_STRICT_PLUGINS`` asks for failures to be fatal."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+class PluginManager:
+    """The host's plugins: discovery, isolated loading, and hook calls that blame the right plugin."""
+
+    def __init__(self, *, deny: Iterable[str] = (), strict: bool | None = None) -> None:
+        self.deny = frozenset(deny)
+        self.strict = strict_from_environment() if strict is None else strict
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self._pm.add_hookspecs(hookspecs)
+        self.records: dict[str, PluginRecord] = {}
+
+    # -- loading -------------------------------------------------------------------------------------
+
+    def load_entry_points(self, entry_points: Iterable[metadata.EntryPoint] | None = None) -> None:
+        """Load every plugin of the ``toolplug`` entry-point group (or the given entry points)."""
+        found = metadata.entry_points(group=ENTRY_POINT_GROUP) if entry_points is None else entry_points
+        for entry_point in sorted(found, key=lambda ep: ep.name):
+            self._load_entry_point(entry_point)
+
+    def _load_entry_point(self, entry_point: metadata.EntryPoint) -> None:
+        record = PluginRecord(entry_point.name, entry_point.dist)
+        if entry_point.name in self.records:
+            self._fail(record, f"another plugin is already named {entry_point.name!r}", None)
+            return
+        self.records[record.name] = record
+        if record.name in self.deny:
+            record.status = "denied"
+            record.reason = "denied by the admin ([plugins] deny); not imported"
+            return
+        before = set(sys.modules)
+        try:
+            plugin = entry_point.load()
+        except (Exception, SystemExit) as exc:
+            # Undo a half-done import so a retry or another plugin never sees a broken module.
+            for name in set(sys.modules) - before:
+                sys.modules.pop(name, None)
+            self._fail(record, f"import failed: {type(exc).__name__}: {exc}", exc)
+            return
+        self._register(plugin, record)
+
+    def register(self, plugin: Any, name: str | None = None, *, distribution: str | None = None) -> PluginRecord:
+        """Register a plugin object directly (a module, class or instance with hook functions) (PLG-5)."""
+        plugin_name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+        record = PluginRecord(plugin_name, given_distribution=distribution)
+        if plugin_name in self.records:
+            raise PluginLoadError(plugin_name, "a plugin with this name is already registered")
+        self.records[plugin_name] = record
+        if plugin_name in self.deny:
+            record.status = "denied"
+            record.reason = "denied by the admin ([plugins] deny)"
+            return record
+        self._register(plugin, record)
+        return record
+
+    def _register(self, plugin: Any, record: PluginRecord) -> None:
+        try:
+            self._pm.register(plugin, name=record.name)
+        except Exception as exc:
+            if self._pm.is_registered(plugin):
+                self._pm.unregister(plugin)
+            self._fail(record, f"invalid hook implementation: {exc}", exc)
+            return
+        record.hooks = sorted(
+            hook
+            for hook in hookspecs.HOOK_NAMES
+            if any(impl.plugin_name == record.name for impl in getattr(self._pm.hook, hook).get_hookimpls())
+        )
+        unknown = [
+            name
+            for name in dir(plugin)
+            if name.startswith("register_")
+            and name not in hookspecs.HOOK_NAMES
+            and callable(getattr(plugin, name, None))
+            and hasattr(getattr(plugin, name), "toolplug_impl")
+        ]
+        if unknown:
+            self._fail(record, f"implements unknown hooks: {', '.join(unknown)}", None)
+
+    def _fail(self, record: PluginRecord, reason: str, error: BaseException | None) -> None:
+        record.status = "failed"
+        record.reason = reason
+        record.error = error
+        self.records.setdefault(record.name, record)
+        where = f" ({record.distribution} {record.version})" if record.distribution else ""
+        logger.warning("Plugin %r%s left out: %s", record.name, where, reason)
+        if self.strict:
+            raise PluginLoadError(record.name, f"{reason} [{STRICT_ENV} is set]") from error
+
+    def fail(self, plugin: str, reason: str, error: BaseException | None = None, *, hook: str | None = None) -> None:
+        """Mark ``plugin`` as failed (used by the host for faults found after a hook returned)."""
+        record = self.records[plugin]
+        if record.status == "failed":
+            return
+        self._fail(record, f"{hook}: {reason}" if hook else reason, error)
+
+    # -- calling hooks -------------------------------------------------------------------------------
+
+    def call(self, hook: str, validate: Validator | None = None, **kwargs: Any) -> list[Contribution]:
+        """Call ``hook`` on every loaded plugin, one at a time, and check what each returned.
+
+        A plugin whose implementation raises or returns a malformed value is marked ``failed`` and
+        contributes nothing. An implementation may accept any subset of ``kwargs``.
+        """
+        contributions: list[Contribution] = []
+        for impl in getattr(self._pm.hook, hook).get_hookimpls():
+            record = self.records.get(impl.plugin_name)
+            if record is None or record.status != "loaded":
+                continue
+            try:
+                arguments = {name: kwargs[name] for name in impl.argnames if name in kwargs}
+                missing = [name for name in impl.argnames if name not in kwargs]
+                if missing:
+                    raise TypeError(f"asks for unknown arguments: {', '.join(missing)}")
+                returned = impl.function(**arguments)
+                if inspect.isawaitable(returned):
+                    if hasattr(returned, "close"):
+                        returned.close()
+                    raise TypeError("returned a coroutine; hooks are plain functions")
+            except Exception as exc:
+                self._fail(record, f"hook {hook} raised {type(exc).__name__}: {exc}", exc)
+                continue
+            if returned is None:
+                items: Sequence[Any] = []
+            elif isinstance(returned, list | tuple):
+                items = returned
+            else:
+                self._fail(record, f"hook {hook} must return a list, not {type(returned).__name__}", None)
+                continue
+            problem = next((p for p in map(validate, items) if p), None) if validate else None
+            if problem:
+                self._fail(record, f"hook {hook} returned {problem}", None)
+                continue
+            contributions.extend(Contribution(item, record) for item in items)
+        return contributions
+
+    def loaded(self, contributions: Iterable[Contribution]) -> list[Contribution]:
+        """The contributions whose plugin is still loaded (a later failure removes everything it gave)."""
+        return [c for c in contributions if c.plugin.status == "loaded"]
+
+    def plugin_object(self, name: str) -> Any:
+        """The registered plugin object called ``name``, or None."""
+        return self._pm.get_plugin(name)
+
+
+def _normalise(name: str | None) -> str | None:
+    return None if name is None else name.lower().replace("_", "-")
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "STRICT_ENV",
+    "Contribution",
+    "PluginManager",
+    "PluginRecord",
+    "strict_from_environment",
+]

@@ -1,0 +1,68 @@
+"""The settings reference admins read (SET-4), generated from the registered definitions."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from toolplug.definitions import SettingKind
+
+if TYPE_CHECKING:
+    from toolplug.host import Host
+
+
+def settings_reference(host: Host) -> list[dict[str, Any]]:
+    """Every setting of every valid tool: key, type, kind, required, meaning, choices, admin values."""
+    rows = []
+    for registered in sorted(host.registry, key=lambda t: t.id):
+        definition = registered.definition
+        for field in definition.settings_schema.fields:
+            choices: list[Any] | None = None
+            if field.kind is SettingKind.ENUM and field.enum is not None:
+                choices = list(field.enum)
+            elif field.kind is SettingKind.CHOICE and field.option_source in host.option_sources:
+                choices = host.option_sources[field.option_source].values()
+            rows.append({
+                "key": f"{definition.id}.{field.name}",
+                "tool": definition.id,
+                "plugin": registered.plugin,
+                "field": field.name,
+                "label": registered.implementation.settings_field_label(field),
+                "type": field.value_type,
+                "kind": field.kind.value,
+                "required": field.required,
+                "meaning": registered.implementation.settings_field_description(field),
+                "option_source": field.option_source,
+                "choices": choices,
+                "default": field.default,
+                "admin_manageable": field.kind is not SettingKind.SECRET,
+            })
+    return rows
+
+
+def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
+    """The reference as Markdown, one section per tool."""
+    lines = [
+        "# Tool settings reference",
+        "",
+        "Generated from the installed tools. Admins address a setting as `<toolId>.<fieldName>` under",
+        "`[tools.<toolId>]` in the host config: `locked` values win over everything, `defaults` pre-fill",
+        "until the user saves a value. Secrets live only in the OS keyring and cannot be set this way.",
+    ]
+    current = None
+    for row in rows:
+        if row["tool"] != current:
+            current = row["tool"]
+            lines += ["", f"## `{current}` (plugin `{row['plugin']}`)", "",
+                      "| key | type | required | meaning | choices | default |", "|---|---|---|---|---|---|"]
+        kind = "secret (keyring only)" if row["kind"] == "secret" else row["type"]
+        choices = ", ".join(json.dumps(c) for c in row["choices"]) if row["choices"] else (
+            f"from `{row['option_source']}`" if row["option_source"] else "")
+        default = "" if row["default"] is None else json.dumps(row["default"])
+        meaning = (row["meaning"] or row["label"]).replace("|", "\\|")
+        lines.append(
+            f"| `{row['key']}` | {kind} | {'yes' if row['required'] else 'no'} | {meaning} | {choices} | {default} |"
+        )
+    if current is None:
+        lines += ["", "No installed tool has settings."]
+    return "\n".join(lines) + "\n"

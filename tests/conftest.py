@@ -1,0 +1,31 @@
+"""Every test runs with an in-memory keyring, a temporary settings folder and no host config."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+
+from toolplug.memory_keyring import MemoryKeyring
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
+    """No test may touch a real user's files or keyring."""
+    settings_dir = tmp_path / "settings"
+    monkeypatch.setenv("TOOLPLUG_SETTINGS_DIR", str(settings_dir))
+    monkeypatch.delenv("TOOLPLUG_CONFIG", raising=False)
+    monkeypatch.delenv("TOOLPLUG_STRICT_PLUGINS", raising=False)
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    keyring.set_keyring(memory)
+    yield memory
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory_keyring(isolated_environment: MemoryKeyring) -> MemoryKeyring:
+    """The in-memory keyring of this test."""
+    return isolated_environment

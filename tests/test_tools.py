@@ -1,0 +1,167 @@
+"""The three ways to write a tool: a ToolImplementation, ``@tool``, ``function_tool``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Literal
+
+import pytest
+import toolplug
+from toolplug import (
+    CallScope,
+    ConfidenceLevel,
+    InvalidArgumentError,
+    RegisteredTool,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolExecutor,
+    ToolKind,
+    ToolParameterSchemaBuilder,
+)
+
+
+def run(tool: toolplug.ToolImplementation, arguments: dict[str, Any]) -> toolplug.ToolCallOutcome:
+    return asyncio.run(ToolExecutor().execute(RegisteredTool.from_implementation(tool), arguments))
+
+
+class Weather(toolplug.ToolImplementation):
+    implementation_key = "get_weather"
+    display_name = "Current Weather"
+    description = "Shows the weather for a city."
+    icon = "cloud"
+    sensitive_argument_names = frozenset({"city"})
+
+    def definition(self) -> ToolDefinition:
+        return ToolDefinition(
+            id="get_weather",
+            implementation_key="get_weather",
+            minimum_provider_confidence=ConfidenceLevel.VERY_LOW,
+            function=toolplug.FunctionSpec(
+                name="get_weather",
+                description_for_llm="Get the current weather in a given location.",
+                parameters=ToolParameterSchemaBuilder()
+                .required_string("city", "The city.")
+                .required_enum("unit", "The unit.", "celsius", "fahrenheit")
+                .build(),
+            ),
+        )
+
+    async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> str:
+        return f"The weather in {arguments['city']} is 85 degrees {arguments['unit']}."
+
+
+def test_tool_implementation_carries_definition_and_user_facing_members() -> None:
+    # REQ: DEF-2
+    weather = Weather()
+    definition = weather.definition()
+    assert definition.id == definition.implementation_key == definition.function.name == "get_weather"
+    assert (weather.display_name, weather.icon) == ("Current Weather", "cloud")
+    field = toolplug.SettingsField(name="label", title="Label", description="Shown.")
+    assert weather.settings_field_label(field) == "Label"
+    assert weather.settings_field_description(field) == "Shown."
+    assert weather.validate_configuration({}) == []
+    outcome = run(weather, {"city": "Lisbon", "unit": "celsius"})
+    assert outcome.text == "The weather in Lisbon is 85 degrees celsius."
+    assert outcome.trace.arguments == {"city": "[redacted]", "unit": "celsius"}
+
+
+def test_tool_decorator_builds_schema_from_type_hints_and_docstring() -> None:
+    # REQ: DEF-6
+    @toolplug.tool(minimum_provider_confidence="low")
+    def forecast(
+        city: str, days: int = 3, unit: Literal["c", "f"] = "c", tags: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Forecast the weather.
+
+        Longer explanation that stays out of the summary.
+
+        Args:
+            city: The city to forecast.
+            days: How many days,
+                at most a week.
+        """
+        return {"city": city, "days": days, "unit": unit, "tags": tags}
+
+    definition = forecast.definition()
+    assert definition.function.description_for_llm == "Forecast the weather."
+    parameters = definition.function.parameters
+    assert parameters["required"] == ["city"]
+    assert parameters["properties"]["city"] == {"type": "string", "description": "The city to forecast."}
+    assert parameters["properties"]["days"]["description"] == "How many days, at most a week."
+    assert parameters["properties"]["unit"]["enum"] == ["c", "f"]
+    assert definition.minimum_provider_confidence is ConfidenceLevel.LOW
+    outcome = run(forecast, {"city": "Oslo"})
+    assert outcome.result.json_content == {"city": "Oslo", "days": 3, "unit": "c", "tags": None}
+    assert forecast.function is not None and forecast.function("Rome")["city"] == "Rome"
+
+
+def test_sync_tool_runs_in_a_worker_thread_and_async_tool_on_the_loop() -> None:
+    # REQ: DEF-6
+    seen: dict[str, Any] = {}
+
+    @toolplug.tool
+    def blocking(x: int) -> int:
+        """Blocking work."""
+        seen["thread"] = threading.current_thread() is threading.main_thread()
+        return x * 2
+
+    @toolplug.tool
+    async def non_blocking(x: int, ctx: ToolExecutionContext) -> int:
+        """Async work with the context."""
+        seen["call_id"] = ctx.call_id
+        return x + 1
+
+    assert run(blocking, {"x": 2}).result.json_content == 4
+    assert seen["thread"] is False
+    assert run(non_blocking, {"x": 2}).result.json_content == 3
+    assert "ctx" not in non_blocking.definition().function.parameters["properties"]
+
+
+def test_tool_decorator_rejects_untyped_parameters() -> None:
+    # REQ: DEF-6
+    def untyped(x):  # type: ignore[no-untyped-def]
+        """No hints."""
+        return x
+
+    with pytest.raises(InvalidArgumentError, match="needs a type hint"):
+        toolplug.tool(untyped)
+
+
+def test_function_tool_from_name_description_schema_and_execute() -> None:
+    # REQ: DEF-6
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    weather = toolplug.function_tool(
+        "weather",
+        "Returns a short forecast.",
+        schema,
+        lambda arguments: {"city": arguments["city"], "forecast": "sunny"},
+    )
+    assert weather.definition().function.parameters == schema
+    assert run(weather, {"city": "Lisbon"}).result.json_content == {"city": "Lisbon", "forecast": "sunny"}
+
+    async def with_context(arguments: dict[str, Any], context: ToolExecutionContext) -> str:
+        return context.scope.component
+
+    contextual = toolplug.function_tool("where", "Where am I.", {"type": "object"}, with_context, pass_context=True)
+    registered = RegisteredTool.from_implementation(contextual)
+    outcome = asyncio.run(ToolExecutor().execute(registered, {}, scope=CallScope(component="assistants")))
+    assert outcome.text == "assistants"
+
+
+def test_tool_kinds_provider_defined_custom_dynamic() -> None:
+    # REQ: DEF-8
+    search = toolplug.provider_defined_tool("openai.web_search", "web_search", {"search_context_size": "low"})
+    assert search.definition().kind is ToolKind.PROVIDER_DEFINED and not search.has_execute
+    assert search.definition().provider_tool == toolplug.ProviderToolSpec(
+        id="openai.web_search", args={"search_context_size": "low"}
+    )
+    with pytest.raises(InvalidArgumentError, match=r"<provider>\.<tool>"):
+        toolplug.provider_defined_tool("websearch", "web_search")
+    sql = toolplug.custom_tool("write_sql", "Write SQL.", grammar_syntax="regex", grammar_definition="SELECT .+")
+    assert sql.definition().kind is ToolKind.CUSTOM and sql.definition().grammar.syntax == "regex"  # type: ignore[union-attr]
+    with pytest.raises(InvalidArgumentError, match="together"):
+        toolplug.custom_tool("bad", grammar_syntax="regex")
+    dyn = toolplug.dynamic_tool("dyn", "Dynamic.", {"type": "object"}, lambda a: "x", title="Dyn", metadata={"v": 1})
+    assert dyn.definition().kind is ToolKind.DYNAMIC
+    assert (dyn.definition().title, dyn.definition().metadata) == ("Dyn", {"v": 1})

@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 import pytest
-import toolplug
 from _plugin_fixtures import GOOD_PLUGIN, write_distribution
+
+import toolplug
 from toolplug import OptionSource, PluginLoadError, ToolDefinition
 from toolplug.config import parse_config
 from toolplug.host import Host
@@ -25,6 +26,8 @@ def entry_point(name: str, value: str) -> metadata.EntryPoint:
 def build_host(
     tmp_path: Path, plugins: list[Any] | None = None, config: dict[str, Any] | None = None, **options: Any
 ) -> Host:
+    """A host with only the given plugin objects and entry points (installed plugins stay out)."""
+    options.setdefault("load_entry_points", "entry_points" in options)
     return Host(parse_config(config or {}), plugins=plugins or [], settings_dir=tmp_path / "s", **options)
 
 
@@ -392,10 +395,10 @@ def register_commands(cli):
     write_distribution(tmp_path, "acme-cli", "0.1", {"acmecli": "acme_cli_mod"}, {"acme_cli_mod": source})
     monkeypatch.syspath_prepend(str(tmp_path))
     from click.testing import CliRunner
-    from toolplug.cli import PluginCommandGroup, cli
+
+    from toolplug.cli import cli
 
     assert isinstance(cli, click.Group)
-    monkeypatch.setattr(PluginCommandGroup, "_plugin_commands_loaded", False)
     result = CliRunner().invoke(cli, ["hello"])
     assert result.exit_code == 0, result.output
     assert "hello from a plugin" in result.output

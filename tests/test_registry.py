@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import toolplug
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import toolplug
 from toolplug import (
     DefinitionError,
     FunctionSpec,

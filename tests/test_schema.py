@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from toolplug import InvalidArgumentError, SettingKind, ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder
 from toolplug.schema import StrictSchemaError, compile_validator, to_openai_strict
 

@@ -7,6 +7,7 @@ import threading
 from typing import Any, Literal
 
 import pytest
+
 import toolplug
 from toolplug import (
     CallScope,

@@ -1,4 +1,10 @@
-"""toolplug: a framework for tools that language models call."""
+"""toolplug: a framework for tools that language models call.
+
+The loop, the conversation types and the host are imported on first use, so ``import toolplug``
+stays cheap for a plugin that only defines tools.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from toolplug.definitions import (
     ConfidenceLevel,
@@ -64,7 +70,65 @@ from toolplug.tools import (
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "Agent": "toolplug.loop",
+    "AssistantMessage": "toolplug.messages",
+    "Host": "toolplug.host",
+    "LoopOptions": "toolplug.loop",
+    "LoopResult": "toolplug.loop",
+    "StepResult": "toolplug.loop",
+    "SystemMessage": "toolplug.messages",
+    "ToolCallingLoop": "toolplug.loop",
+    "ToolChoice": "toolplug.calls",
+    "ToolMessage": "toolplug.messages",
+    "UserMessage": "toolplug.messages",
+    "convert_to_model_messages": "toolplug.messages",
+    "generate_text": "toolplug.loop",
+    "has_tool_call": "toolplug.loop",
+    "loop_finished": "toolplug.loop",
+    "prune_messages": "toolplug.messages",
+    "step_count_is": "toolplug.loop",
+    "stream_text": "toolplug.loop",
+}
+
+if TYPE_CHECKING:
+    from toolplug.calls import ToolChoice
+    from toolplug.host import Host
+    from toolplug.loop import (
+        Agent,
+        LoopOptions,
+        LoopResult,
+        StepResult,
+        ToolCallingLoop,
+        generate_text,
+        has_tool_call,
+        loop_finished,
+        step_count_is,
+        stream_text,
+    )
+    from toolplug.messages import (
+        AssistantMessage,
+        SystemMessage,
+        ToolMessage,
+        UserMessage,
+        convert_to_model_messages,
+        prune_messages,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolplug' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 __all__ = [
+    "Agent",
+    "AssistantMessage",
     "CallScope",
     "CallStatus",
     "CodeDefinitionSource",
@@ -76,9 +140,12 @@ __all__ = [
     "FunctionSpec",
     "FunctionTool",
     "GrammarSpec",
+    "Host",
     "InvalidArgumentError",
     "InvalidToolInputError",
     "KeyringUnavailableError",
+    "LoopOptions",
+    "LoopResult",
     "NoSuchToolError",
     "Option",
     "OptionSource",
@@ -98,9 +165,13 @@ __all__ = [
     "SettingsField",
     "SettingsSchema",
     "Source",
+    "StepResult",
+    "SystemMessage",
     "ToolCallError",
     "ToolCallOutcome",
     "ToolCallRepairError",
+    "ToolCallingLoop",
+    "ToolChoice",
     "ToolChoiceViolationError",
     "ToolDefinition",
     "ToolExecutionBlockedError",
@@ -109,6 +180,7 @@ __all__ = [
     "ToolExecutor",
     "ToolImplementation",
     "ToolKind",
+    "ToolMessage",
     "ToolNotRunnableError",
     "ToolParameterSchemaBuilder",
     "ToolRegistry",
@@ -118,13 +190,21 @@ __all__ = [
     "ToolplugError",
     "UnknownToolError",
     "UsageError",
+    "UserMessage",
     "Visibility",
     "__version__",
+    "convert_to_model_messages",
     "custom_tool",
     "dynamic_tool",
     "function_tool",
+    "generate_text",
+    "has_tool_call",
     "hookimpl",
+    "loop_finished",
     "provider_defined_tool",
+    "prune_messages",
+    "step_count_is",
+    "stream_text",
     "to_openai_strict",
     "tool",
 ]

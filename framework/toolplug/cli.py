@@ -69,17 +69,19 @@ pass_host = click.make_pass_decorator(HostContext)
 class PluginCommandGroup(click.Group):
     """The root group; commands that plugins add (``register_commands``) are loaded on first need."""
 
-    _plugin_commands_loaded = False
+    _LOADED = "toolplug.plugin_commands_loaded"
 
     def _load_plugin_commands(self, ctx: click.Context) -> None:
-        if self._plugin_commands_loaded:
+        # Once per invocation (the root context), so a long-lived process sees newly installed plugins.
+        root = ctx.find_root()
+        if root.meta.get(self._LOADED):
             return
-        self._plugin_commands_loaded = True
+        root.meta[self._LOADED] = True
         from toolplug.config import load_config
         from toolplug.plugins import PluginManager
 
         try:
-            config = load_config(ctx.params.get("config_path"))
+            config = load_config(root.params.get("config_path"))
         except ToolplugError:
             return  # the command itself reports the config error
         manager = PluginManager(deny=config.plugins.deny)
@@ -164,7 +166,7 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
 def check(state: HostContext, as_json: bool) -> None:
     """Validate every plugin and tool definition; exit 1 when anything is wrong."""
     host = state.host
-    findings = [d.as_dict() for d in host.registry.diagnostics]
+    findings = [d.as_dict() for d in [*host.registry.diagnostics, *host.config_diagnostics()]]
     findings += [
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
         for r in host.plugin_records() if r.status == "failed"
@@ -204,6 +206,11 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
     except InvalidToolInputError as exc:
         _fail(f"the arguments do not match the schema of {tool_id!r}: {exc.reason}")
     except ToolNotRunnableError as exc:
+        if as_json:
+            _emit_json({
+                "status": "blocked", "output_type": "error-text", "text": str(exc), "json": None, "sources": [],
+                "required_provider_confidence": None, "trace": None, "reasons": exc.reasons,
+            })
         _fail(str(exc), 1)
     result = outcome.result
     payload = {
@@ -279,7 +286,8 @@ def settings_get(state: HostContext, tool_id: str, field: str | None, as_json: b
     rows = []
     for schema_field in fields:
         origin = host.settings.origin(definition, schema_field.name)
-        shown = "(secret)" if schema_field.kind.value == "secret" and origin == "keyring" else values.get(schema_field.name)
+        is_stored_secret = schema_field.kind.value == "secret" and origin == "keyring"
+        shown = "(secret)" if is_stored_secret else values.get(schema_field.name)
         rows.append({"field": schema_field.name, "value": shown, "origin": origin})
     if as_json:
         _emit_json(rows)
@@ -328,6 +336,25 @@ def settings_docs(state: HostContext, as_json: bool) -> None:
         _emit_json(reference)
     else:
         click.echo(settings_reference_markdown(reference))
+
+
+# --- new ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("name")
+@click.option(
+    "--dir", "directory", default=".", show_default=True, type=click.Path(file_okay=False),
+    help="The folder in which the package folder NAME is created.",
+)
+@handles_errors
+def new(name: str, directory: str) -> None:
+    """Create a new tool package NAME from the plugin template (UX-2)."""
+    from toolplug.scaffold import render_plugin
+
+    target = render_plugin(name, directory)
+    click.echo(f"Created {target}")
+    click.echo(f"Next: cd {target} && pip install -e '.[test]' && pytest && toolplug plugins")
 
 
 # --- entry point -------------------------------------------------------------------------------------

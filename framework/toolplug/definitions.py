@@ -239,10 +239,17 @@ class OutputType(enum.StrEnum):
         return self in (OutputType.ERROR_TEXT, OutputType.ERROR_JSON, OutputType.EXECUTION_DENIED)
 
 
+_JSON_STARTS = frozenset('{["-0123456789tfn')
+
+
 def infer_output_type(text: str | None, json_value: Any, *, is_error: bool) -> OutputType:
     """The output type when none was set: error or not, and whether the output is JSON."""
     if json_value is not None or text is None:
         return OutputType.ERROR_JSON if is_error else OutputType.JSON
+    stripped = text.lstrip()
+    # Most results are prose: decide from the first character before paying for a failed parse.
+    if not stripped or stripped[0] not in _JSON_STARTS:
+        return OutputType.ERROR_TEXT if is_error else OutputType.TEXT
     try:
         json.loads(text)
     except ValueError:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from toolplug.config import HostConfig, load_config
-from toolplug.definitions import ConfidenceLevel, ToolDefinition
+from toolplug.definitions import ConfidenceLevel, SettingKind, ToolDefinition
 from toolplug.errors import ConfigError, InvalidToolInputError, ToolNotRunnableError, UsageError
 from toolplug.execution import CallScope, ToolCallOutcome, ToolExecutor
 from toolplug.plugins import Contribution, PluginManager, PluginRecord
-from toolplug.registry import DefinitionSource, Origin, RegisteredTool, ToolRegistry
+from toolplug.registry import DefinitionSource, Diagnostic, Origin, RegisteredTool, ToolRegistry
 from toolplug.selection import Selection, SelectionRequest, ToolSelector
 from toolplug.settings import JsonSettingsStore, OptionSource, SecretStore, ToolSettingsService, default_settings_dir
 from toolplug.tools import ToolImplementation
@@ -284,6 +284,29 @@ class Host:
             raise ToolNotRunnableError(tool_id, ("the tool has no execute: its provider or caller runs it",))
         arguments = self.executor.validate_arguments(registered, dict(arguments or {}))
         return await self.executor.execute(registered, arguments, scope=scope, call_id=call_id, validated=True)
+
+    def config_diagnostics(self) -> list[Diagnostic]:
+        """Admin values in ``[tools.<id>]`` that cannot apply: unknown tool, unknown field, a secret, a bad value."""
+        found = []
+        for tool_id, section in self.config.tools.items():
+            where = f"{self.config.source or '<config>'}: tools.{tool_id}"
+            if tool_id not in self.registry:
+                found.append(Diagnostic(tool_id, "config", "tools", f"{where}: no such tool is registered"))
+                continue
+            definition = self.registry.get(tool_id).definition
+            for layer, values in (("locked", section.locked), ("defaults", section.defaults)):
+                for name, value in values.items():
+                    field = definition.settings_schema.field(name)
+                    if field is None:
+                        problem = "the tool has no such setting"
+                    elif field.kind is SettingKind.SECRET:
+                        problem = "secrets live in the OS keyring and cannot be set in the config"
+                    else:
+                        problem = self.settings.check_value(field, value) or ""
+                    if problem:
+                        message = f"{where}.{layer}.{name}: {problem}"
+                        found.append(Diagnostic(tool_id, "config", f"{layer}.{name}", message))
+        return found
 
     def tool(self, tool_id: str) -> RegisteredTool:
         """The registered tool ``tool_id`` (raises UnknownToolError)."""

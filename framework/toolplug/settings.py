@@ -271,7 +271,14 @@ class ToolSettingsService:
 
     def for_execution(self, tool: RegisteredTool) -> tuple[dict[str, Any], list[str]]:
         """A tool's effective settings and the values of its secrets (the executor scrubs those)."""
-        values = self.effective(tool.definition)
+        try:
+            values = self.effective(tool.definition)
+        except KeyringUnavailableError:
+            # Without a keyring an optional secret is simply absent, as configuration_status treats it;
+            # a tool whose required secret cannot be read is unconfigured, so that error stands.
+            if any(f.kind is SettingKind.SECRET and f.required for f in tool.definition.settings_schema.fields):
+                raise
+            values = self.effective(tool.definition, include_secrets=False)
         secrets = [
             str(values[f.name])
             for f in tool.definition.settings_schema.fields
@@ -340,7 +347,9 @@ class ToolSettingsService:
             values = self.effective(definition)
         except KeyringUnavailableError as exc:
             values = self.effective(definition, include_secrets=False)
-            secret_fields = [f for f in definition.settings_schema.fields if f.kind is SettingKind.SECRET and f.required]
+            secret_fields = [
+                f for f in definition.settings_schema.fields if f.kind is SettingKind.SECRET and f.required
+            ]
             if secret_fields:
                 return ConfigurationStatus(False, (str(exc),))
         problems = []

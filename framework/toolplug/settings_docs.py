@@ -59,10 +59,16 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
         choices = ", ".join(json.dumps(c) for c in row["choices"]) if row["choices"] else (
             f"from `{row['option_source']}`" if row["option_source"] else "")
         default = "" if row["default"] is None else json.dumps(row["default"])
-        meaning = (row["meaning"] or row["label"]).replace("|", "\\|")
+        meaning = _cell(row["meaning"] or row["label"])
         lines.append(
-            f"| `{row['key']}` | {kind} | {'yes' if row['required'] else 'no'} | {meaning} | {choices} | {default} |"
+            f"| `{row['key']}` | {kind} | {'yes' if row['required'] else 'no'} | {meaning} | {_cell(choices)} "
+            f"| {_cell(default)} |"
         )
     if current is None:
         lines += ["", "No installed tool has settings."]
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    # Free text (a help text, a value) must stay inside its table cell: one line, pipes escaped.
+    return " ".join(text.split()).replace("|", "\\|")

@@ -36,6 +36,7 @@ from toolplug.messages import (
     SystemMessage,
     TextPart,
     ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolMessage,
     ToolResultPart,
@@ -298,6 +299,35 @@ def test_needs_approval_without_callback_ends_with_pending_calls(caplog: pytest.
     assert [c.tool_call_id for c in result.pending_tool_calls] == ["d1"]
     assert result.response_messages[0].content[-1] == ToolApprovalRequestPart("approval-d1", "d1")
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize(("approved", "expected"), [(True, "deleted"), (False, "Not today.")])
+def test_answered_approval_resumes_the_run(approved: bool, expected: str) -> None:
+    # REQ: LOOP-7
+    ran: list[str] = []
+
+    async def delete(arguments: dict[str, Any]) -> str:
+        ran.append("delete")
+        return "deleted"
+
+    deleting = function_tool("delete", "Deletes.", {"type": "object", "properties": {}}, delete, needs_approval=True)
+    first = run(generate_text(ScriptedAdapter([tool_call("delete", call_id="d1")]), prompt="x", tools=[deleting]))
+    history: list[Message] = [UserMessage("x"), *first.response_messages]
+    history.append(ToolMessage([ToolApprovalResponsePart("approval-d1", approved, None if approved else "Not today.")]))
+    model = ScriptedAdapter(["done"])
+    second = run(generate_text(model, messages=history, tools=[deleting]))
+    assert ran == (["delete"] if approved else [])
+    result_message = second.response_messages[0]
+    assert isinstance(result_message, ToolMessage)
+    answer = result_message.content[0]
+    assert isinstance(answer, ToolResultPart) and answer.tool_call_id == "d1"
+    assert answer.output_type is (OutputType.TEXT if approved else OutputType.EXECUTION_DENIED)
+    assert expected in str(answer.output)
+    assert second.text == "done" and calls_of(model) == 1
+    # Answering again does not run the call twice: its result is in the history now.
+    later = [*history, *second.response_messages]
+    again = run(generate_text(ScriptedAdapter(["ok"]), messages=later, tools=[deleting]))
+    assert ran == (["delete"] if approved else []) and again.text == "ok"
 
 
 def test_approval_callback_approves_and_denies() -> None:

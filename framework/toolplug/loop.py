@@ -34,7 +34,7 @@ from toolplug.calls import (
     parse_tool_call,
 )
 from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition
-from toolplug.errors import InvalidArgumentError, ToolCallError, UsageError
+from toolplug.errors import InvalidArgumentError, NoSuchToolError, ToolCallError, UsageError
 from toolplug.execution import CallScope, CallStatus, ToolCallOutcome, ToolExecutor, ToolTrace, denied_outcome
 from toolplug.messages import (
     AssistantMessage,
@@ -42,6 +42,7 @@ from toolplug.messages import (
     Message,
     SystemMessage,
     ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolMessage,
     ToolResultPart,
@@ -586,11 +587,22 @@ class ToolCallingLoop:
         adapter = self.adapter
         conversation: list[Message] = list(initial)
         first_response = len(conversation)
-        adapter.begin(conversation)
-        steps: list[StepResult] = []
         sources: dict[str, Source] = {}
         traces: list[ToolTrace] = []
         required: ConfidenceLevel | None = None
+        resumed = await self._answer_approvals(conversation)
+        if resumed:
+            conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
+            for job in resumed:
+                if job.outcome is not None:
+                    traces.append(job.outcome.trace)
+                    for source in job.outcome.result.sources:
+                        sources.setdefault(source.url, source)
+                    level = job.outcome.result.required_provider_confidence
+                    if level is not None and (required is None or level > required):
+                        required = level
+        adapter.begin(conversation)
+        steps: list[StepResult] = []
         usage = Usage()
         calls_run = 0
         result_chars = 0
@@ -836,6 +848,60 @@ class ToolCallingLoop:
         return run_result
 
     # -- helpers --------------------------------------------------------------------------------------
+
+    async def _answer_approvals(self, conversation: Sequence[Message]) -> list[_Job]:
+        """Run (or deny) the calls of the last assistant turn that the user has answered approval for.
+
+        A run that ended with calls awaiting approval is continued by sending the history back with
+        a tool message of ToolApprovalResponseParts: approved calls run now, denied ones get an
+        execution-denied result, before the model is asked again (LOOP-7).
+        """
+        last_assistant = next(
+            (i for i in range(len(conversation) - 1, -1, -1) if isinstance(conversation[i], AssistantMessage)), None
+        )
+        if last_assistant is None:
+            return []
+        assistant = conversation[last_assistant]
+        assert isinstance(assistant, AssistantMessage)
+        calls = {
+            part.tool_call_id: part
+            for part in assistant.content
+            if isinstance(part, ToolCallPart) and not part.provider_executed
+        }
+        requests = {
+            part.approval_id: part.tool_call_id
+            for part in assistant.content
+            if isinstance(part, ToolApprovalRequestPart) and part.tool_call_id in calls
+        }
+        answered: set[str] = set()
+        responses: list[ToolApprovalResponsePart] = []
+        for message in conversation[last_assistant + 1 :]:
+            if isinstance(message, ToolMessage):
+                for part in message.content:
+                    if isinstance(part, ToolResultPart):
+                        answered.add(part.tool_call_id)
+                    elif isinstance(part, ToolApprovalResponsePart) and not part.provider_executed:
+                        responses.append(part)
+        jobs: list[_Job] = []
+        for response in responses:
+            call_id = requests.get(response.approval_id)
+            if call_id is None or call_id in answered:
+                continue
+            answered.add(call_id)
+            call = calls[call_id]
+            tool = self.tools.get(call.tool_name)
+            if tool is None:
+                error = format_tool_error(NoSuchToolError(call.tool_name, list(self.tools), tool_call_id=call_id))
+                jobs.append(_Job(call, tool, "error", error))
+            elif not tool.implementation.has_execute:
+                continue  # the caller runs it and sends its result
+            elif response.approved:
+                jobs.append(_Job(call, tool, "run"))
+            else:
+                jobs.append(_Job(call, tool, "denied", denial_reason=response.reason))
+        if jobs:
+            await self._execute(jobs, self.options.tool_call_concurrency, 0, conversation, self.options.on_event)
+        return jobs
 
     def _check_active_tools(self, active: Sequence[str] | None) -> None:
         if active is None:

@@ -261,3 +261,14 @@ def test_property_arbitrary_definitions_never_crash_the_registry(data: dict[str,
     assert (result is None) == bool(registry.diagnostics)
     for diagnostic in registry.diagnostics:
         assert diagnostic.plugin == "fuzz" and diagnostic.field and diagnostic.message
+
+
+def test_standalone_tool_with_a_choice_setting_validates_without_a_host() -> None:
+    # REQ: DEF-4, SET-2
+    definition = make(
+        settings_schema=SettingsSchema(fields=(SettingsField(name="lang", kind="choice", option_source="languages"),))
+    )
+    tool = Dummy("get_weather", definition)
+    assert RegisteredTool.from_implementation(tool).id == "get_weather"
+    with pytest.raises(DefinitionError, match="unknown option source 'languages'"):
+        RegisteredTool.from_implementation(tool, option_sources=["colours"])

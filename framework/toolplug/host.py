@@ -320,10 +320,7 @@ class Host:
 
 
 def _build_guard(filters: Sequence[Any]) -> Any:
-    try:
-        from toolplug.guard import PromptInjectionGuard
-    except ModuleNotFoundError:  # TEMPORARY until guard.py lands
-        return None
+    from toolplug.guard import PromptInjectionGuard
 
     return PromptInjectionGuard(filters)
 

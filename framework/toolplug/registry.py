@@ -75,12 +75,18 @@ class RegisteredTool:
         return self.definition.function.name
 
     @classmethod
-    def from_implementation(cls, implementation: ToolImplementation, *, plugin: str = "app") -> RegisteredTool:
-        """Validate a code tool on its own (for ``generate_text`` and tests); raises DefinitionError."""
+    def from_implementation(
+        cls, implementation: ToolImplementation, *, plugin: str = "app", option_sources: Iterable[str] | None = None
+    ) -> RegisteredTool:
+        """Validate a code tool on its own (for ``generate_text`` and tests); raises DefinitionError.
+
+        Without a host there is no list of option sources: a setting's source is then checked only when
+        ``option_sources`` is given.
+        """
         definition = implementation.definition()
         if definition is None:
             raise DefinitionError(implementation.implementation_key or "?", "definition", "the tool has no definition")
-        registry = ToolRegistry()
+        registry = ToolRegistry(option_sources=option_sources)
         problems = registry.check(definition, implementation, plugin=plugin)
         if problems:
             first = problems[0]
@@ -142,9 +148,10 @@ class ToolRegistry:
     :param option_sources: names of the registered option sources.
     """
 
-    def __init__(self, components: Sequence[str] = (), option_sources: Iterable[str] = ()) -> None:
+    def __init__(self, components: Sequence[str] = (), option_sources: Iterable[str] | None = ()) -> None:
         self.components = tuple(components)
-        self.option_sources = frozenset(option_sources)
+        self.option_sources = None if option_sources is None else frozenset(option_sources)
+        """The registered option sources; None skips the check (a registry without a host)."""
         self._tools: dict[str, RegisteredTool] = {}
         self._by_name: dict[str, RegisteredTool] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -310,7 +317,11 @@ class ToolRegistry:
                 problem(where, "setting names are letters, digits and underscores")
             if setting.option_source and setting.enum is not None:
                 problem(where, "a setting takes its choices from an option source or an enum list, not both")
-            if setting.option_source and setting.option_source not in self.option_sources:
+            if (
+                setting.option_source
+                and self.option_sources is not None
+                and setting.option_source not in self.option_sources
+            ):
                 known = ", ".join(sorted(self.option_sources)) or "none"
                 problem(where, f"unknown option source {setting.option_source!r} (registered: {known})")
             if setting.kind is SettingKind.CHOICE and not setting.option_source:

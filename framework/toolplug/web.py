@@ -1,0 +1,548 @@
+"""Web pages for models: retrieval through :mod:`toolplug.net`, readable Markdown, budget, sanitizer.
+
+- :func:`extract` turns HTML into an :class:`ExtractedWebPage`: Markdown of the main content with
+  navigation, headers, footers, asides, cookie banners, scripts, styles and hidden elements removed,
+  plus title, description, author and published date (WEB-3). Built on selectolax and markdownify,
+  both imported on first use so importing toolplug stays cheap.
+- :func:`retrieve` fetches one page under a :class:`~toolplug.net.TargetPolicy` and extracts it.
+  Hosts use it directly for pages a user typed (with ``TargetPolicy.user_chosen()``).
+- :func:`allocate_budget` shares a character budget between results (WEB-7).
+- :class:`WebPageContentSanitizer` passes every field that reaches the model through the
+  prompt-injection guard in one batch, after truncation (WEB-9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
+from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy
+
+if TYPE_CHECKING:
+    from toolplug.execution import ToolExecutionContext
+
+DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+TRUNCATION_MARK = "\n\n[…]"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedWebPage:
+    """The readable part of a web page."""
+
+    markdown: str
+    """Markdown of the main content."""
+    title: str = ""
+    description: str = ""
+    author: str = ""
+    published: str = ""
+    """The publication date as the page states it (ISO 8601 when the page gives one)."""
+    url: str = ""
+    """The final URL after redirects (or the URL given to :func:`extract`)."""
+    likely_needs_javascript: bool = False
+    """Little or no content, and signs that the page renders in the browser."""
+
+    @property
+    def is_empty(self) -> bool:
+        """True when there is no readable text."""
+        return not self.markdown.strip()
+
+
+# --- extraction -----------------------------------------------------------------------------------
+
+_DROP_TAGS = (
+    "script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "button", "input",
+    "select", "textarea", "link", "meta", "dialog", "map", "audio", "video", "source", "track",
+)
+_BOILERPLATE_TAGS = ("nav", "aside", "footer")
+_BOILERPLATE_ROLES = (
+    '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]',
+    '[role="dialog"]', '[role="alertdialog"]', '[role="menu"]', '[role="menubar"]', '[role="toolbar"]',
+)
+_NEGATIVE_WORDS = frozenset(
+    [
+        "comment", "comments", "commentlist", "comment-list", "disqus", "cookie", "cookies", "consent", "gdpr",
+        "cmp", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor",
+        "sponsored", "advert", "advertisement", "ads", "ad", "adslot", "adunit", "dfp", "outbrain", "taboola",
+        "share", "sharing", "sharebar", "social", "socials", "follow", "related", "recommended",
+        "recommendations", "readmore", "read-more", "more-stories", "mostpopular", "most-popular", "popular",
+        "trending", "breadcrumb", "breadcrumbs", "pagination", "pager", "nav", "navbar", "navigation", "menu",
+        "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
+        "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
+        "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad",
+    ]
+)
+_STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
+_STATE_PARTS = frozenset({"enabled", "open", "active", "js", "wrapper", "wrap", "container", "inner", "body", "content",
+                          "text", "article", "post", "entry", "story", "main"})
+
+
+def _negative_kind(node: Any) -> str:
+    """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
+    kind = ""
+    for token in f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}".lower().split():
+        if token in _NEGATIVE_WORDS:
+            return "strong" if token in _STRONG_NEGATIVE else "weak"
+        parts = re.split(r"[-_]", token)
+        if any(part in _STATE_PARTS for part in parts):
+            continue
+        for part in parts:
+            if part in _NEGATIVE_WORDS:
+                if part in _STRONG_NEGATIVE:
+                    return "strong"
+                kind = "weak"
+    return kind
+
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|rich-?text|paragraph", re.I
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_JS_ROOT_IDS = ("root", "app", "__next", "__nuxt", "svelte", "main-app")
+
+
+def extract(
+    html: str,
+    url: str | None = None,
+    *,
+    content_selector: str | None = None,
+    include_images: bool = False,
+    remove_hidden: bool = True,
+) -> ExtractedWebPage:
+    """Extract the main content of ``html`` as Markdown, with the page's metadata (WEB-3).
+
+    :param url: the page's URL; relative links become absolute against it.
+    :param content_selector: a CSS selector choosing the main content (e.g. ``article``); the
+        automatic choice is used when it matches nothing.
+    :param include_images: keep images as Markdown images (removed by default).
+    :param remove_hidden: remove elements hidden with ``hidden``, ``aria-hidden`` or inline styles.
+    """
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    meta = _metadata(tree)
+    scripts = len(tree.css("script"))
+    noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
+    body = tree.body or tree.root
+    if body is None:
+        return ExtractedWebPage("", title=meta["title"], url=url or "")
+    tree.strip_tags(list(_DROP_TAGS))
+    if remove_hidden:
+        for node in tree.css('[hidden], [aria-hidden="true"]'):
+            node.decompose()
+        for node in tree.css("[style]"):
+            if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
+                node.decompose()
+    if not include_images:
+        tree.strip_tags(["img", "picture"])
+    main: Any = None
+    if content_selector:
+        main = tree.css_first(content_selector)
+    if main is None:
+        _remove_boilerplate(tree)
+        main = _choose_main(tree) or tree.body or tree.root
+    _clean_inside(main)
+    if url:
+        for node in main.css("a[href]"):
+            href = node.attributes.get("href") or ""
+            if href.startswith(("javascript:", "data:", "vbscript:")):
+                node.unwrap()
+            elif href and not href.startswith(("http:", "https:", "mailto:", "#")):
+                node.attrs["href"] = urljoin(url, href)
+        if include_images:
+            for node in main.css("img[src]"):
+                node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
+    markdown = _to_markdown(main.html or "", include_images)
+    title = meta["title"]
+    needs_js = len(markdown) < 200 and (
+        scripts >= 3
+        or "javascript" in noscript_text.lower()
+        or any(tree.css_first(f"#{root_id}") is not None for root_id in _JS_ROOT_IDS)
+    )
+    return ExtractedWebPage(
+        markdown=markdown,
+        title=title,
+        description=meta["description"],
+        author=meta["author"],
+        published=meta["published"],
+        url=url or "",
+        likely_needs_javascript=needs_js,
+    )
+
+
+def _remove_boilerplate(tree: Any) -> None:
+    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES):
+        for node in tree.css(selector):
+            node.decompose()
+    # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
+    for node in tree.css("body > header, body > div > header, body > div > div > header"):
+        node.decompose()
+
+
+def _clean_inside(main: Any) -> None:
+    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
+        for node in main.css(selector):
+            if selector == "form" and len(node.text(strip=True)) > 500:
+                continue  # some sites wrap the whole article in one form
+            node.decompose()
+    total = len(main.text(strip=True)) or 1
+    for node in main.css("[class], [id]"):
+        if node.parent is None:
+            continue
+        kind = _negative_kind(node)
+        if kind == "strong":
+            node.decompose()
+        elif kind == "weak":
+            text_length = len(node.text(strip=True))
+            # Boilerplate is small next to the article; a "widget" holding most of it is the article.
+            if text_length < total * 0.4 or _link_density(node, text_length) > 0.4:
+                node.decompose()
+    for node in main.css("ul, ol, div, section, p, table"):
+        if node.parent is None:
+            continue
+        text = node.text(strip=True)
+        if not text:
+            continue
+        if len(text) < 600 and _link_density(node, len(text)) > 0.6:
+            node.decompose()
+
+
+def _link_density(node: Any, text_length: int) -> float:
+    if text_length == 0:
+        return 0.0
+    linked = sum(len(a.text(strip=True)) for a in node.css("a"))
+    return linked / text_length
+
+
+def _choose_main(tree: Any) -> Any:
+    """The element holding the article: paragraphs score their ancestors, like readability does."""
+    scores: dict[int, list[Any]] = {}
+
+    def credit(start: Any, score: float) -> None:
+        node = start
+        for divisor in (1.0, 2.0, 3.0):
+            if node is None or node.tag in ("html", "body"):
+                break
+            entry = scores.get(node.mem_id)
+            if entry is None:
+                entry = scores[node.mem_id] = [node, _class_weight(node)]
+            entry[1] += score / divisor
+            node = node.parent
+
+    for paragraph in tree.css("p, pre, blockquote, td, li, div"):
+        if paragraph.tag == "div":
+            # Text written straight into a div (with <br> between lines) is a paragraph too.
+            text = paragraph.text(deep=False, strip=True)
+            if len(text) < 60:
+                continue
+            start = paragraph
+        else:
+            text = paragraph.text(strip=True)
+            start = paragraph.parent
+        length = len(text)
+        if length < 25 or (paragraph.tag == "li" and length < 80):
+            continue
+        credit(start, 1.0 + text.count(",") + min(length / 100.0, 3.0))
+    if not scores:
+        return None
+    best = None
+    best_score = 0.0
+    for node, raw in scores.values():
+        text_length = len(node.text(strip=True))
+        score = raw * (1.0 - _link_density(node, text_length))
+        if score > best_score:
+            best, best_score = node, score
+    if best is None:
+        return None
+    # Climb while an ancestor close by holds much more article text (split bodies, forum threads).
+    node = best
+    own = _paragraph_text(node)
+    while True:
+        ancestor = node.parent
+        for _ in range(3):
+            if ancestor is None or ancestor.tag in ("html", "body"):
+                ancestor = None
+                break
+            wider = _paragraph_text(ancestor)
+            if wider > own * 1.35 and wider - own > 150:
+                break
+            ancestor = ancestor.parent
+        if ancestor is None or ancestor.tag in ("html", "body"):
+            break
+        node, own = ancestor, _paragraph_text(ancestor)
+    return node
+
+
+def _paragraph_text(node: Any) -> int:
+    return sum(length for p in node.css("p") if (length := len(p.text(strip=True))) > 60)
+
+
+def _class_weight(node: Any) -> float:
+    tokens = f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}"
+    weight = 0.0
+    if node.tag == "article" or node.attributes.get("itemprop") == "articleBody":
+        weight += 25
+    if _POSITIVE.search(tokens):
+        weight += 10
+    kind = _negative_kind(node)
+    if kind:
+        weight -= 50 if kind == "strong" else 25
+    return weight
+
+
+_CONVERTERS: dict[bool, Any] = {}
+
+
+def _to_markdown(html: str, include_images: bool) -> str:
+    converter = _CONVERTERS.get(include_images)
+    if converter is None:
+        from markdownify import MarkdownConverter
+
+        # Building a converter compiles its patterns; one per setting is enough.
+        converter = _CONVERTERS[include_images] = MarkdownConverter(
+            heading_style="ATX", bullets="-", strip=None if include_images else ["img"], escape_misc=False
+        )
+    text: str = converter.convert(html)
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+def _metadata(tree: Any) -> dict[str, str]:
+    metas: dict[str, str] = {}
+    for node in tree.css("meta"):
+        attributes = node.attributes
+        key = (attributes.get("property") or attributes.get("name") or attributes.get("itemprop") or "").lower()
+        content = attributes.get("content")
+        if key and content and key not in metas:
+            metas[key] = content.strip()
+    ld = _json_ld(tree)
+
+    def first(*keys: str) -> str:
+        for key in keys:
+            if metas.get(key):
+                return metas[key]
+        return ""
+
+    title_node = tree.css_first("title")
+    h1 = tree.css_first("h1")
+    title = first("og:title", "twitter:title") or ld.get("headline", "") or (
+        title_node.text(strip=True) if title_node is not None else ""
+    ) or (h1.text(strip=True) if h1 is not None else "")
+    author = first("author", "article:author", "parsely-author", "sailthru.author", "byl", "dc.creator") or ld.get(
+        "author", ""
+    )
+    if author.startswith(("http://", "https://")):
+        author = ld.get("author", "")
+    if not author:
+        node = tree.css_first('[itemprop="author"], [rel="author"], .author, .byline')
+        if node is not None:
+            text = node.text(strip=True)
+            author = text if len(text) <= 100 else ""
+    published = first(
+        "article:published_time", "og:published_time", "datepublished", "pubdate", "publishdate", "date",
+        "dc.date.issued", "dc.date", "sailthru.date", "parsely-pub-date",
+    ) or ld.get("datePublished", "")
+    if not published:
+        node = tree.css_first("time[datetime]")
+        if node is not None:
+            published = node.attributes.get("datetime") or ""
+    return {
+        "title": " ".join(title.split()),
+        "description": " ".join(first("description", "og:description", "twitter:description").split())
+        or ld.get("description", ""),
+        "author": " ".join(author.split()),
+        "published": published.strip(),
+    }
+
+
+def _json_ld(tree: Any) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for node in tree.css('script[type="application/ld+json"]'):
+        try:
+            data = json.loads(node.text() or "")
+        except ValueError:
+            continue
+        for item in _ld_items(data):
+            for key in ("headline", "datePublished", "description"):
+                value = item.get(key)
+                if isinstance(value, str) and key not in found:
+                    found[key] = value.strip()
+            author = item.get("author")
+            if "author" not in found and author:
+                names = [a.get("name") if isinstance(a, dict) else a for a in (author if isinstance(author, list)
+                                                                                else [author])]
+                joined = ", ".join(str(n) for n in names if isinstance(n, str) and n)
+                if joined:
+                    found["author"] = joined
+    return found
+
+
+def _ld_items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, list):
+        return [item for entry in data for item in _ld_items(entry)]
+    if isinstance(data, dict):
+        items = [data]
+        graph = data.get("@graph")
+        if isinstance(graph, list):
+            items.extend(item for item in graph if isinstance(item, dict))
+        return items
+    return []
+
+
+# --- retrieval ------------------------------------------------------------------------------------
+
+
+def is_html_type(content_type: str) -> bool:
+    """True for HTML media types (and a missing type, which is sniffed after reading)."""
+    return content_type in HTML_TYPES or content_type == ""
+
+
+def decode_html(content: bytes, declared_charset: str | None) -> str:
+    """Decode an HTML body: the declared charset, else a ``<meta charset>``, else UTF-8."""
+    charset = declared_charset
+    if not charset:
+        match = re.search(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)""", content[:4096], re.I)
+        charset = match.group(1).decode("ascii", "replace") if match else "utf-8"
+    try:
+        return content.decode(charset, errors="replace")
+    except LookupError:
+        return content.decode("utf-8", errors="replace")
+
+
+async def retrieve(
+    url: str,
+    policy: TargetPolicy = PUBLIC_ONLY,
+    *,
+    client: SafeHTTPClient | None = None,
+    max_bytes: int = DEFAULT_PAGE_MAX_BYTES,
+    timeout: float = 20.0,
+    content_selector: str | None = None,
+    include_images: bool = False,
+) -> ExtractedWebPage:
+    """Fetch one HTML page under ``policy`` and extract it; the page's ``url`` is the final URL.
+
+    A body longer than ``max_bytes`` is cut there (the start of a page holds its article). Raises
+    the :mod:`toolplug.net` errors: ``URLNotAllowedError`` for a refused target,
+    ``UnsupportedContentTypeError`` for anything but HTML, and the fetch failures.
+    """
+    own = client is None
+    active = client or SafeHTTPClient(policy, timeout=timeout, max_bytes=max_bytes)
+    try:
+        response = await active.fetch(
+            url, max_bytes=max_bytes, timeout=timeout, accept_content_type=is_html_type, truncate=True
+        )
+    finally:
+        if own:
+            await active.aclose()
+    html = decode_html(response.content, response.charset)
+    if len(html) > 300_000:
+        # Large pages take tens of milliseconds to parse; keep the event loop responsive.
+        return await asyncio.to_thread(
+            extract, html, response.final_url, content_selector=content_selector, include_images=include_images
+        )
+    return extract(html, response.final_url, content_selector=content_selector, include_images=include_images)
+
+
+# --- the character budget -------------------------------------------------------------------------
+
+
+def allocate_budget(lengths: Sequence[int], total: int, minimum: int) -> list[int]:
+    """Share ``total`` characters between results of the given lengths, in ranking order (WEB-7).
+
+    Each result first receives up to ``minimum`` (never more than its length), in ranking order while
+    the budget lasts; what remains goes to the results in ranking order, each taking what it still
+    needs, so a short page passes its unused allocation on to later ones. The sum never exceeds
+    ``total``.
+    """
+    if total < 0 or minimum < 0:
+        raise ValueError("total and minimum must not be negative")
+    allocation = []
+    remaining = total
+    for length in lengths:
+        share = min(max(length, 0), minimum, remaining)
+        allocation.append(share)
+        remaining -= share
+    for index, length in enumerate(lengths):
+        if remaining <= 0:
+            break
+        extra = min(max(length, 0) - allocation[index], remaining)
+        if extra > 0:
+            allocation[index] += extra
+            remaining -= extra
+    return allocation
+
+
+def truncate_text(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a paragraph or word boundary, marked ``[…]``."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(TRUNCATION_MARK):
+        return text[: max(limit, 0)]
+    room = limit - len(TRUNCATION_MARK)
+    cut = text[:room]
+    boundary = max(cut.rfind("\n\n"), -1)
+    if boundary < room * 0.6:
+        boundary = cut.rfind(" ")
+    if boundary < room * 0.6:
+        boundary = room
+    return cut[:boundary].rstrip() + TRUNCATION_MARK
+
+
+# --- the sanitizer --------------------------------------------------------------------------------
+
+_PAGE_FIELDS = ("title", "description", "author", "published", "markdown")
+
+
+class WebPageContentSanitizer:
+    """Passes every field of extracted pages that reaches the model through the guard (WEB-9).
+
+    Call it after truncating: only what the model receives needs checking. All pages (and any extra
+    texts, such as search result titles) go to the guard in one batch, so the user sees one report
+    per tool call, grouped by page.
+
+    :param guard: the host's guard; None builds one with the built-in filter.
+    """
+
+    def __init__(self, guard: PromptInjectionGuard | None = None) -> None:
+        self.guard = guard or PromptInjectionGuard.with_builtin_filter()
+
+    async def sanitize(
+        self,
+        pages: Sequence[ExtractedWebPage],
+        context: ToolExecutionContext | None = None,
+        extra: Sequence[InjectionText] = (),
+    ) -> tuple[list[ExtractedWebPage], list[str]]:
+        """The pages with every field filtered, and the filtered ``extra`` texts, in order."""
+        batch: list[InjectionText] = []
+        for page in pages:
+            source = InjectionSource.web_content(page.url)
+            batch.extend(InjectionText(getattr(page, name), source) for name in _PAGE_FIELDS)
+        batch.extend(extra)
+        filtered = await self.guard.filter_texts(batch, context)
+        cleaned = []
+        for index, page in enumerate(pages):
+            values = filtered[index * len(_PAGE_FIELDS): (index + 1) * len(_PAGE_FIELDS)]
+            title, description, author, published, markdown = values
+            cleaned.append(replace(page, title=title, description=description, author=author, published=published,
+                                   markdown=markdown))
+        return cleaned, filtered[len(pages) * len(_PAGE_FIELDS):]
+
+
+__all__ = [
+    "DEFAULT_PAGE_MAX_BYTES",
+    "ExtractedWebPage",
+    "WebPageContentSanitizer",
+    "allocate_budget",
+    "decode_html",
+    "extract",
+    "is_html_type",
+    "retrieve",
+    "truncate_text",
+]

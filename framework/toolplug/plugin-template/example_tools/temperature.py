@@ -1,0 +1,20 @@
+"""A tool written as a typed function with ``@toolplug.tool``: the schema comes from the type hints."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import toolplug
+
+
+@toolplug.tool(name="example_tools_convert_temperature", strict=True)  # type: ignore[untyped-decorator, unused-ignore]
+def convert_temperature(value: float, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Convert a temperature between degrees Celsius and degrees Fahrenheit.
+
+    Args:
+        value: The temperature to convert.
+        unit: The unit of value; the result is given in the other unit.
+    """
+    if unit == "celsius":
+        return f"{value} °C is {value * 9 / 5 + 32:.1f} °F"
+    return f"{value} °F is {(value - 32) * 5 / 9:.1f} °C"

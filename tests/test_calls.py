@@ -212,3 +212,25 @@ def test_tool_choice_parsing_and_violations() -> None:
     assert isinstance(ToolChoice.tool("ping").violation(model_call), ToolChoiceViolationError)
     assert ToolChoice.NONE.violation(call("x", {}, provider_executed=True)) is None
     assert ToolChoice.REQUIRED.violation(model_call) is None
+
+
+def test_strict_tool_accepts_nulls_for_optional_arguments_as_absent() -> None:
+    # REQ: DEF-7, LOOP-10
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["c", "f"]},
+            "where": {"type": "object", "properties": {"zip": {"type": "string"}}, "additionalProperties": False},
+        },
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    strict = function_tool("strict_weather", "Weather.", schema, lambda a: "x", strict=True)
+    tools = index_tools([strict])
+    call = ToolCallPart("c1", "strict_weather", '{"city": "Oslo", "unit": null, "where": {"zip": null}}')
+    parsed = check_tool_call(call, tools)
+    assert not parsed.invalid, parsed.error
+    assert parsed.input == {"city": "Oslo", "where": {}}
+    still_bad = check_tool_call(ToolCallPart("c2", "strict_weather", '{"city": null}'), tools)
+    assert still_bad.invalid

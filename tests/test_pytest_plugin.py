@@ -285,8 +285,7 @@ def test_the_contract_check_passes_typed_function_tools() -> None:
 
 
 # REQ: UX-2, DEF-6
-@pytest.mark.xfail(strict=True, reason="@tool hands a pydantic-model argument to the function as a dict (tools.py)")
-def test_the_contract_check_catches_a_model_argument_passed_as_a_dict() -> None:
+def test_a_model_argument_reaches_the_function_as_the_model() -> None:
     @toolplug.tool
     def locate(where: Point) -> str:
         """Locate a point."""

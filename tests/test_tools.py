@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import threading
 from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel
 
 import toolplug
 from toolplug import (
@@ -94,7 +96,7 @@ def test_tool_decorator_builds_schema_from_type_hints_and_docstring() -> None:
     assert definition.minimum_provider_confidence is ConfidenceLevel.LOW
     outcome = run(forecast, {"city": "Oslo"})
     assert outcome.result.json_content == {"city": "Oslo", "days": 3, "unit": "c", "tags": None}
-    assert forecast.function is not None and forecast.function("Rome")["city"] == "Rome"
+    assert forecast("Rome")["city"] == "Rome"  # still callable as the plain function
 
 
 def test_sync_tool_runs_in_a_worker_thread_and_async_tool_on_the_loop() -> None:
@@ -166,3 +168,26 @@ def test_tool_kinds_provider_defined_custom_dynamic() -> None:
     dyn = toolplug.dynamic_tool("dyn", "Dynamic.", {"type": "object"}, lambda a: "x", title="Dyn", metadata={"v": 1})
     assert dyn.definition().kind is ToolKind.DYNAMIC
     assert (dyn.definition().title, dyn.definition().metadata) == ("Dyn", {"v": 1})
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+class Unit(enum.Enum):
+    CELSIUS = "c"
+    FAHRENHEIT = "f"
+
+
+def test_tool_decorator_builds_the_annotated_types_from_json_arguments() -> None:
+    # REQ: DEF-6
+    @toolplug.tool
+    def place(where: Point, unit: Unit, span: tuple[int, int], tags: list[str] | None = None) -> str:
+        """Place a point."""
+        assert isinstance(where, Point) and isinstance(unit, Unit) and isinstance(span, tuple)
+        return f"{where.x},{where.y} {unit.name} {span} {tags}"
+
+    outcome = run(place, {"where": {"x": 1, "y": 2}, "unit": "f", "span": [3, 4]})
+    assert outcome.status is toolplug.CallStatus.OK, outcome.text
+    assert outcome.text == "1,2 FAHRENHEIT (3, 4) None"

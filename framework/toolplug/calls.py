@@ -196,9 +196,40 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
         if not definition.metadata.get("has_input_schema"):
             return _valid(call, tool, arguments)
         arguments = _drop_undeclared(arguments, definition.function.parameters)
+    if definition.function.strict and isinstance(arguments, dict):
+        arguments = drop_strict_nulls(arguments, definition.function.parameters)
     if tool.validator.is_valid(arguments):
         return _valid(call, tool, arguments)
     return _invalid(call, _schema_error(tool, arguments, call.tool_call_id))
+
+
+def drop_strict_nulls(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Undo the strict conversion on a model's arguments: a null optional argument becomes absent.
+
+    OpenAI's strict mode makes every argument required and the optional ones nullable (DEF-7), so a
+    model sends ``null`` for what it leaves out; the canonical schema says "absent" instead. A tool
+    treats the two the same way, so nothing is lost. Nested objects are handled the same way.
+    """
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return arguments
+    required = set(schema.get("required", ()))
+    cleaned: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if value is None and name not in required and name in properties:
+            sub = properties[name]
+            if not (isinstance(sub, Mapping) and _allows_null(sub)):
+                continue
+        sub_schema = properties.get(name)
+        if isinstance(value, dict) and isinstance(sub_schema, Mapping):
+            value = drop_strict_nulls(value, sub_schema)
+        cleaned[name] = value
+    return cleaned
+
+
+def _allows_null(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in schema.get("enum", ())
 
 
 def parse_input(raw: Any) -> Any:
@@ -312,6 +343,7 @@ __all__ = [
     "ToolChoice",
     "ToolChoiceLike",
     "check_tool_call",
+    "drop_strict_nulls",
     "format_tool_error",
     "parse_input",
     "parse_tool_call",

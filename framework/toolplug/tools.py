@@ -9,7 +9,10 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, get_type_hints
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, overload
+
+from pydantic import BaseModel
 
 from toolplug.definitions import (
     ConfidenceLevel,
@@ -100,8 +103,12 @@ class FunctionTool(ToolImplementation):
         description: str = "",
         timeout: float | None = None,
         to_model_output: Callable[[Any], Any] | None = None,
+        argument_model: type[BaseModel] | None = None,
     ) -> None:
         self._definition = definition
+        self._argument_model = argument_model
+        self.__wrapped__: Callable[..., Any] | None = None
+        """The user's own function, for ``@tool`` tools."""
         self.implementation_key = definition.implementation_key
         self._function = execute
         self._pass_context = pass_context
@@ -124,12 +131,23 @@ class FunctionTool(ToolImplementation):
         """The wrapped callable (still directly callable for tests)."""
         return self._function
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the decorated function directly, as if it had not been decorated (handy in tests)."""
+        function = self.__wrapped__ or self._function
+        if function is None:
+            raise TypeError(f"tool {self.implementation_key!r} has no function to call")
+        return function(*args, **kwargs)
+
     async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> Any:
         function = self._function
         if function is None:
             raise NotImplementedError(f"tool {self.implementation_key!r} has no execute; the caller runs it")
         if self._keyword_arguments:
             args: tuple[Any, ...] = ()
+            if self._argument_model is not None:
+                # Pydantic models, dataclasses, enums, tuples...: build the annotated types from the JSON.
+                parsed = self._argument_model.model_validate(arguments)
+                arguments = {name: getattr(parsed, name) for name in type(parsed).model_fields}
             kwargs = {**arguments, "context": context} if self._pass_context else arguments
         else:
             args = (arguments, context) if self._pass_context else (arguments,)
@@ -281,8 +299,14 @@ def custom_tool(
 # --- @tool ------------------------------------------------------------------------------------
 
 
+@overload
+def tool(function: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
 def tool(
-    function: Callable[..., Any] | None = None,
+    function: None = None,
+    /,
     *,
     name: str | None = None,
     description: str | None = None,
@@ -291,7 +315,21 @@ def tool(
     returns_untrusted_external_content: bool = False,
     timeout: float | None = None,
     **definition_fields: Any,
-) -> Any:
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    needs_approval: NeedsApproval = False,
+    sensitive_argument_names: frozenset[str] | set[str] = frozenset(),
+    returns_untrusted_external_content: bool = False,
+    timeout: float | None = None,
+    **definition_fields: Any,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a typed function (sync or async) into a tool (DEF-6).
 
     The schema comes from the type hints (through pydantic), the description for the model from the
@@ -310,7 +348,7 @@ def tool(
     def decorate(func: Callable[..., Any]) -> FunctionTool:
         tool_name = name or func.__name__
         summary, argument_docs = _parse_docstring(inspect.getdoc(func) or "")
-        schema, context_parameter = _schema_from_signature(func, argument_docs)
+        schema, context_parameter, argument_model = _schema_from_signature(func, argument_docs)
         definition = _definition(tool_name, description or summary or tool_name, schema, **definition_fields)
         wrapped = func
         if context_parameter and context_parameter != "context":
@@ -323,7 +361,7 @@ def tool(
                 return await original(*args, **{context_parameter: context}, **kwargs)
 
             wrapped = rename_async if inspect.iscoroutinefunction(func) else rename
-        return FunctionTool(
+        made = FunctionTool(
             definition,
             wrapped,
             pass_context=context_parameter is not None,
@@ -332,7 +370,10 @@ def tool(
             sensitive_argument_names=frozenset(sensitive_argument_names),
             returns_untrusted_external_content=returns_untrusted_external_content,
             timeout=timeout,
+            argument_model=argument_model,
         )
+        made.__wrapped__ = func
+        return made
 
     if function is not None:
         return decorate(function)
@@ -341,7 +382,9 @@ def tool(
 
 def _schema_from_signature(
     func: Callable[..., Any], argument_docs: Mapping[str, str]
-) -> tuple[dict[str, Any], str | None]:
+) -> tuple[dict[str, Any], str | None, type[BaseModel] | None]:
+    """The JSON Schema of the parameters, the context parameter's name, and the model that turns
+    JSON arguments into the annotated Python types (None when JSON values already are those types)."""
     from pydantic import ConfigDict, create_model
 
     try:
@@ -370,7 +413,23 @@ def _schema_from_signature(
     )
     schema = _strip_titles(model.model_json_schema())
     schema.setdefault("properties", {})
-    return schema, context_parameter
+    needs_model = any(not _is_json_native(annotation) for annotation, _ in fields.values())
+    return schema, context_parameter, model if needs_model else None
+
+
+_JSON_SCALARS: frozenset[Any] = frozenset({str, int, float, bool, type(None), Any})
+
+
+def _is_json_native(annotation: Any) -> bool:
+    """True when a validated JSON value already is an instance of ``annotation`` (no conversion needed)."""
+    if annotation in _JSON_SCALARS:
+        return True
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return True
+    if origin in (list, dict, Union, UnionType):
+        return all(_is_json_native(argument) for argument in get_args(annotation))
+    return annotation in (list, dict)
 
 
 def _strip_titles(node: Any) -> Any:

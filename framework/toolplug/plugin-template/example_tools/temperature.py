@@ -7,7 +7,7 @@ from typing import Literal
 import toolplug
 
 
-@toolplug.tool(name="example_tools_convert_temperature", strict=True)  # type: ignore[untyped-decorator, unused-ignore]
+@toolplug.tool(name="example_tools_convert_temperature", strict=True)
 def convert_temperature(value: float, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
     """Convert a temperature between degrees Celsius and degrees Fahrenheit.
 

@@ -78,5 +78,5 @@ def test_archived_notes_need_a_medium_provider(toolplug_host: Any, confidence: s
 
 
 def test_convert_temperature_both_ways() -> None:
-    assert convert_temperature.function(100.0, "celsius") == "100.0 °C is 212.0 °F"
-    assert convert_temperature.function(212.0, "fahrenheit") == "212.0 °F is 100.0 °C"
+    assert convert_temperature(100.0, "celsius") == "100.0 °C is 212.0 °F"
+    assert convert_temperature(212.0, "fahrenheit") == "212.0 °F is 100.0 °C"

@@ -1,7 +1,7 @@
 """Loop overhead per step and per tool call, with a zero-latency scripted adapter and a no-op tool.
 
 Runs of 10 and 100 tool calls, one call per round and all calls in one round; validation and traces are
-on (they always are). Targets (issue 3): at most 100 µs per round-trip step and 20 µs per call, the same
+on (they always are). Targets: at most 100 µs per round-trip step and 20 µs per call, the same
 at 100 calls as at 10. They are judged on the best of many runs, the loop's own cost; the median is
 printed too and shows how noisy the machine is.
 

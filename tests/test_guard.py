@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Sequence
 
 import pytest
-from _web_guard_corpus import MECHANICAL_FAMILIES, benign_samples, planted_samples
+from _web_guard_corpus import MECHANICAL_FAMILIES, article_texts, benign_samples, held_out_samples, planted_samples
 
 from toolplug.execution import CallScope, ToolExecutionContext
 from toolplug.guard import (
@@ -159,3 +161,31 @@ def test_recall_and_benign_targets_on_the_planted_corpus() -> None:
     benign = benign_samples()
     changed = [text for text in benign if flt.filter_one(text).text != text]
     assert len(changed) / len(benign) <= 0.01, changed[:3]
+
+
+# REQ: WEB-9
+def test_recall_on_injections_written_independently_of_the_rules() -> None:
+    """The held-out samples vary phrasing, casing, spacing and language; no news article is touched."""
+    flt = BuiltinInjectionFilter()
+    caught: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for family, _payload, text in held_out_samples():
+        total[family] += 1
+        result = flt.filter_one(text)
+        caught[family] += bool(result.findings and result.text != text)
+    assert sum(caught.values()) / sum(total.values()) >= 0.85, (caught, total)
+    for family in MECHANICAL_FAMILIES:
+        assert caught[family] / total[family] >= 0.95, (family, caught[family], total[family])
+    assert [text for text in article_texts() if flt.filter_one(text).text != text] == []
+
+
+# REQ: WEB-9
+def test_importing_the_guard_compiles_nothing_and_building_one_is_free() -> None:
+    code = (
+        "import re, toolplug.guard as g\n"
+        "g.PromptInjectionGuard([g.BuiltinInjectionFilter()]); g.PromptInjectionGuard.with_builtin_filter()\n"
+        "assert g._compiled.cache_info().currsize == 0, 'rules compiled before first use'\n"
+        "g.BuiltinInjectionFilter().filter_one('x')\n"
+        "assert g._compiled.cache_info().currsize == 1\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -403,3 +403,31 @@ def register_commands(cli):
     assert result.exit_code == 0, result.output
     assert "hello from a plugin" in result.output
     cli.commands.pop("hello", None)
+
+
+def test_host_close_releases_what_sources_hold(tmp_path: Path) -> None:
+    # REQ: PLG-5, DEF-3
+    closed: list[str] = []
+
+    class Held:
+        name = "held"
+
+        def load_definitions(self) -> list[Any]:
+            return []
+
+        def implementations(self) -> list[Any]:
+            return []
+
+        def close(self) -> None:
+            closed.append("held")
+
+    class Holder:
+        @toolplug.hookimpl
+        def register_definition_sources(self) -> list[Any]:
+            return [Held()]
+
+    with build_host(tmp_path, plugins=[("holder", Holder())]) as host:
+        assert closed == []
+    assert closed == ["held"]
+    host.close()
+    assert closed == ["held"]

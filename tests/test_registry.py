@@ -272,3 +272,34 @@ def test_standalone_tool_with_a_choice_setting_validates_without_a_host() -> Non
     assert RegisteredTool.from_implementation(tool).id == "get_weather"
     with pytest.raises(DefinitionError, match="unknown option source 'languages'"):
         RegisteredTool.from_implementation(tool, option_sources=["colours"])
+
+
+def test_two_tools_may_not_share_a_function_name() -> None:
+    # REQ: DEF-4
+    first = make("alpha_search", function=FunctionSpec(name="search", description_for_llm="x"),
+                 compatibility_reason="legacy name")
+    second = make("beta_search", function=FunctionSpec(name="search", description_for_llm="y"),
+                  compatibility_reason="legacy name")
+    registry = register(first)
+    register(second, registry)
+    assert registry.ids() == ["alpha_search"]
+    assert "duplicate function name 'search'" in registry.diagnostics[0].message
+
+
+def test_source_diagnostics_are_collected() -> None:
+    # REQ: DEF-3, DEF-4
+    from toolplug.registry import Diagnostic
+
+    class PinnedSource:
+        name = "pinned"
+        diagnostics = [Diagnostic("files_old", "files", "fingerprint", "definition changed since it was approved")]
+
+        def load_definitions(self) -> list[Any]:
+            return []
+
+        def implementations(self) -> list[Any]:
+            return []
+
+    registry = ToolRegistry()
+    registry.add_source(PinnedSource(), Origin("files"), {})
+    assert registry.diagnostics[0].field == "fingerprint" and registry.rejected == {"files_old": "files"}

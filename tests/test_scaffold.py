@@ -109,6 +109,9 @@ def test_name_spellings() -> None:
 
 
 # REQ: UX-2
+SKIPPED_FOLDERS = {"__pycache__", ".ruff_cache", ".mypy_cache", ".pytest_cache"}
+
+
 def test_the_repository_plugin_template_is_the_shipped_one() -> None:
     shipped = Path(str(template_root()))
     repository = (ROOT / "plugin_template").resolve()
@@ -118,7 +121,7 @@ def test_the_repository_plugin_template_is_the_shipped_one() -> None:
         return {
             str(path.relative_to(root)): path.read_bytes()
             for path in root.rglob("*")
-            if path.is_file() and "__pycache__" not in path.parts
+            if path.is_file() and not any(part in SKIPPED_FOLDERS for part in path.parts)
         }
 
     assert (shipped / "pyproject.toml").is_file()

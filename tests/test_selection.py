@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import tomllib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -454,3 +455,34 @@ def test_instructions_alone_when_there_is_no_system_prompt() -> None:
     selection = host.select()
     assert append_instructions(None, selection.runnable) == selection.instructions
     assert "ALPHA-RULE" in selection.instructions
+
+
+def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> None:
+    # REQ: SEL-6
+    import toolplug
+
+    class Source:
+        name = "servers"
+        plugin = "mcp.github"
+
+        def load_definitions(self) -> list[Any]:
+            return [toolplug.ToolDefinition(
+                id="github_issues", implementation_key="github_issues",
+                function=toolplug.FunctionSpec(name="github_issues", description_for_llm="Issues."))]
+
+        def implementations(self) -> list[Any]:
+            return [toolplug.function_tool("github_issues", "Issues.", {"type": "object"}, lambda a: "x")]
+
+    class Plugin:
+        @toolplug.hookimpl
+        def register_definition_sources(self) -> list[Any]:
+            return [Source()]
+
+    config = parse_config({
+        "host": {"components": ["chat", "writer", "reader"]},
+        "plugins": {"components": {"writer": {"deny": ["mcp"]}, "reader": {"allow": ["mcp"]}}},
+    })
+    host = Host(config, plugins=[("mcp", Plugin())], load_entry_points=False, settings_dir=tmp_path)
+    assert host.tool("github_issues").plugin == "mcp.github"
+    assert "denied" in host.select("writer").reasons_for("github_issues")[0]
+    assert [t.id for t in host.select("reader").runnable] == ["github_issues"]

@@ -173,6 +173,114 @@ def test_metadata_from_json_ld() -> None:
     assert page.published == "2023-11-02"
 
 
+LONG = (
+    "The council approved the new budget on Tuesday evening, after a debate that lasted more than four hours, "
+    "and the mayor said the extra money would go to schools, roads and the library."
+)
+
+
+# REQ: WEB-3
+def test_the_headline_repeating_the_title_is_left_to_the_title_field() -> None:
+    html = f"""<html><head><title>Council approves the budget | City News</title></head><body><article>
+    <h1>Council approves the budget</h1><p>{LONG}</p><h2>What happens next</h2><p>{LONG}</p></article></body></html>"""
+    page = extract(html)
+    assert page.title == "Council approves the budget | City News"
+    assert "# Council approves" not in page.markdown
+    assert "## What happens next" in page.markdown
+    other = extract(html.replace("<h1>Council approves the budget</h1>", "<h1>A different headline here</h1>"))
+    assert "# A different headline here" in other.markdown
+
+
+# REQ: WEB-3
+def test_figure_captions_and_credits_are_dropped_without_images() -> None:
+    html = f"""<html><body><article><p>{LONG}</p><figure><img src="/a.jpg" alt="The hall">
+    <figcaption>The council hall on Tuesday. Photo: Jo Lens</figcaption></figure>
+    <div class="image-credit">Jo Lens / Agency</div><p>{LONG}</p>
+    <figure><pre><code>total = 42</code></pre><figcaption>Listing 1</figcaption></figure></article></body></html>"""
+    page = extract(html)
+    assert "council hall on Tuesday" not in page.markdown and "Jo Lens" not in page.markdown
+    assert "total = 42" in page.markdown, "a figure holding code is content"
+    with_images = extract(html, "https://news.example/", include_images=True)
+    assert "![The hall](https://news.example/a.jpg)" in with_images.markdown
+    assert "council hall on Tuesday" in with_images.markdown
+
+
+def _teaser(index: int) -> str:
+    return (f'<li><h3><a href="/story/{index}">Another story number {index} about something else</a></h3>'
+            f"<p>A short summary of story {index} that is not part of this article.</p></li>")
+
+
+# REQ: WEB-3
+def test_story_teasers_and_link_blocks_go_and_the_article_stays() -> None:
+    teasers = "".join(_teaser(index) for index in range(8))
+    links = "".join(f'<a href="/topic/{index}">Topic {index} headlines</a> ' for index in range(60))
+    html = f"""<html><body><div class="page"><div class="grid"><div class="story">
+    <p>{LONG}</p><p>{LONG}</p><ul><li><h5><a href="/author/jo">Jo Writer</a></h5>{f"<p>{LONG}</p>" * 3}</li></ul>
+    </div></div><div class="grid">{links}</div><ul class="cards">{teasers}</ul></div></body></html>"""
+    page = extract(html)
+    # A linked heading takes its card along only when the card is small, not a list item holding prose.
+    assert page.markdown.count("The council approved") == 5
+    assert "Jo Writer" not in page.markdown
+    assert "Another story" not in page.markdown and "summary of story" not in page.markdown
+    assert "Topic 3 headlines" not in page.markdown
+
+
+# REQ: WEB-3
+def test_an_embedded_post_the_article_quotes_is_kept() -> None:
+    html = f"""<html><body><article><p>{LONG}</p><div class="social-media-embed">
+    <blockquote class="twitter-tweet"><p>The library is staying open! <a href="https://t.co/x">t.co/x</a></p>
+    — Mayor (@mayor) <a href="https://twitter.com/mayor/status/1">May 1, 2024</a></blockquote></div>
+    <p>{LONG}</p><div class="social-share"><a href="/share/fb">Share on Facebook</a></div></article></body></html>"""
+    page = extract(html)
+    assert "The library is staying open!" in page.markdown
+    assert "Share on Facebook" not in page.markdown
+
+
+# REQ: WEB-3
+def test_class_names_are_read_by_their_parts() -> None:
+    html = f"""<html><body class="single comments-open"><div class="article-body has-sidebar"><p>{LONG}</p>
+    <div class="storyDate">Posted: Fri 6:45 PM</div><div class="post-author"><p>Jo Writer is a reporter who
+    covers the city council and has written for the paper since 2015.</p></div><p>{LONG}</p>
+    <div class="related-wrap"><p>You may also like these posts from our archive of older stories.</p></div>
+    </div></body></html>"""
+    page = extract(html)
+    assert page.markdown.count("The council approved") == 2, "state and content words don't mark boilerplate"
+    for boilerplate in ("Posted:", "Jo Writer is a reporter", "You may also like"):
+        assert boilerplate not in page.markdown
+
+
+# REQ: WEB-3
+def test_the_pages_one_article_is_not_widened_to_its_surroundings() -> None:
+    promo = "Subscribers get unlimited access to every story, the daily puzzle and the weekend magazine, for less. "
+    html = f"""<html><body><div class="layout"><div class="promo-panel"><p>{promo * 2}</p><p>{promo * 2}</p></div>
+    <div class="middle"><div class="sector"><article><div class="column"><p>{LONG}</p></div></article></div></div>
+    </div></body></html>"""
+    page = extract(html)
+    assert "The council approved" in page.markdown
+    assert "Subscribers get unlimited access" not in page.markdown
+
+
+# REQ: WEB-3
+def test_markdown_of_lists_code_quotes_emphasis_and_tables() -> None:
+    html = """<html><body><article><h2>Steps</h2><p>Do <em>this</em>, then <strong>that </strong>now:
+    a_b, _x_ and 2*3.</p><ol start="3"><li>First <a href="/a">link</a><ul><li>nested one</li><li>nested
+    <code>two</code></li></ul></li><li>Second</li></ol><blockquote><p>Quoted line one.</p><p>Line two</p></blockquote>
+    <pre class="language-py"><code>def f():
+        return 1</code></pre><table><tr><th>Name</th><th>Value</th></tr><tr><td>a|b</td><td>1</td></tr></table>
+    <table><tr><th colspan="2">Merged</th></tr><tr><td>x</td><td>y</td></tr></table>
+    <table><tr><td><p>A layout cell with a paragraph in it.</p></td></tr></table></article></body></html>"""
+    markdown = extract(html, "https://site.example/").markdown
+    assert "## Steps" in markdown
+    assert "Do *this*, then **that** now: a_b, \\_x\\_ and 2\\*3." in markdown
+    assert "3. First [link](https://site.example/a)" in markdown
+    assert "   - nested one\n   - nested `two`" in markdown and "4. Second" in markdown
+    assert "> Quoted line one.\n>\n> Line two" in markdown
+    assert "```py\ndef f():\n        return 1\n```" in markdown
+    assert "| Name | Value |\n| --- | --- |\n| a\\|b | 1 |" in markdown
+    assert "| Merged |" in markdown and "| x | y |" in markdown  # merged cells: through markdownify
+    assert "A layout cell with a paragraph in it." in markdown and "| A layout" not in markdown
+
+
 def _shingles(text: str) -> Counter[tuple[str, ...]]:
     words = re.findall(r"\w+", text)
     return Counter(tuple(words[i:i + 4]) for i in range(max(len(words) - 3, 0)))
@@ -200,7 +308,7 @@ def test_public_corpus_pages_keep_their_main_text() -> None:
     mean_p, mean_r = sum(precision) / len(precision), sum(recall) / len(recall)
     f1 = 2 * mean_p * mean_r / (mean_p + mean_r)
     # The benchmark (bench/bench_web.py) reports the exact figure; this guards against regressions.
-    assert f1 >= 0.90, (mean_p, mean_r)
+    assert f1 >= 0.96, (mean_p, mean_r)
 
 
 # --- retrieval ---------------------------------------------------------------------------------------

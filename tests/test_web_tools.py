@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +75,19 @@ def test_the_plugin_registers_three_untrusted_content_tools_and_the_builtin_filt
         assert definition.id == definition.implementation_key == definition.function.name
         assert "untrusted" in definition.system_prompt_instructions
     assert [f.name for f in web_plugin.register_injection_filters()] == ["toolplug.builtin"]
+
+
+# REQ: WEB-9
+def test_registering_the_tools_imports_no_http_client() -> None:
+    """The host registers the tools at every start-up: that must not import httpx2, toolplug.net or .web."""
+    code = (
+        "import sys, toolplug_web.plugin as p\n"
+        "tools = p.register_tools(); p.register_option_sources(); p.register_injection_filters()\n"
+        "[t.definition() for t in tools]\n"
+        "heavy = [m for m in ('httpx2', 'httpcore2', 'toolplug.net', 'toolplug.web') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # REQ: WEB-4

@@ -349,12 +349,64 @@ def settings_docs(state: HostContext, as_json: bool) -> None:
 )
 @handles_errors
 def new(name: str, directory: str) -> None:
-    """Create a new tool package NAME from the plugin template (UX-2)."""
+    """Create a new tool package NAME from the plugin template."""
     from toolplug.scaffold import render_plugin
 
     target = render_plugin(name, directory)
     click.echo(f"Created {target}")
     click.echo(f"Next: cd {target} && pip install -e '.[test]' && pytest && toolplug plugins")
+
+
+# --- chat --------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("prompt")
+@click.option("--provider", default=None, help="A provider id from the config (default: the first configured).")
+@click.option("--component", default="chat", show_default=True, help="The host component.")
+@click.option("--stream", is_flag=True, help="Print the answer as it arrives.")
+@click.option(
+    "--record", "record_dir", default=None, type=click.Path(file_okay=False),
+    help="Write every HTTP exchange to DIR as numbered JSON files (API keys redacted).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_host
+@handles_errors
+def chat(
+    state: HostContext, prompt: str, provider: str | None, component: str, stream: bool, record_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools."""
+    from toolplug.chat import run_host_chat
+    from toolplug.providers.base import TextDelta
+
+    printed: list[str] = []
+
+    def show(event: Any) -> None:
+        if isinstance(event, TextDelta) and not as_json:
+            printed.append(event.text)
+            click.echo(event.text, nl=False)
+
+    result = asyncio.run(
+        run_host_chat(
+            state.host, prompt, provider_id=provider, component=component, stream=stream,
+            on_event=show if stream else None, record_dir=record_dir,
+        )
+    )
+    if as_json:
+        _emit_json(result.as_dict())
+        return
+    if printed:
+        # the answer is the last step's text; earlier steps streamed text before their tool calls
+        if not "".join(printed).endswith(result.text):
+            click.echo(f"\n{result.text}", nl=False)
+        click.echo()
+    else:
+        click.echo(result.text)
+    if result.sources:
+        click.echo("\nSources used by tools:")
+        for source in result.sources:
+            click.echo(f"  - {source.title or source.url}: {source.url}")
 
 
 # --- entry point -------------------------------------------------------------------------------------

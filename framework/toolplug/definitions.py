@@ -288,8 +288,16 @@ class ToolExecutionResult(BaseModel):
         if self.text_content is not None:
             return self.text_content
         if self.content is not None:
-            return json.dumps(self.content, ensure_ascii=False)
+            shown = [_without_file_data(part) for part in self.content]
+            return json.dumps(shown, ensure_ascii=False)
         return json.dumps(self.json_content, ensure_ascii=False)
+
+
+def _without_file_data(part: dict[str, Any]) -> dict[str, Any]:
+    # A model reading text must never receive a file's base64 data as if it were text.
+    if part.get("type") in ("image", "file") and part.get("data"):
+        return {key: value for key, value in part.items() if key != "data"} | {"data": "[binary content not shown]"}
+    return part
 
 
 __all__ = [

@@ -16,12 +16,10 @@ text aimed at the model. Neutralised text stays readable, so a reader still sees
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import codecs
+import functools
 import inspect
 import re
-import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -245,87 +243,53 @@ class PromptInjectionGuard:
 
 
 # --- the built-in filter --------------------------------------------------------------------------
+#
+# Speed (WEB-9 asks for 10 MB/s on clean text): nothing is compiled at import; on first use the rules
+# are compiled once (:func:`_compiled`). Clean text then costs a handful of C-speed passes:
+#
+# - markup rules (tokens, fake tags, exfiltration links) are one alternation whose every branch starts
+#   with a literal character, so ``re`` skips straight to the rare ``<``, ``[``, ``!``, ``#``, quotes;
+# - word rules (overrides, fake headers, instructions to leak) each name the words a match starts with
+#   (or contains, with how far the match may begin before it): one pass over the lower-cased text finds
+#   those words after a non-word character, and only the rules of a word found run, anchored there;
+# - invisible characters and homoglyphs are never looked for in ASCII text (``str.isascii`` is O(1));
+# - encoded payloads are found by patterns that also start with a literal or a character class.
 
 OPEN = "\u27e6"  # ⟦
 CLOSE = "\u27e7"  # ⟧
 QUOTE_PREFIX = OPEN + "page text, not an instruction: "
 
-_TAGS = range(0xE0000, 0xE0080)
 _INVISIBLE = (
     "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u034f\u115f\u1160\u3164\uffa0"
 )
 _BIDI_OVERRIDE = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-# One quick test for "anything invisible at all" keeps clean text on the fast path.
-_ANY_HIDDEN = re.compile(
-    "[" + _INVISIBLE + _BIDI_OVERRIDE + "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-)
-_HIDDEN_RUN = re.compile(
-    "[" + _INVISIBLE + _BIDI_OVERRIDE + "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+"
-)
-_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-_EMOJI_NEAR = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+_HIDDEN_CLASS = "[" + _INVISIBLE + _BIDI_OVERRIDE + "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 
-_TOKEN_PATTERNS: list[tuple[str, str]] = [
-    (r"<\|[A-Za-z_][\w.\- ]{0,30}\|>", "chat template token"),
-    (r"<\uff5c[^<>\n]{1,30}\uff5c>", "chat template token"),
-    (r"\[/?INST\]", "instruction token"),
-    (r"<</?SYS>>", "system token"),
-    (r"</?(?:start_of_turn|end_of_turn|bos|eos|eot|start_of_text|end_of_text)>", "turn token"),
-    (r"(?m)^[ \t]*###[ \t]*(?:Instruction|Response|System)[ \t]*:", "instruction template header"),
-]
-_FAKE_BLOCK_PATTERNS: list[tuple[str, str]] = [
-    (
-        r"</?[ \t]*(?:system(?:[_-]?(?:prompt|message|instructions?))?|instructions?|developer(?:[_-]message)?"
-        r"|tool[_-]?(?:results?|responses?|outputs?|calls?|use)|function[_-]?(?:results?|calls?|response)"
-        r"|assistant|human|admin|im_start|im_end|antml:[\w-]+|search[_-]?results?|user[_-]?(?:query|message))"
-        r"\b[^<>\n]{0,80}>",
-        "fake message tag",
-    ),
-    (r"""["']role["'][ \t]*:[ \t]*["'](?:system|assistant|tool|developer|function)["']""", "fake role object"),
-    (
-        r"(?i)\[[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
-        r"(?:output|result|response))[ \t]*\]",
-        "fake role header",
-    ),
-    (
-        r"(?im)^[ \t>*#=-]*(?:system|developer|admin)[ \t]*(?:message|prompt|instructions?|override|notice|update|note)"
-        r"[ \t*]*:",
-        "fake system block",
-    ),
-    (r"(?m)^[ \t>*#=-]*SYSTEM[ \t*]*:", "fake system block"),
-    (
-        r"(?i)\b(?:end|begin|start)[ \t]+of[ \t]+(?:the[ \t]+)?(?:system[ \t]+prompt|instructions|tool[ \t]+"
-        r"(?:output|result|response)|function[ \t]+(?:output|result)|user[ \t]+(?:message|input)|untrusted"
-        r"[ \t]+(?:content|input)|web[ \t]?page|search[ \t]+results?)\b",
-        "fake block boundary",
-    ),
-    (r"(?m)(?:^|\n\n)Human:[ \t]", "fake dialogue turn"),
-]
-_EXFIL_PLACEHOLDER = (
-    r"(?:\{\{?[^{}\s)]{1,40}\}?\}|%7[Bb]|\$\{?[A-Za-z_]{3,}|<[A-Za-z_ ]{2,40}>|%3[Cc]|\[[A-Z_ ]{3,40}\]"
-    r"|\b(?:INSERT|PLACEHOLDER|YOUR_)\w*)"
+
+class _RuleSpec:
+    """One rule: its pattern, what it is, and how a match is found cheaply (a plain class: no
+    dataclass machinery at import).
+
+    ``anchors`` empty: a markup rule whose pattern starts with a literal character.
+    Otherwise every match starts with one of the anchor words (lower case; a trailing space stands for
+    any non-word character), or — with ``back`` > 0 — contains one and starts at most ``back``
+    characters before it.
+    """
+
+    __slots__ = ("anchors", "back", "family", "pattern", "rule")
+
+    def __init__(self, pattern: str, rule: str, family: str, anchors: tuple[str, ...] = (), back: int = 0) -> None:
+        self.pattern = pattern
+        self.rule = rule
+        self.family = family
+        self.anchors = anchors
+        self.back = back
+
+
+_AI_WORDS = (
+    "ai", "llm", "llms", "gpt", "chatgpt", "claude", "gemini", "copilot", "assistant", "assistants", "language",
+    "chatbot", "chatbots", "bot", "bots",
 )
-_EXFIL_PATTERNS: list[tuple[str, str]] = [
-    (r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "image URL carrying data"),
-    (r"(?<!!)\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "link URL carrying data"),
-    (r"(?i)<img\b[^>]{0,200}src=[\"']?[^\"'\s>]*\?[^\"'\s>]*" + _EXFIL_PLACEHOLDER + r"[^>]*>",
-     "image URL carrying data"),
-    (r"(?im)^[ \t]*\[[^\]\n]{1,40}\]:[ \t]*https?://\S*\?\S*" + _EXFIL_PLACEHOLDER + r"\S*", "link URL carrying data"),
-    (
-        r"(?i)\b(?:append|add|include|insert|encode|embed|put)\b[^.\n]{0,60}\b(?:conversation|chat|history|"
-        r"messages?|secrets?|password|api[ \t]?keys?|tokens?|credentials|personal[ \t]+data|user'?s?[ \t]+data|"
-        r"summary|memory|email)\b[^.\n]{0,60}\b(?:to|in|into|as)[ \t]+(?:the[ \t]+|this[ \t]+|a[ \t]+)?"
-        r"(?:url|link|query|image|request|parameter)",
-        "instruction to leak data through a URL",
-    ),
-    (
-        r"(?i)\b(?:send|forward|email|post|upload|transmit|leak|exfiltrate)[ \t]+"
-        r"(?:the|this|all|your|the[ \t]+user'?s?)[ \t]+(?:\w+[ \t]+)?"
-        r"(?:conversation|chat|data|history|messages|files|credentials|passwords?|keys?|"
-        r"api[ \t]keys?|summary|information|details|secrets?)\b[^.\n]{0,80}\b(?:to|at)[ \t]+(?:\S+@\S+|https?://)",
-        "instruction to send data away",
-    ),
-]
 _Q = r"(?:previous|prior|above|earlier|preceding|former|original|initial|system|existing|old|other|current)"
 _OBJ = (
     r"(?:instructions?|prompts?|directions?|directives?|rules|guidelines|guidance|context|messages?|commands?"
@@ -336,93 +300,250 @@ _AI = (
     r"(?:AI|LLMs?|GPT|ChatGPT|Claude|Gemini|Copilot|assistants?|language[ \t]+models?|chatbots?|bots?|"
     r"AI[ \t]+(?:assistants?|agents?|models?|systems?|tools?|crawlers?))"
 )
-_OVERRIDE_PATTERNS: list[tuple[str, str]] = [
-    (
+_EXFIL_PLACEHOLDER = (
+    r"(?:\{\{?[^{}\s)]{1,40}\}?\}|%7[Bb]|\$\{?[A-Za-z_]{3,}|<[A-Za-z_ ]{2,40}>|%3[Cc]|\[[A-Z_ ]{3,40}\]"
+    r"|\b(?:INSERT|PLACEHOLDER|YOUR_)\w*)"
+)
+_FAKE_TAG_NAMES = (
+    r"(?:system(?:[_-]?(?:prompt|message|instructions?))?|instructions?|developer(?:[_-]message)?"
+    r"|tool[_-]?(?:results?|responses?|outputs?|calls?|use)|function[_-]?(?:results?|calls?|response)"
+    r"|assistant|human|admin|im_start|im_end|antml:[\w-]+|search[_-]?results?|user[_-]?(?:query|message))"
+)
+_ROLE_VALUE = r"""[ \t]*:[ \t]*["'](?:system|assistant|tool|developer|function)["']"""
+
+_RULES: tuple[_RuleSpec, ...] = (
+    # tokens
+    _RuleSpec(r"<\|[A-Za-z_][\w.\- ]{0,30}\|>", "chat template token", "tokens"),
+    _RuleSpec(r"<\uff5c[^<>\n]{1,30}\uff5c>", "chat template token", "tokens"),
+    _RuleSpec(r"\[/?(?i:inst)\]", "instruction token", "tokens"),
+    _RuleSpec(r"<</?SYS>>", "system token", "tokens"),
+    _RuleSpec(r"</?(?:start_of_turn|end_of_turn|bos|eos|eot|start_of_text|end_of_text)>", "turn token", "tokens"),
+    _RuleSpec(r"###[ \t]*(?i:instruction|response|system|input|user|assistant)[ \t]*:",
+              "instruction template header", "tokens"),
+    # fake blocks
+    _RuleSpec(r"</?[ \t]*" + _FAKE_TAG_NAMES + r"\b[^<>\n]{0,80}>", "fake message tag", "fake_block"),
+    _RuleSpec(r'"role["\']' + _ROLE_VALUE, "fake role object", "fake_block"),
+    _RuleSpec(r"'role[\"']" + _ROLE_VALUE, "fake role object", "fake_block"),
+    _RuleSpec(
+        r"\[(?i:[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
+        r"(?:output|result|response))[ \t]*)\]",
+        "fake role header", "fake_block",
+    ),
+    _RuleSpec(
+        r"(?im)^[ \t>*#=-]*(?:system|developer|admin)[ \t]*(?:message|prompt|instructions?|override|notice|update|note)"
+        r"[ \t*]*:",
+        "fake system block", "fake_block", ("system", "developer", "admin"), 12,
+    ),
+    _RuleSpec(r"(?m)^[ \t>*#=-]*SYSTEM[ \t*]*:", "fake system block", "fake_block", ("system",), 12),
+    _RuleSpec(
+        r"(?i)\b(?:end|begin|start)[ \t]+of[ \t]+(?:the[ \t]+)?(?:system[ \t]+prompt|instructions|tool[ \t]+"
+        r"(?:output|result|response)|function[ \t]+(?:output|result)|user[ \t]+(?:message|input)|untrusted"
+        r"[ \t]+(?:content|input)|web[ \t]?page|search[ \t]+results?)\b",
+        "fake block boundary", "fake_block", ("end of ", "begin of ", "start of "),
+    ),
+    _RuleSpec(r"(?m)(?:^|\n\n)Human:[ \t]", "fake dialogue turn", "fake_block", ("human ",), 2),
+    # exfiltration
+    _RuleSpec(r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "image URL carrying data",
+              "exfiltration"),
+    _RuleSpec(r"\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "link URL carrying data",
+              "exfiltration"),
+    _RuleSpec(r"<(?i:img\b[^>]{0,200}src=[\"']?[^\"'\s>]*\?[^\"'\s>]*)" + _EXFIL_PLACEHOLDER + r"[^>]*>",
+              "image URL carrying data", "exfiltration"),
+    _RuleSpec(r"\[[^\]\n]{1,40}\]:[ \t]*(?i:https?)://\S*\?\S*" + _EXFIL_PLACEHOLDER + r"\S*",
+              "link URL carrying data", "exfiltration"),
+    _RuleSpec(
+        r"(?i)\b(?:append|add|include|insert|encode|embed|put)\b[^.\n]{0,60}\b(?:conversation|chat|history|"
+        r"messages?|secrets?|password|api[ \t]?keys?|tokens?|credentials|personal[ \t]+data|user'?s?[ \t]+data|"
+        r"summary|memory|email)\b[^.\n]{0,60}\b(?:to|in|into|as)[ \t]+(?:the[ \t]+|this[ \t]+|a[ \t]+)?"
+        r"(?:url|link|query|image|request|parameter)",
+        "instruction to leak data through a URL", "exfiltration",
+        ("append ", "add ", "include ", "insert ", "encode ", "embed ", "put "),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:send|forward|email|post|upload|transmit|leak|exfiltrate)[ \t]+"
+        r"(?:the|this|all|your|the[ \t]+user'?s?)[ \t]+(?:\w+[ \t]+)?"
+        r"(?:conversation|chat|data|history|messages|files|credentials|passwords?|keys?|"
+        r"api[ \t]keys?|summary|information|details|secrets?)\b[^.\n]{0,80}\b(?:to|at)[ \t]+(?:\S+@\S+|https?://)",
+        "instruction to send data away", "exfiltration",
+        ("send ", "forward ", "email ", "post ", "upload ", "transmit ", "leak ", "exfiltrate "),
+    ),
+    # override
+    _RuleSpec(
         r"(?i)\b(?:ignore|disregard|forget|override|bypass|discard|drop|abandon)[ \t]+(?:"
         + _DET + r"*" + _Q + r"[ \t]+(?:\w+[ \t]+)?" + _OBJ + r"|all[ \t]+" + _DET + r"*" + _OBJ
         + r"|your[ \t]+" + _OBJ + r"|(?:everything|anything)[ \t]+(?:above|before|you[ \t]+(?:were|have[ \t]+been)"
         r"[ \t]+told))\b",
-        "instruction override",
+        "instruction override", "override",
+        ("ignore ", "disregard ", "forget ", "override ", "bypass ", "discard ", "drop ", "abandon "),
     ),
-    (
+    _RuleSpec(
+        r"(?i)\b(?:ignoriere|ignorieren|vergiss|vergessen|ignora|ignorez|ignorer|olvida|oubliez|negeer|ignoruj)"
+        r"[ \t]+(?:\w+[ \t]+){0,3}?(?:anweisungen|instruktionen|regeln|instrucciones|reglas|instructions|consignes"
+        r"|istruzioni|regole|instructies|instrukcje)\b",
+        "instruction override", "override",
+        ("ignoriere", "ignorieren", "vergiss", "vergessen", "ignora", "ignorez", "ignorer", "olvida", "oubliez",
+         "negeer", "ignoruj"),
+    ),
+    _RuleSpec(
         r"(?i)\byou[ \t]+are[ \t]+(?:now|no[ \t]+longer)[ \t]+(?:DAN\b|an?[ \t]+(?:unrestricted|unfiltered|uncensored"
         r"|different|new|evil|jailbroken)\b|in[ \t]+(?:developer|god|jailbreak|DAN|admin)[ \t]+mode"
         r"|free[ \t]+(?:from|of)|bound[ \t]+by|restricted|an?[ \t]+AI)",
-        "role reassignment",
+        "role reassignment", "override", ("you are ",),
     ),
-    (r"(?i)\b(?:new|updated|revised|real|actual|true|hidden|secret)[ \t]+(?:system[ \t]+)?(?:instructions|prompt|"
-     r"directives?|task|orders)[ \t]*:", "new instructions"),
-    (
+    _RuleSpec(
+        r"(?i)\b(?:new|updated|revised|real|actual|true|hidden|secret)[ \t]+(?:system[ \t]+)?(?:instructions|prompt|"
+        r"directives?|task|orders)[ \t]*:",
+        "new instructions", "override", ("instructions", "prompt", "directive", "directives", "task", "orders"), 40,
+    ),
+    _RuleSpec(
         r"(?i)\b(?:reveal|print|output|repeat|leak|disclose|dump|exfiltrate|tell[ \t]+me)[ \t]+(?:\w+[ \t]+)?"
         r"(?:your|the)[ \t]+(?:full[ \t]+|entire[ \t]+|original[ \t]+|hidden[ \t]+|initial[ \t]+|secret[ \t]+)*"
         r"(?:system[ \t]+prompt|initial[ \t]+prompt|hidden[ \t]+prompt|instructions[ \t]+above|previous[ \t]+"
         r"instructions|conversation(?:[ \t]+history)?|chat[ \t]+history|api[ \t]+keys?)\b",
-        "prompt or data extraction",
+        "prompt or data extraction", "override",
+        ("reveal ", "print ", "output ", "repeat ", "leak ", "disclose ", "dump ", "exfiltrate ", "tell me "),
     ),
-    (
+    _RuleSpec(
         r"(?i)(?:^|[.!?\n][ \t]*|[\"'(][ \t]*)(?:dear[ \t]+|hey[ \t]+|hi[ \t]+|attention[ \t,]+|note[ \t]+to[ \t]+"
         r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?|to[ \t]+(?:the|any|all)[ \t]+)?" + _AI
         + r"[ \t]*,[ \t]*(?:you[ \t]+(?:must|should|will|need|have|are)|please|ignore|disregard|do[ \t]+not|don't|never"
         r"|stop|instead|from[ \t]+now|forget|it[ \t]+is[ \t]+important)",
-        "text addressed to the model",
+        "text addressed to the model", "override", _AI_WORDS, 40,
     ),
-    (
+    _RuleSpec(
         r"(?i)(?:^|[.!?\n][ \t]*|[\"'(][ \t]*)(?:dear[ \t]+|attention[ \t,]+|note[ \t]+to[ \t]+"
         r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?)?" + _AI
         + r"[ \t]*[:!][ \t]*(?:ignore|disregard|do[ \t]+not|don't|never|stop|forget|from[ \t]+now"
         r"|important|you[ \t]+must|execute|override)",
-        "text addressed to the model",
+        "text addressed to the model", "override", _AI_WORDS, 40,
     ),
-    (
+    _RuleSpec(
         r"(?i)\b(?:note|message|instructions?|attention|notice|directive|command|warning|request)[ \t]+(?:to|for)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?" + _AI + r"\b[ \t]*(?:[:,.!-]|reading|processing|summari[sz]ing)",
-        "text addressed to the model",
+        "text addressed to the model", "override", _AI_WORDS, 30,
     ),
-    (r"(?i)\b(?:if|when)[ \t]+you[ \t]+are[ \t]+an?[ \t]+" + _AI + r"\b", "text addressed to the model"),
-    (r"(?i)\bas[ \t]+an?[ \t]+(?:AI|language[ \t]+model|assistant)\b[^.\n]{0,40}\byou[ \t]+(?:must|should|will|"
-     r"are[ \t]+required)", "text addressed to the model"),
-    (r"(?i)\b(?:do[ \t]+not|don't|never)[ \t]+(?:tell|inform|mention[ \t]+(?:this|it)[ \t]+to|reveal[ \t]+(?:this|it)"
-     r"[ \t]+to|alert|warn)[ \t]+the[ \t]+user\b", "hiding from the user"),
-    (r"(?i)\b(?:when|while|if)[ \t]+(?:you[ \t]+)?(?:summari[sz]e|summari[sz]ing|read|reading|process|processing|"
-     r"analy[sz]e|analy[sz]ing)[ \t]+this[ \t]+(?:page|document|article|text|email|site|content)[ \t]*,[ \t]*"
-     r"(?:you[ \t]+(?:must|should)|ignore|instead|always|do[ \t]+not|first)", "text addressed to the model"),
-    (r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
-     r"(?:instructions|rules))", "instruction override"),
-    (r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
-     "role reassignment"),
-]
-
-
-def _compile(patterns: list[tuple[str, str]], family: str) -> list[tuple[re.Pattern[str], str, str]]:
-    return [(re.compile(pattern), rule, family) for pattern, rule in patterns]
-
-
-_MECHANICAL = (
-    _compile(_TOKEN_PATTERNS, "tokens") + _compile(_FAKE_BLOCK_PATTERNS, "fake_block")
-    + _compile(_EXFIL_PATTERNS, "exfiltration")
+    _RuleSpec(r"(?i)\b(?:if|when)[ \t]+you[ \t]+are[ \t]+an?[ \t]+" + _AI + r"\b", "text addressed to the model",
+              "override", _AI_WORDS, 25),
+    _RuleSpec(r"(?i)\bas[ \t]+an?[ \t]+(?:AI|language[ \t]+model|assistant)\b[^.\n]{0,40}\byou[ \t]+(?:must|should|"
+              r"will|are[ \t]+required)", "text addressed to the model", "override", _AI_WORDS, 8),
+    _RuleSpec(r"(?i)\b(?:do[ \t]+not|don't|never)[ \t]+(?:tell|inform|mention[ \t]+(?:this|it)[ \t]+to|reveal[ \t]+"
+              r"(?:this|it)[ \t]+to|alert|warn)[ \t]+the[ \t]+user\b", "hiding from the user", "override",
+              ("do not ", "don t ", "never ")),
+    _RuleSpec(r"(?i)\b(?:when|while|if)[ \t]+(?:you[ \t]+)?(?:summari[sz]e|summari[sz]ing|read|reading|process|"
+              r"processing|analy[sz]e|analy[sz]ing)[ \t]+this[ \t]+(?:page|document|article|text|email|site|content)"
+              r"[ \t]*,[ \t]*(?:you[ \t]+(?:must|should)|ignore|instead|always|do[ \t]+not|first)",
+              "text addressed to the model", "override",
+              ("summarize", "summarise", "summarizing", "summarising", "read", "reading", "process", "processing",
+               "analyze", "analyse", "analyzing", "analysing"), 24),
+    _RuleSpec(r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
+              r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
+    _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+              "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
-_HEURISTIC = _compile(_OVERRIDE_PATTERNS, "override")
-_ALL_RULES = _MECHANICAL + _HEURISTIC
+_LOOK_AHEAD = 400
+"""How far after its anchor word a rule that may start before the word is searched."""
 
-# Cheap gates: most text never contains any of these, so most rules are never tried.
-_GATE = re.compile(
-    r"(?i)<|\[|\{|!\[|\bsystem|human:|\bend of|\bbegin|\bstart of|ignor|disregard|forget|overrid|bypass|discard|"
-    r"abandon|\bdrop\b|you are|instructions?\b|prompt|directive|reveal|print|output|repeat|leak|disclos|dump|"
-    r"exfiltrat|tell me|\bai\b|llm|gpt|claude|gemini|copilot|assistant|language model|chatbot|\bbots?\b|don't|"
-    r"do not|never|summari|analy|\bstop\b|\bcease\b|developer|jailbreak|append|include|insert|encode|embed|"
-    r"\bsend\b|forward|email|upload|transmit|\bpost\b|role|###|\badd\b|\bput\b|\bnew\b|secret|hidden|real|"
-    r"actual|true|revised|updated|enable|enter|activate|dear|note|attention|message|read|process"
+
+class _Rule:
+    __slots__ = ("back", "family", "pattern", "rule")
+
+    def __init__(self, pattern: re.Pattern[str], rule: str, family: str, back: int) -> None:
+        self.pattern = pattern
+        self.rule = rule
+        self.family = family
+        self.back = back
+
+
+def _alternation(words: Sequence[str]) -> str:
+    """Words grouped by first letter, longest first, so ``re`` tests few branches per position."""
+    groups: dict[str, list[str]] = {}
+    for word in sorted(set(words), key=lambda w: (-len(w), w)):
+        groups.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "(?:" + "|".join(re.escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()) + ")"
+
+
+class _Compiled:
+    """Everything the built-in filter matches with, compiled once on first use."""
+
+    def __init__(self) -> None:
+        self.markup = [_Rule(re.compile(s.pattern), s.rule, s.family, 0) for s in _RULES if not s.anchors]
+        # One pass over the text finds where any markup rule matches; every branch starts with a literal.
+        self.markup_gate = re.compile("|".join(f"(?:{s.pattern})" for s in _RULES if not s.anchors))
+        # Anchor words are looked for in a one-byte-per-character copy of the text where every letter is
+        # lower case and every other character a space (:data:`_WORD_BYTES`): ``bytes.split`` and a set
+        # say which anchor words occur at all, ``bytes.find`` where. A rule runs under the first word of
+        # its anchors; the rule's own pattern checks the rest.
+        self.by_anchor: dict[bytes, list[_Rule]] = {}
+        for spec in _RULES:
+            if spec.anchors:
+                compiled = _Rule(re.compile(spec.pattern), spec.rule, spec.family, spec.back)
+                for anchor in spec.anchors:
+                    rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
+                    if compiled not in rules:
+                        rules.append(compiled)
+        self.anchor_words = frozenset(self.by_anchor)
+        self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
+        self.hidden = re.compile(_HIDDEN_CLASS)
+        self.hidden_run = re.compile(_HIDDEN_CLASS + "+")
+        self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+        self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+        # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
+        # Base64 runs, in a copy where every other character is a space (:data:`_BASE64_BYTES`).
+        self.base64 = re.compile(rb" ([A-Za-z0-9+/_-]{24,}={0,2})(?= )")
+        self.hex = (
+            re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){11,}"),
+            re.compile(r"0[xX][0-9A-Fa-f]{2}(?:[ :,]{0,2}0[xX][0-9A-Fa-f]{2}){11,}"),
+        )
+        self.plain_hex = re.compile(r"[0-9A-Fa-f]{2}(?:[ :]?[0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])")
+        self.url_encoded = re.compile(r"%[0-9A-Fa-f]{2}(?:[A-Za-z0-9 .,]{0,2}%[0-9A-Fa-f]{2}){7,}")
+        self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){9,}[A-Za-z](?![\w])")
+        # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
+        self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
+        self.leet = re.compile(r"[013457@$](?:(?<=[A-Za-z][013457@$])[A-Za-z]|[A-Za-z][013457@$])")
+        self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
+        self.mixed_script = re.compile("[\u0370-\u04ff](?:(?<=[A-Za-z][\u0370-\u04ff])|[A-Za-z])")
+        self.sentence_end = re.compile(r"[.!?\n]")
+        self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
+        self.http = re.compile(r"(?i)\bhttp(s?)://")
+        self.separators = re.compile(r"[ \t.\-_*|/,]")
+        self.separator_runs = re.compile(r"[ \t.\-_*|/,]{2,}")
+        self.inner_separator = re.compile(r"(?<=\w)[.\-_*|/,](?=\w)")
+        self.hex_noise = re.compile(r"\\x|0[xX]|[ :,]")
+
+
+@functools.cache
+def _compiled() -> _Compiled:
+    return _Compiled()
+
+
+def _byte_table(keep: str, *, lower: bool = False, as_char: str = "", rest: str = " ") -> bytes:
+    """A ``bytes.translate`` table: ``keep`` stays (or becomes ``as_char``), the rest becomes ``rest``."""
+    table = bytearray(rest.encode("ascii") * 256)
+    for char in keep:
+        target = as_char or (char.lower() if lower else char)
+        table[ord(char)] = ord(target)
+    return bytes(table)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_WORD_BYTES = _byte_table(_LETTERS + "0123456789_", lower=True)
+_BASE64_BYTES = _byte_table(_LETTERS + "0123456789+/_-=")
+_BASE64_SHAPE = bytes(ord("b") if chr(i) in _LETTERS + "0123456789+/_-" else ord(" ") for i in range(256))
+_LONG_TOKEN = b"b" * 24
+_HEX_BYTES = bytes(
+    ord("h") if chr(i) in "0123456789abcdefABCDEF" else ord(" ") if chr(i) in " :" else ord("#") for i in range(256)
 )
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :]?){16,}")
-_URL_ENCODED = re.compile(r"(?:%[0-9A-Fa-f]{2}[A-Za-z0-9 .,]{0,2}){8,}")
-_SPACED = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|]{1,3}){9,}[A-Za-z](?![\w])")
-_LEET_GATE = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
-_CYRILLIC_OR_GREEK = re.compile("[\u0370-\u04ff]")
-_HEX_GATE = re.compile(r"\\x[0-9A-Fa-f]|0x[0-9A-Fa-f]{2}|[0-9A-Fa-f]{32}|(?:[0-9A-Fa-f]{2}[ :]){15}")
-_SPACED_GATE = re.compile(r"[A-Za-z][ .\-_*|]{1,3}[A-Za-z][ .\-_*|]{1,3}[A-Za-z][ .\-_*|]{1,3}[A-Za-z][ .\-_*|]{1,3}[A-Za-z]\b")
+_SPACED_BYTES = bytes(
+    ord("a") if chr(i) in _LETTERS else ord(" ") if chr(i) in " \t.-_*|/," else ord("#") for i in range(256)
+)
+
+
+def _one_byte(text: str, table: bytes) -> bytes:
+    """``" " + text + " "`` as one byte per character (others become ``?``), translated through ``table``."""
+    return (" " + text + " ").encode("latin-1", "replace").translate(table)
+
+
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_MIXED_SCRIPT = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
 _HOMOGLYPHS = str.maketrans(
     {
         "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0445": "x", "\u0443": "y",
@@ -430,9 +551,9 @@ _HOMOGLYPHS = str.maketrans(
         "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0425": "X", "\u0406": "I", "\u041c": "M", "\u041d": "H",
         "\u0422": "T", "\u0412": "B", "\u041a": "K", "\u03bf": "o", "\u03b1": "a", "\u03b5": "e", "\u03b9": "i",
         "\u039f": "O", "\u0391": "A", "\u0395": "E", "\u0399": "I", "\u03a4": "T", "\u039d": "N", "\u03bd": "v",
+        "\u0432": "b", "\u043a": "k", "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u0433": "r",
     }
 )
-_ROT13_GATE = re.compile(r"(?i)\brot[ -]?13\b")
 
 
 class BuiltinInjectionFilter:
@@ -444,6 +565,8 @@ class BuiltinInjectionFilter:
     do so), ``encoded`` (base64, hex, URL-encoded, spaced-out, leetspeak, homoglyph and rot13 forms of
     the above) and ``override`` (instruction-like text aimed at the model). Ordinary prose — about
     prompts, roles, base64, in right-to-left scripts, with emoji — is left exactly as it is.
+
+    Creating one is free: the patterns are compiled, once per process, the first time a text is filtered.
     """
 
     name = "toolplug.builtin"
@@ -454,11 +577,15 @@ class BuiltinInjectionFilter:
 
     def filter_one(self, text: str) -> FilteredText:
         """Neutralise one text; unchanged (the same object) when nothing was found."""
+        compiled = _compiled()
         findings: list[InjectionFinding] = []
-        if _ANY_HIDDEN.search(text):
-            text = _neutralise_hidden(text, findings)
-        text = _neutralise_rules(text, findings)
-        text = _neutralise_encoded(text, findings)
+        if not text.isascii():
+            runs = list(compiled.hidden_run.finditer(text))
+            if runs:
+                text = _neutralise_hidden(text, runs, findings, compiled)
+        raw = (" " + text + " ").encode("latin-1", "replace")  # one byte per character, shared by the scans
+        text = _neutralise_rules(text, raw, findings, compiled)
+        text = _neutralise_encoded(text, raw if not findings else None, findings, compiled)
         if not findings:
             return FilteredText(text)
         return FilteredText(text, tuple(findings))
@@ -482,39 +609,44 @@ def _quote(span: str) -> str:
     return QUOTE_PREFIX + _defang(span) + CLOSE
 
 
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
-
-
-def _unlink(span: str) -> str:
+def _unlink(span: str, compiled: _Compiled) -> str:
     """A link or image that would carry data away, shown as text that no renderer fetches."""
-    text = _MARKDOWN_LINK.sub(lambda m: f"{m.group(1)} \u2014 {m.group(2)}", span)
-    text = re.sub(r"(?i)\bhttp(s?)://", r"hxxp\1://", _defang(text))
+    text = compiled.markdown_link.sub(lambda m: f"{m.group(1)} \u2014 {m.group(2)}", span)
+    text = compiled.http.sub(r"hxxp\1://", _defang(text))
     return f"{OPEN}link not rendered, its URL would carry data away: {text}{CLOSE}"
 
 
-def _neutralise_hidden(text: str, findings: list[InjectionFinding]) -> str:
+def _neutralise_hidden(
+    text: str, runs: list[re.Match[str]], findings: list[InjectionFinding], compiled: _Compiled
+) -> str:
     out: list[str] = []
     position = 0
-    has_rtl = _RTL_LETTER.search(text) is not None
-    for run in _HIDDEN_RUN.finditer(text):
+    has_rtl: list[bool] = []  # looked up the first time a bidirectional control needs it
+    for run in runs:
         out.append(text[position:run.start()])
-        out.append(_neutralise_run(text, run.start(), run.end(), has_rtl, findings))
+        out.append(_neutralise_run(text, run.start(), run.end(), has_rtl, findings, compiled))
         position = run.end()
     out.append(text[position:])
     return "".join(out)
 
 
-def _neutralise_run(text: str, start: int, end: int, has_rtl: bool, findings: list[InjectionFinding]) -> str:
-    """Neutralise one run of hidden characters ``text[start:end]``."""
+def _is_tag(code: int) -> bool:
+    return 0xE0000 <= code <= 0xE007F
+
+
+def _neutralise_run(
+    text: str, start: int, end: int, has_rtl: list[bool], findings: list[InjectionFinding], compiled: _Compiled
+) -> str:
+    """Neutralise one run of hidden characters ``text[start:end]`` (runs are short: a loop is fine)."""
     out: list[str] = []
     i = start
     n = end
     while i < n:
         ch = text[i]
         code = ord(ch)
-        if code in _TAGS:
+        if _is_tag(code):
             j = i
-            while j < n and ord(text[j]) in _TAGS:
+            while j < n and _is_tag(ord(text[j])):
                 j += 1
             # A flag emoji (black flag + tag letters + cancel tag) is the one legitimate use.
             if i > 0 and text[i - 1] == "\U0001f3f4" and ord(text[j - 1]) == 0xE007F:
@@ -535,7 +667,9 @@ def _neutralise_run(text: str, start: int, end: int, has_rtl: bool, findings: li
             continue
         if ch in _BIDI_OVERRIDE:
             # Embeddings and isolates are ordinary in right-to-left text; overrides never are.
-            if has_rtl and ch not in "\u202d\u202e":
+            if not has_rtl:
+                has_rtl.append(compiled.rtl_letter.search(text) is not None)
+            if has_rtl[0] and ch not in "\u202d\u202e":
                 out.append(ch)
             else:
                 findings.append(InjectionFinding("invisible", "bidirectional control", f"U+{code:04X}"))
@@ -550,8 +684,8 @@ def _neutralise_run(text: str, start: int, end: int, has_rtl: bool, findings: li
             before = text[i - 1] if i else ""
             after = text[j] if j < len(text) else ""
             if len(run) == 1 and run in "\u200c\u200d" and (
-                _EMOJI_NEAR.match(before or " ") or _EMOJI_NEAR.match(after or " ") or not before.isascii()
-                or not after.isascii()
+                compiled.emoji_near.match(before or " ") or compiled.emoji_near.match(after or " ")
+                or not before.isascii() or not after.isascii()
             ):
                 out.append(run)  # joiners inside emoji sequences and non-Latin scripts
             elif len(run) == 1 and run == "\ufeff" and i == 0:
@@ -571,73 +705,98 @@ def _neutralise_run(text: str, start: int, end: int, has_rtl: bool, findings: li
     return "".join(out)
 
 
-_ANCHORS = (
-    "<", "{", "%7b", "%3c", "${", "[inst", "[/inst", "[system", "[developer", "[admin", "[tool", "###", "\"role",
-    "'role", "system", "developer", "admin", "human:", "end of", "begin of", "start of", "ignor", "disregard",
-    "forget", "overrid", "bypass", "discard", "abandon", "you are now", "you are no longer", "instruction", "prompt",
-    "directive", "llm", "gpt", "claude", "gemini", "copilot", "assistant", "language model", "chatbot",
-    "the user", "this page", "this document", "this article", "this text", "this email", "this site",
-    "this content", "conversation", "chat history", "secret", "password", "api key", "credential", "personal data",
-    "user's data", "user data", "jailbreak", "insert", "placeholder", "your_", "cease", "stop what",
-)
-_CASED_ANCHORS = ("AI", "SYSTEM", "[A", "[B", "[C", "[D", "[E", "[H", "[M", "[P", "[S", "[U")
-_WINDOW = 400
+Span = tuple[int, int, str, str]
 
 
-def _windows(text: str) -> list[tuple[int, int]]:
-    """Stretches of text around the words every rule needs; the rest cannot match and is skipped."""
-    lower = text.lower()
-    hits: list[int] = []
-    for anchors, haystack in ((_ANCHORS, lower), (_CASED_ANCHORS, text)):
-        for anchor in anchors:
-            position = haystack.find(anchor)
-            while position != -1:
-                hits.append(position)
-                position = haystack.find(anchor, position + _WINDOW)
-    if not hits:
-        return []
-    hits.sort()
+def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, raw: bytes | None = None) -> list[Span]:
+    """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
+
+    ``raw``: ``" " + text + " "`` encoded one byte per character, when the caller already has it.
+    """
+    spans: set[Span] = set()
+    gate = compiled.markup_gate.search(text)
+    while gate is not None:
+        position = gate.start()
+        for rule in compiled.markup:
+            match = rule.pattern.match(text, position)
+            if match is not None and match.end() > position:
+                spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
+        gate = compiled.markup_gate.search(text, position + 1)
+    words = raw.translate(_WORD_BYTES) if raw is not None else _one_byte(text, _WORD_BYTES)  # [i + 1] is text[i]
+    hits: list[tuple[int, bytes]] = []  # the space before the word is at ``position``: the word is text[position]
+    present = compiled.anchor_words.intersection(words.split())
+    if len(present) > _FIND_LIMIT:  # one pass for many words (long texts) rather than one per word
+        hits.extend((m.start(), m.group(1)) for m in _word_finder(tuple(sorted(present))).finditer(words))
+    else:
+        for word in present:
+            needle = b" " + word + b" "
+            found = words.find(needle)
+            while found != -1:
+                hits.append((found, word))
+                found = words.find(needle, found + 1)
+    for position, word in hits:
+        for rule in compiled.by_anchor[word]:
+            if not rule.back:
+                match = rule.pattern.match(text, position)
+                if match is not None and match.end() > position:
+                    spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
+                continue
+            end = min(len(text), position + _LOOK_AHEAD)
+            for match in rule.pattern.finditer(text, max(0, position - rule.back), end):
+                if match.start() > position:
+                    break
+                if match.end() > match.start():
+                    spans.add((match.start() + offset, match.end() + offset, rule.family, rule.rule))
+    return sorted(spans)
+
+
+_FIND_LIMIT = 6
+
+
+@functools.lru_cache(maxsize=128)
+def _word_finder(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A pattern finding any of ``words`` between spaces (the next word's space may be this one's)."""
+    return re.compile(b" (" + _alternation([w.decode("ascii") for w in words]).encode("ascii") + b")(?= )")
+
+
+_VIEW_MARGIN = 240
+
+
+def _view_windows(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Stretches of ``text`` around matches of ``pattern``, merged."""
     windows: list[tuple[int, int]] = []
-    for hit in hits:
-        start = text.rfind("\n", 0, max(hit - _WINDOW, 0)) + 1
-        end = min(len(text), hit + _WINDOW)
-        newline = text.find("\n", end)
-        if newline != -1 and newline - end <= _WINDOW:
-            end = newline
+    for match in pattern.finditer(text):
+        start, end = max(0, match.start() - _VIEW_MARGIN), min(len(text), match.end() + _VIEW_MARGIN)
         if windows and start <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], max(windows[-1][1], end))
+            windows[-1] = (windows[-1][0], end)
         else:
             windows.append((start, end))
     return windows
 
 
-def _spans(text: str, rules: Sequence[tuple[re.Pattern[str], str, str]]) -> list[tuple[int, int, str, str]]:
-    spans = []
-    for start, end in _windows(text):
-        for pattern, rule, family in rules:
-            for match in pattern.finditer(text, start, end):
-                if match.end() > match.start():
-                    spans.append((match.start(), match.end(), family, rule))
+def _view_spans(text: str, compiled: _Compiled, raw: bytes | None = None) -> list[Span]:
+    """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks."""
+    spans: list[Span] = []
+
+    def scan(start: int, end: int, view: str) -> None:
+        for s, e, _family, rule in _rule_spans(view, compiled, start):
+            if text[s:e] != view[s - start:e - start]:
+                spans.append((s, e, "encoded", f"obfuscated {rule}"))
+
+    for start, end in _view_windows(text, compiled.leet):
+        scan(start, end, text[start:end].translate(_LEET))
+    if not text.isascii() and compiled.cyrillic_or_greek.search(text):
+        for start, end in _view_windows(text, compiled.mixed_script):
+            scan(start, end, text[start:end].translate(_HOMOGLYPHS))
+    words = raw.translate(_WORD_BYTES) if raw is not None else _one_byte(text, _WORD_BYTES)
+    if b"rot13" in words or b"rot 13" in words:
+        scan(0, len(text), codecs.encode(text, "rot13"))
     return spans
 
 
-def _views(text: str) -> list[str]:
-    """Same-length re-spellings of ``text`` in which obfuscated words read plainly."""
-    views = []
-    if _LEET_GATE.search(text):
-        views.append(text.translate(_LEET))
-    if not text.isascii() and _CYRILLIC_OR_GREEK.search(text) and _MIXED_SCRIPT.search(text):
-        views.append(text.translate(_HOMOGLYPHS))
-    if _ROT13_GATE.search(text):
-        views.append(codecs.encode(text, "rot13"))
-    return views
-
-
-def _neutralise_rules(text: str, findings: list[InjectionFinding]) -> str:
-    spans = _spans(text, _ALL_RULES)
-    for view in _views(text):
-        spans.extend((s, e, "encoded", f"obfuscated {rule}") for s, e, _family, rule in _spans(view, _ALL_RULES)
-                     if text[s:e] != view[s:e])
+def _neutralise_rules(text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled) -> str:
+    spans = _rule_spans(text, compiled, 0, raw)
+    spans.extend(_view_spans(text, compiled, raw))
     if not spans:
         return text
     spans.sort()
@@ -647,7 +806,7 @@ def _neutralise_rules(text: str, findings: list[InjectionFinding]) -> str:
         if family == "override" or (family == "encoded" and "override" in rule) or (family == "exfiltration" and (
             "instruction" in rule
         )):
-            start, end = _sentence(text, start, end)
+            start, end = _sentence(text, start, end, compiled)
         if start < position:
             start = position
         if start >= end:
@@ -657,7 +816,7 @@ def _neutralise_rules(text: str, findings: list[InjectionFinding]) -> str:
         defanged = _defang(span)
         inline = family in ("tokens", "fake_block") and "role object" not in rule and defanged != span
         if family == "exfiltration" and "URL carrying data" in rule:
-            replacement = _unlink(span)
+            replacement = _unlink(span, compiled)
         else:
             replacement = defanged if inline else _quote(span)
         out.append(replacement)
@@ -667,8 +826,8 @@ def _neutralise_rules(text: str, findings: list[InjectionFinding]) -> str:
     return "".join(out)
 
 
-def _merge(spans: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
-    merged: list[tuple[int, int, str, str]] = []
+def _merge(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
     for span in spans:
         if merged and span[0] < merged[-1][1]:
             last = merged[-1]
@@ -678,25 +837,22 @@ def _merge(spans: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, 
     return merged
 
 
-_SENTENCE_END = re.compile(r"[.!?\n]")
-
-
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+def _sentence(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int, int]:
     """Widen a match to the sentence around it, so the whole instruction is quoted."""
     left = max(text.rfind(".", 0, start), text.rfind("\n", 0, start), text.rfind("!", 0, start),
                text.rfind("?", 0, start))
     left = max(left + 1, start - 300)
     while left < start and text[left] in " \t":
         left += 1
-    match = _SENTENCE_END.search(text, end, min(len(text), end + 300))
+    match = compiled.sentence_end.search(text, end, min(len(text), end + 300))
     right = match.end() if match else min(len(text), end + 300)
     if right > end and text[right - 1] == "\n":
         right -= 1
     return left, right
 
 
-def _looks_malicious(decoded: str) -> bool:
-    return any(pattern.search(decoded) for pattern, _rule, _family in _ALL_RULES)
+def _looks_malicious(decoded: str, compiled: _Compiled) -> bool:
+    return bool(_rule_spans(decoded, compiled)) or bool(_view_spans(decoded, compiled))
 
 
 def _printable(decoded: str) -> bool:
@@ -706,35 +862,59 @@ def _printable(decoded: str) -> bool:
     return good / len(decoded) > 0.9 and any(c.isalpha() for c in decoded)
 
 
-def _neutralise_encoded(text: str, findings: list[InjectionFinding]) -> str:
+def _neutralise_encoded(
+    text: str, raw: bytes | None, findings: list[InjectionFinding], compiled: _Compiled
+) -> str:
+    """Neutralise encoded payloads; ``raw`` as for :func:`_rule_spans` (``None`` when ``text`` changed)."""
+    import base64
+    import binascii
+    import urllib.parse
+
+    if raw is None:
+        raw = (" " + text + " ").encode("latin-1", "replace")
     replacements: list[tuple[int, int, str, str]] = []
-    for match in _BASE64.finditer(text):
-        token = match.group(0)
-        raw = token.replace("-", "+").replace("_", "/")
+    base64_view = raw.translate(_BASE64_BYTES)
+    tokens = compiled.base64.finditer(base64_view) if _LONG_TOKEN in base64_view.translate(_BASE64_SHAPE) else ()
+    for token in tokens:
+        start, end = token.start(1) - 1, token.end(1) - 1
+        token_text = text[start:end].replace("-", "+").replace("_", "/")
         try:
-            decoded = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True).decode("utf-8")
+            decoded = base64.b64decode(token_text + "=" * (-len(token_text) % 4), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
-        if _printable(decoded) and _looks_malicious(decoded):
-            replacements.append((match.start(), match.end(), "base64", decoded))
-    for match in _HEX.finditer(text) if _HEX_GATE.search(text) else ():
-        digits = re.sub(r"\\x|0x|[ :]", "", match.group(0))
-        try:
-            decoded = bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if _printable(decoded) and _looks_malicious(decoded):
-            replacements.append((match.start(), match.end(), "hex", decoded))
-    for match in _URL_ENCODED.finditer(text) if "%" in text else ():
+        if _printable(decoded) and _looks_malicious(decoded, compiled):
+            replacements.append((start, end, "base64", decoded))
+    hex_patterns = list(compiled.hex)
+    hexes = raw.translate(_HEX_BYTES)
+    if b"h" * 24 in hexes or b"hh hh hh hh hh hh hh hh hh hh hh hh" in hexes:
+        hex_patterns.append(compiled.plain_hex)
+    for pattern in hex_patterns:
+        for match in pattern.finditer(text):
+            digits = compiled.hex_noise.sub("", match.group(0))
+            try:
+                decoded = bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8")
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if _printable(decoded) and _looks_malicious(decoded, compiled):
+                replacements.append((match.start(), match.end(), "hex", decoded))
+    for match in compiled.url_encoded.finditer(text):
         decoded = urllib.parse.unquote(match.group(0))
-        if _printable(decoded) and _looks_malicious(decoded):
+        if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((match.start(), match.end(), "URL encoding", decoded))
-    for match in _SPACED.finditer(text) if _SPACED_GATE.search(text) else ():
-        collapsed = re.sub(r"[ \t.\-_*|]", "", match.group(0))
-        spaced = re.sub(r"[ \t.\-_*|]{2,}", " ", match.group(0))
-        candidates = (collapsed, spaced.replace(" ", ""), re.sub(r"(?<=\w)[.\-_*|](?=\w)", "", spaced))
-        if any(_looks_malicious(c) or _looks_malicious(_words(c)) for c in candidates):
-            replacements.append((match.start(), match.end(), "spaced-out letters", spaced))
+    spaced_out: list[tuple[int, int]] = []
+    for gate in compiled.spaced_gate.finditer(raw.translate(_SPACED_BYTES)):
+        if spaced_out and gate.start() < spaced_out[-1][1]:
+            continue
+        window_end = min(len(text), gate.start() + 2000)
+        spaced_out.extend(m.span() for m in compiled.spaced.finditer(text, max(0, gate.start() - 8), window_end)
+                          if not spaced_out or m.start() >= spaced_out[-1][1])
+    for start, end in spaced_out:
+        found = text[start:end]
+        collapsed = compiled.separators.sub("", found)
+        spaced = compiled.separator_runs.sub(" ", found)
+        candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced))
+        if any(_looks_malicious(c, compiled) or _looks_malicious(_words(c), compiled) for c in candidates):
+            replacements.append((start, end, "spaced-out letters", spaced))
     if not replacements:
         return text
     replacements.sort()
@@ -752,10 +932,10 @@ def _neutralise_encoded(text: str, findings: list[InjectionFinding]) -> str:
     return "".join(out)
 
 
-_COMMON_WORDS = (
+_COMMON_WORDS = tuple(sorted((
     "ignore", "all", "previous", "prior", "instructions", "disregard", "the", "above", "your", "system", "prompt",
     "reveal", "rules", "forget", "everything", "you", "are", "now", "new",
-)
+), key=len, reverse=True))
 
 
 def _words(collapsed: str) -> str:
@@ -764,7 +944,7 @@ def _words(collapsed: str) -> str:
     out = []
     i = 0
     while i < len(lowered):
-        for word in sorted(_COMMON_WORDS, key=len, reverse=True):
+        for word in _COMMON_WORDS:
             if lowered.startswith(word, i):
                 out.append(word)
                 i += len(word)

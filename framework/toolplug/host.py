@@ -7,12 +7,13 @@ prompt-injection guard and the executor.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolplug.config import HostConfig, load_config
 from toolplug.definitions import ConfidenceLevel, SettingKind, ToolDefinition
@@ -23,6 +24,10 @@ from toolplug.registry import DefinitionSource, Diagnostic, Origin, RegisteredTo
 from toolplug.selection import Selection, SelectionRequest, ToolSelector
 from toolplug.settings import JsonSettingsStore, OptionSource, SecretStore, ToolSettingsService, default_settings_dir
 from toolplug.tools import ToolImplementation
+
+if TYPE_CHECKING:
+    from toolplug.chat import ChatResult
+    from toolplug.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,9 @@ def _is_adapter_factory(item: Any) -> str | None:
     if isinstance(getattr(item, "api", None), str) and callable(getattr(item, "create", None)):
         return None
     return f"{type(item).__name__}, which lacks the api and create() of a ProviderAdapterFactory"
+
+
+logger = logging.getLogger("toolplug.host")
 
 
 class Host:
@@ -116,6 +124,7 @@ class Host:
             self.adapter_factories[contribution.item.api] = contribution.item
 
         self.registry = ToolRegistry(config.host.components, self.option_sources)
+        self.definition_sources = [c.item for c in self.plugins.loaded(sources)]
         self._build_registry(self.plugins.loaded(tools), self.plugins.loaded(sources))
 
         store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
@@ -193,6 +202,25 @@ class Host:
                 getattr(source, "plugin", None) or contribution.plugin.name, contribution.plugin.distribution
             )
             self.registry.add_source(source, origin, pool)
+
+    # -- shutting down -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release what the plugins hold (MCP server connections and the like); safe to call twice."""
+        for source in self.definition_sources:
+            close = getattr(source, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # one source failing to close must not keep the others open
+                    logger.exception("Closing the definition source %r failed", getattr(source, "name", source))
+        self.definition_sources = []
+
+    def __enter__(self) -> Host:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # -- plugins and tools ---------------------------------------------------------------------------
 
@@ -284,6 +312,16 @@ class Host:
             raise ToolNotRunnableError(tool_id, ("the tool has no execute: its provider or caller runs it",))
         arguments = self.executor.validate_arguments(registered, dict(arguments or {}))
         return await self.executor.execute(registered, arguments, scope=scope, call_id=call_id, validated=True)
+
+    async def run_chat(self, prompt_or_messages: str | Sequence[Message], **options: Any) -> ChatResult:
+        """Run one chat turn with the runnable tools, the desktop app's rules and a configured provider.
+
+        ``options`` are those of :func:`toolplug.chat.run_host_chat` (``provider_id``, ``component``,
+        ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``).
+        """
+        from toolplug.chat import run_host_chat
+
+        return await run_host_chat(self, prompt_or_messages, **options)
 
     def config_diagnostics(self) -> list[Diagnostic]:
         """Admin values in ``[tools.<id>]`` that cannot apply: unknown tool, unknown field, a secret, a bad value."""

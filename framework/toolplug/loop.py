@@ -268,7 +268,7 @@ class LoopOptionsArgs(TypedDict, total=False):
 # --- results ----------------------------------------------------------------------------------------
 
 StopReason: TypeAlias = Literal[
-    "answered", "stop-condition", "limit", "no-execute", "approval-pending", "provider-approval"
+    "answered", "stop-condition", "limit", "no-execute", "approval-pending", "provider-approval", "provider-ended"
 ]
 
 
@@ -741,6 +741,7 @@ class ToolCallingLoop:
                 round_.response_id,
                 round_.provider_metadata,
                 round_.raw_finish_reason,
+                round_.ends_conversation,
             )
             adapter.record_model_turn(recorded)
             if emit is not None:
@@ -816,6 +817,9 @@ class ToolCallingLoop:
             if emit is not None:
                 emit(FinishStepPart(step))
 
+            if round_.ends_conversation:
+                stop_reason = "provider-ended"
+                break
             if final_answer:
                 stop_reason = "limit"
                 break

@@ -46,8 +46,6 @@ if TYPE_CHECKING:
     from toolplug.settings import OptionSource
     from toolplug.tools import ToolImplementation
 
-WIRE_TOOLS_MODULE = "toolplug.providers.wire_tools"
-_FALLBACK_WIRE_MODULE = "toolplug._wire_shapes"
 _WIRE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -185,14 +183,10 @@ class ContractReport:
 
 
 def wire_shape_functions() -> tuple[Callable[[ToolDefinition], dict[str, Any]], ...]:
-    """The three shape functions: from ``toolplug.providers.wire_tools`` when present, else the interim ones."""
-    try:
-        module = importlib.import_module(WIRE_TOOLS_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (WIRE_TOOLS_MODULE, "toolplug.providers"):
-            raise
-        module = importlib.import_module(_FALLBACK_WIRE_MODULE)
-    return (module.to_chat_completions_tool, module.to_responses_tool, module.to_anthropic_tool)
+    """The three shape functions of :mod:`toolplug.providers.wire_tools`."""
+    from toolplug.providers.wire_tools import to_anthropic_tool, to_chat_completions_tool, to_responses_tool
+
+    return (to_chat_completions_tool, to_responses_tool, to_anthropic_tool)
 
 
 def check_tool_contract(

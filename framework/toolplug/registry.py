@@ -102,6 +102,11 @@ class DefinitionSource(Protocol):
     ``implementation_key``. ``implementations`` returns implementations the source brings itself
     (for example one per MCP server tool); they take part in the join but never define tools on
     their own. A source that fails raises; the registry turns that into a diagnostic.
+
+    A source may also have a ``diagnostics`` attribute: after ``load_definitions`` the registry reads
+    it for tools the source left out itself (say, a definition that changed since an admin pinned it).
+    A source that holds connections may have a ``close()`` method; :meth:`toolplug.host.Host.close`
+    calls it.
     """
 
     name: str
@@ -205,6 +210,10 @@ class ToolRegistry:
         except Exception as exc:  # a broken source is a diagnostic, never a crash
             self._diagnose(f"<{source.name}>", origin.plugin, "source", f"definition source failed: {exc!r}")
             return
+        for diagnostic in getattr(source, "diagnostics", ()):
+            if isinstance(diagnostic, Diagnostic):
+                self.diagnostics.append(diagnostic)
+                self.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
         for definition in definitions:
             self.add(definition, pool, origin, source_name=source.name)
 
@@ -233,6 +242,17 @@ class ToolRegistry:
         joined = implementations.get(definition.implementation_key)
         implementation = joined[0] if joined else None
         problems = self._check(definition, implementation, origin.plugin)
+        same_name = self._by_name.get(definition.function.name)
+        if same_name is not None and same_name.id != definition.id:
+            problems.append(
+                Diagnostic(
+                    definition.id,
+                    origin.plugin,
+                    "function.name",
+                    f"duplicate function name {definition.function.name!r}: tool {same_name.id!r} "
+                    f"(plugin {same_name.plugin!r}) already uses it",
+                )
+            )
         existing = self._tools.get(definition.id)
         if existing is not None:
             problems.append(

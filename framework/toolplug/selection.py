@@ -133,9 +133,9 @@ class ToolSelector:
         if policy is None:
             return None
         plugin = tool.plugin
-        if plugin in policy.deny:
+        if _names_plugin(policy.deny, plugin):
             return f"the plugin '{plugin}' is denied in the component '{request.component}' by the admin"
-        if policy.allow is not None and plugin not in policy.allow:
+        if policy.allow is not None and not _names_plugin(policy.allow, plugin):
             return f"the plugin '{plugin}' is not allowed in the component '{request.component}' by the admin"
         return None
 
@@ -173,6 +173,11 @@ class ToolSelector:
                 f"'{request.provider_id}' has {confidence.label}"
             )
         return None
+
+
+def _names_plugin(names: Collection[str], plugin: str) -> bool:
+    """``plugin`` is listed, or is part of a listed plugin (``mcp`` covers ``mcp.github``)."""
+    return plugin in names or any(plugin.startswith(f"{name}.") for name in names)
 
 
 def chat_may_continue(

@@ -2,8 +2,9 @@
 
 - :func:`extract` turns HTML into an :class:`ExtractedWebPage`: Markdown of the main content with
   navigation, headers, footers, asides, cookie banners, scripts, styles and hidden elements removed,
-  plus title, description, author and published date (WEB-3). Built on selectolax and markdownify,
-  both imported on first use so importing toolplug stays cheap.
+  plus title, description, author and published date (WEB-3). Built on selectolax (parsing, choosing
+  the main content, pruning boilerplate, and writing Markdown straight from its nodes) and markdownify
+  (tables with merged cells), both imported on first use so importing toolplug stays cheap.
 - :func:`retrieve` fetches one page under a :class:`~toolplug.net.TargetPolicy` and extracts it.
   Hosts use it directly for pages a user typed (with ``TargetPolicy.user_chosen()``).
 - :func:`allocate_budget` shares a character budget between results (WEB-7).
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -75,22 +77,36 @@ _NEGATIVE_WORDS = frozenset(
         "trending", "breadcrumb", "breadcrumbs", "pagination", "pager", "nav", "navbar", "navigation", "menu",
         "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
-        "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad",
+        "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
+        "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
+        "newsletter-signup", "inline-newsletter",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
-_STATE_PARTS = frozenset({"enabled", "open", "active", "js", "wrapper", "wrap", "container", "inner", "body", "content",
-                          "text", "article", "post", "entry", "story", "main"})
+# A class naming a state ("comments-open", "has-sidebar") describes the page, not the element.
+_STATE_PARTS = frozenset({"enabled", "disabled", "open", "closed", "active", "js", "has", "is", "no", "show", "count"})
+# Structural words say nothing; the other parts of the name decide ("related-wrap" is related stories).
+_NEUTRAL_PARTS = frozenset({"wrapper", "wrap", "container", "inner", "outer", "holder", "area", "box", "block", "col",
+                            "row", "section", "module", "component", "region", "zone", "group"})
+# A name ending in a content word is a content element ("article-body", "post-content", "nav-text").
+_CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry", "story", "main", "copy", "prose"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _negative_kind(node: Any) -> str:
     """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
+    attributes = node.attributes
+    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _negative_kind_of(names: str) -> str:
     kind = ""
-    for token in f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}".lower().split():
+    for token in _CAMEL.sub("-", names).lower().split():
         if token in _NEGATIVE_WORDS:
             return "strong" if token in _STRONG_NEGATIVE else "weak"
-        parts = re.split(r"[-_]", token)
-        if any(part in _STATE_PARTS for part in parts):
+        parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
+        if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
             continue
         for part in parts:
             if part in _NEGATIVE_WORDS:
@@ -100,6 +116,7 @@ def _negative_kind(node: Any) -> str:
     return kind
 
 
+_NAME_PARTS = re.compile(r"[-_]")
 _POSITIVE = re.compile(
     r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|rich-?text|paragraph", re.I
 )
@@ -140,6 +157,10 @@ def extract(
             if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
                 node.decompose()
     if not include_images:
+        # A figure without its picture is a caption and a credit line, not article text.
+        for node in tree.css("figure, figcaption"):
+            if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
+                node.decompose()
         tree.strip_tags(["img", "picture"])
     main: Any = None
     if content_selector:
@@ -148,6 +169,7 @@ def extract(
         _remove_boilerplate(tree)
         main = _choose_main(tree) or tree.body or tree.root
     _clean_inside(main)
+    _drop_title_heading(main, meta["title"])
     if url:
         for node in main.css("a[href]"):
             href = node.attributes.get("href") or ""
@@ -158,7 +180,7 @@ def extract(
         if include_images:
             for node in main.css("img[src]"):
                 node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
-    markdown = _to_markdown(main.html or "", include_images)
+    markdown = _to_markdown(main, include_images)
     title = meta["title"]
     needs_js = len(markdown) < 200 and (
         scripts >= 3
@@ -193,7 +215,7 @@ def _clean_inside(main: Any) -> None:
             node.decompose()
     total = len(main.text(strip=True)) or 1
     for node in main.css("[class], [id]"):
-        if node.parent is None:
+        if node.parent is None or node.mem_id == main.mem_id:
             continue
         kind = _negative_kind(node)
         if kind == "strong":
@@ -201,16 +223,68 @@ def _clean_inside(main: Any) -> None:
         elif kind == "weak":
             text_length = len(node.text(strip=True))
             # Boilerplate is small next to the article; a "widget" holding most of it is the article.
-            if text_length < total * 0.4 or _link_density(node, text_length) > 0.4:
+            if (text_length < total * 0.4 or _link_density(node, text_length) > 0.4) and not _is_quotation(
+                node, text_length
+            ):
                 node.decompose()
-    for node in main.css("ul, ol, div, section, p, table"):
-        if node.parent is None:
+    for node in main.css("h2, h3, h4, h5, h6"):
+        if node.parent is None or not _is_teaser_heading(node):
+            continue
+        # The headline's story card goes with it: the nearest list item or article around it.
+        card = node.parent
+        for _ in range(3):
+            if card is None or card.mem_id == main.mem_id or card.tag in ("li", "article"):
+                break
+            card = card.parent
+        if (card is not None and card.mem_id != main.mem_id and card.tag in ("li", "article")
+                and len(card.text(strip=True)) < 500):
+            card.decompose()
+        else:
+            node.decompose()
+    # Innermost blocks first: a list of links goes before the question whether the block around it is one.
+    for node in reversed(main.css("ul, ol, div, section, p, table")):
+        if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:
             continue
         text = node.text(strip=True)
         if not text:
             continue
-        if len(text) < 600 and _link_density(node, len(text)) > 0.6:
+        density = _link_density(node, len(text))
+        if (density > 0.8 or (len(text) < 600 and density > 0.6)) and not _is_quotation(node, len(text)):
             node.decompose()
+
+
+def _is_quotation(node: Any, text_length: int) -> bool:
+    """Mostly a quotation: an embedded post the article cites (a tweet), however many links it has."""
+    if node.css_first("blockquote") is None:
+        return False
+    quoted = sum(len(quote.text(strip=True)) for quote in node.css("blockquote"))
+    return quoted >= text_length * 0.6
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _drop_title_heading(main: Any, title: str) -> None:
+    """Drop the headline repeating the page's title: :class:`ExtractedWebPage` carries it as ``title``."""
+    heading = main.css_first("h1")
+    if heading is None or not title:
+        return
+    text, wanted = _words(heading.text()), _words(title)
+    if text and (text == wanted or (len(text) > 15 and text in wanted)):
+        heading.decompose()
+
+
+def _is_teaser_heading(heading: Any) -> bool:
+    """A heading that is one link to another page: a headline in a list of other stories."""
+    text_length = len(heading.text(strip=True))
+    if text_length == 0:
+        return False
+    linked = 0
+    for anchor in heading.css("a[href]"):
+        if not (anchor.attributes.get("href") or "").startswith("#"):
+            linked += len(anchor.text(strip=True))
+    return linked >= text_length * 0.9
 
 
 def _link_density(node: Any, text_length: int) -> float:
@@ -235,7 +309,16 @@ def _choose_main(tree: Any) -> Any:
             entry[1] += score / divisor
             node = node.parent
 
+    # Prose paragraphs (not story teasers: paragraphs in links, or mostly links) by length, for the climb.
+    prose_lengths: dict[int, int] = {}
+    linked = {p.mem_id for p in tree.css("a p")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
+        if paragraph.tag == "p":
+            length = len(paragraph.text(strip=True))
+            if length > 60 and paragraph.mem_id not in linked and (
+                paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
+            ):
+                prose_lengths[paragraph.mem_id] = length
         if paragraph.tag == "div":
             # Text written straight into a div (with <br> between lines) is a paragraph too.
             text = paragraph.text(deep=False, strip=True)
@@ -253,34 +336,69 @@ def _choose_main(tree: Any) -> Any:
         return None
     best = None
     best_score = 0.0
-    for node, raw in scores.values():
+    # Link density only lowers a score, so candidates are weighed from the highest raw score down.
+    for node, raw in sorted(scores.values(), key=lambda entry: -entry[1]):
+        if raw <= best_score:
+            break
         text_length = len(node.text(strip=True))
         score = raw * (1.0 - _link_density(node, text_length))
         if score > best_score:
             best, best_score = node, score
     if best is None:
         return None
-    # Climb while an ancestor close by holds much more article text (split bodies, forum threads).
+    # Widen the choice in steps of up to three levels: to the first ancestor that holds much more
+    # prose (split bodies, forum threads), else three levels up regardless; stop where a step would
+    # reach <body>, or at the page's one marked article. Article text is often split between sibling
+    # containers, and the cleaning that follows removes the boilerplate a wider choice brings in;
+    # going all the way up to <body>'s children brings in more than it removes, stopping at the
+    # first ancestor without more prose loses split article parts.
+    measured: dict[int, int] = {}
+
+    def prose(candidate: Any) -> int:
+        length = measured.get(candidate.mem_id)
+        if length is None:
+            length = measured[candidate.mem_id] = sum(prose_lengths.get(p.mem_id, 0) for p in candidate.css("p"))
+        return length
+
     node = best
-    own = _paragraph_text(node)
+    own = prose(node)
     while True:
         ancestor = node.parent
         for _ in range(3):
             if ancestor is None or ancestor.tag in ("html", "body"):
                 ancestor = None
                 break
-            wider = _paragraph_text(ancestor)
+            if _is_lone_article(node, ancestor):
+                ancestor = None  # the page marks its one article; the text around it is something else
+                break
+            wider = prose(ancestor)
             if wider > own * 1.35 and wider - own > 150:
+                break
+            if _is_article_mark(ancestor) and ancestor.parent is not None and _is_lone_article(
+                ancestor, ancestor.parent
+            ):
+                ancestor = None  # don't climb past the page's one article to text further out
                 break
             ancestor = ancestor.parent
         if ancestor is None or ancestor.tag in ("html", "body"):
             break
-        node, own = ancestor, _paragraph_text(ancestor)
+        node, own = ancestor, prose(ancestor)
     return node
 
 
-def _paragraph_text(node: Any) -> int:
-    return sum(length for p in node.css("p") if (length := len(p.text(strip=True))) > 60)
+def _is_lone_article(node: Any, ancestor: Any) -> bool:
+    """``node`` is the page's one marked article (``<article>``, schema.org articleBody) inside ``ancestor``."""
+    if not _is_article_mark(node):
+        return False
+    # selectolax's css() matches the element itself too: the counts include ``node`` on both sides.
+    return len(ancestor.css(_ARTICLE_MARKS)) == len(node.css(_ARTICLE_MARKS))
+
+
+def _is_article_mark(node: Any) -> bool:
+    return bool(node.tag == "article" or node.attributes.get("itemprop") == "articleBody")
+
+
+_ARTICLE_MARKS = 'article, [itemprop="articleBody"]'
 
 
 def _class_weight(node: Any) -> float:
@@ -297,9 +415,209 @@ def _class_weight(node: Any) -> float:
 
 
 _CONVERTERS: dict[bool, Any] = {}
+_BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "center", "dd", "details", "div", "dl", "dt", "fieldset", "figure", "figcaption",
+        "footer", "form", "header", "hgroup", "legend", "main", "p", "section", "summary", "body", "html",
+        "tbody", "thead", "tfoot", "tr", "td", "th", "caption",
+    }
+)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "del": "~~", "s": "~~", "strike": "~~"}
+_SPACE = re.compile(r"\s+")
+_LAYOUT_CELLS = ", ".join(
+    f"{cell} {inner}" for cell in ("td", "th")
+    for inner in ("table", "p", "div", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
+)
+_ESCAPE = re.compile(r"\*|(?<!\w)_|_(?!\w)")
 
 
-def _to_markdown(html: str, include_images: bool) -> str:
+class _MarkdownWriter:
+    """Markdown straight from selectolax nodes: no second parse of the HTML.
+
+    markdownify (on a BeautifulSoup tree built from serialised HTML) cost about 70% of extract's
+    time; articles are headings, paragraphs, lists, quotes, code and simple tables, written here
+    straight from the tree already parsed. Tables with merged cells go to markdownify, which spreads
+    them over the grid a Markdown table needs.
+    """
+
+    def __init__(self, include_images: bool) -> None:
+        self.include_images = include_images
+
+    def blocks(self, node: Any) -> str:
+        """The children of ``node`` as Markdown, blocks separated by blank lines."""
+        parts: list[str] = []
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                text = child.text_content or ""
+                if text:
+                    text = " " if text.isspace() else _SPACE.sub(" ", text)
+                    if "*" in text or "_" in text:
+                        text = _ESCAPE.sub(r"\\\g<0>", text)
+                    parts.append(text)
+            elif tag[0] not in "-_!":
+                parts.append(self.element(child, tag))
+        return "".join(parts)
+
+    def element(self, node: Any, tag: str) -> str:
+        if tag in _BLOCK_TAGS:
+            return f"\n\n{self.blocks(node).strip()}\n\n"
+        level = _HEADINGS.get(tag)
+        if level is not None:
+            text = " ".join(self.blocks(node).split())
+            return f"\n\n{'#' * level} {text}\n\n" if text else ""
+        if tag == "a":
+            return self.link(node)
+        marker = _EMPHASIS.get(tag)
+        if marker is not None:
+            text = self.blocks(node)
+            inner = text.strip()
+            if not inner:
+                return text
+            lead = " " if text[0].isspace() else ""
+            trail = " " if text[-1].isspace() else ""
+            return f"{lead}{marker}{inner}{marker}{trail}"
+        if tag == "br":
+            return "\n"
+        if tag in ("ul", "ol"):
+            return self.list(node, ordered=tag == "ol")
+        if tag == "li":  # outside a list
+            return f"\n\n- {self.blocks(node).strip()}\n\n"
+        if tag == "pre":
+            return self.pre(node)
+        if tag in ("code", "kbd", "samp", "tt"):
+            code = " ".join((node.text() or "").split())
+            if not code:
+                return ""
+            fence = "``" if "`" in code else "`"
+            return f"{fence}{code}{fence}"
+        if tag == "blockquote":
+            inner = _tidy(self.blocks(node))
+            if not inner:
+                return ""
+            quoted = "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
+            return f"\n\n{quoted}\n\n"
+        if tag == "hr":
+            return "\n\n---\n\n"
+        if tag == "table":
+            if not node.text(strip=True):
+                return ""
+            if node.css_first(_LAYOUT_CELLS) is not None:
+                # A table used for layout: its cells hold paragraphs, lists or more tables.
+                return f"\n\n{self.blocks(node).strip()}\n\n"
+            if node.css_first("[colspan], [rowspan]") is not None:
+                # Merged cells: markdownify spreads them over the grid a Markdown table needs.
+                return f"\n\n{_markdownify(node.html or '', self.include_images)}\n\n"
+            return self.table(node)
+        if tag == "img":
+            if not self.include_images:
+                return ""
+            alt = " ".join((node.attributes.get("alt") or "").split())
+            src = node.attributes.get("src") or ""
+            return f"![{alt}]({src})" if src else ""
+        return self.blocks(node)
+
+    def link(self, node: Any) -> str:
+        text = self.blocks(node)
+        inner = " ".join(text.split())
+        if "\n" in text.strip():
+            # A heading or paragraphs inside a link (a story card): keep the words, not the layout.
+            inner = " ".join(_ESCAPE.sub(r"\\\g<0>", node.text() or "").split())
+        href = (node.attributes.get("href") or "").strip()
+        if not inner:
+            return ""
+        lead = " " if text[0].isspace() else ""
+        trail = " " if text[-1].isspace() else ""
+        if not href:
+            return f"{lead}{inner}{trail}"
+        href = href.replace(" ", "%20").replace(")", "%29").replace("(", "%28")
+        title = node.attributes.get("title")
+        suffix = f' "{title.replace(chr(34), "")}"' if title else ""
+        return f"{lead}[{inner}]({href}{suffix}){trail}"
+
+    def list(self, node: Any, ordered: bool) -> str:
+        items: list[str] = []
+        number = 1
+        if ordered:
+            start = node.attributes.get("start") or ""
+            number = int(start) if start.isdigit() else 1
+        for child in node.iter(include_text=False):
+            if child.tag in ("ul", "ol"):
+                nested = self.list(child, ordered=child.tag == "ol").strip("\n")
+                if nested and items:
+                    items[-1] += "\n" + "\n".join(f"  {line}" if line else "" for line in nested.split("\n"))
+                elif nested:
+                    items.append(nested)
+                continue
+            body = _tidy(self.blocks(child) if child.tag == "li" else self.element(child, child.tag))
+            if not body:
+                continue
+            bullet = f"{number}. " if ordered else "- "
+            number += 1
+            pad = " " * len(bullet)
+            lines = body.split("\n")
+            items.append(bullet + lines[0] + "".join(f"\n{pad}{line}" if line else "\n" for line in lines[1:]))
+        return "\n\n" + "\n".join(items) + "\n\n" if items else ""
+
+    def table(self, node: Any) -> str:
+        rows: list[list[str]] = []
+        for row in node.css("tr"):
+            cells = [
+                " ".join(self.blocks(cell).split()).replace("|", "\\|")
+                for cell in row.iter(include_text=False) if cell.tag in ("td", "th")
+            ]
+            if any(cells):
+                rows.append(cells)
+        if not rows:
+            return ""
+        width = max(len(row) for row in rows)
+        lines = [f"| {' | '.join(row + [''] * (width - len(row)))} |" for row in rows]
+        lines.insert(1, "|" + " --- |" * width)
+        return "\n\n" + "\n".join(lines) + "\n\n"
+
+    def pre(self, node: Any) -> str:
+        code = (node.text(deep=True) or "").strip("\n")
+        if not code.strip():
+            return ""
+        language = ""
+        for holder in (node, node.css_first("code")):
+            if holder is None:
+                continue
+            for token in (holder.attributes.get("class") or "").split():
+                if token.startswith(("language-", "lang-")):
+                    language = token.split("-", 1)[1]
+        fence = "````" if "```" in code else "```"
+        return f"\n\n{fence}{language}\n{code}\n{fence}\n\n"
+
+
+_CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
+
+
+def _tidy(text: str) -> str:
+    """Blank lines between blocks, no stray spaces at the line ends or starts (outside code)."""
+    pieces = []
+    last = 0
+    for match in _CODE_FENCE.finditer(text):
+        pieces.append(_tidy_prose(text[last:match.start()]))
+        pieces.append("\n\n" + match.group(0) + "\n\n")
+        last = match.end()
+    pieces.append(_tidy_prose(text[last:]))
+    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip("\n")
+
+
+def _tidy_prose(text: str) -> str:
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    # Inline text starts each line with the space that separated it from the previous tag.
+    return re.sub(r"(?m)^ (?=\S)(?![-*>] |\d+\. )", "", text)
+
+
+def _to_markdown(main: Any, include_images: bool) -> str:
+    return _tidy(_MarkdownWriter(include_images).element(main, "div")).strip()
+
+
+def _markdownify(html: str, include_images: bool) -> str:
+    """markdownify on a small fragment: a table whose merged cells it spreads over the grid."""
     converter = _CONVERTERS.get(include_images)
     if converter is None:
         from markdownify import MarkdownConverter
@@ -310,8 +628,7 @@ def _to_markdown(html: str, include_images: bool) -> str:
         )
     text: str = converter.convert(html)
     text = re.sub(r"[ \t]+\n", "\n", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return text.strip()
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _metadata(tree: Any) -> dict[str, str]:

@@ -136,6 +136,9 @@ class Round:
     """Raw data of the whole response an adapter needs later (response id, output items, stop details)."""
     raw_finish_reason: str | None = None
     """The provider's own finish reason, unmapped."""
+    ends_conversation: str | None = None
+    """Set when this answer cannot be continued (e.g. a Responses call without a call id): why. The loop
+    stops with stop reason ``provider-ended`` and the adapter refuses further rounds."""
 
     @property
     def text(self) -> str:

@@ -1,0 +1,619 @@
+"""The OpenAI Responses adapter (``api = "openai-responses"``) — WIRE-3.
+
+The model's calls arrive as ``function_call`` output items; results go back as
+``function_call_output`` input items correlated by ``call_id``. The id comes from the provider, so a
+call without one cannot be answered: such a round ends the conversation (its calls are dropped, the
+round finishes with ``error`` and the adapter refuses further rounds). The whole output of a round —
+reasoning items included, exactly as received — is sent back with the next request.
+
+Custom tools (free-form text, regex or lark grammar) are read from ``custom_tool_call`` items and
+answered with ``custom_tool_call_output``; provider-executed items (web search, file search, code
+interpreter, MCP) are kept in the round as provider-executed calls and results and replayed
+unchanged. Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
+
+Conversion (the ``responses_*`` functions and :class:`ResponsesStreamAssembler`) is pure and apart
+from HTTP.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from toolplug.calls import ToolChoice
+from toolplug.definitions import OutputType, ToolDefinition, ToolKind
+from toolplug.errors import ProviderResponseError
+from toolplug.messages import (
+    AssistantMessage,
+    AssistantPart,
+    FilePart,
+    Message,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
+    ToolCallPart,
+    ToolMessage,
+    ToolResultPart,
+    UserMessage,
+)
+from toolplug.providers._adapter_base import (
+    HTTPAdapterFactory,
+    HTTPProviderAdapter,
+    StreamAssembler,
+    ToolShapeCache,
+    arguments_text,
+    base64_data,
+    data_url,
+    dumps,
+    is_file_part,
+    merge_options,
+    openai_tool_output,
+    parse_arguments,
+)
+from toolplug.providers.base import (
+    FinishReason,
+    ReasoningDelta,
+    Round,
+    RoundDelta,
+    RoundRequest,
+    TextDelta,
+    ToolInputDelta,
+    ToolInputEndDelta,
+    ToolInputStartDelta,
+    Usage,
+)
+from toolplug.providers.http import ServerSentEvent
+from toolplug.providers.wire_tools import provider_tool_type, to_responses_tool
+
+logger = logging.getLogger("toolplug.providers.openai_responses")
+
+API = "openai-responses"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PATH = "/responses"
+VENDOR = "openai"
+CALL_WITHOUT_ID = "function_call_without_call_id"
+"""The raw finish reason of a round that ended the conversation because a call had no id."""
+
+_PROVIDER_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "local_shell_call",
+    }
+)
+
+
+def _meta(part: Any) -> dict[str, Any]:
+    metadata = part.provider_metadata or {}
+    value = metadata.get(VENDOR)
+    return value if isinstance(value, dict) else {}
+
+
+# --- canonical → wire --------------------------------------------------------------------------------
+
+
+class ResponsesReplay:
+    """Converts the canonical conversation to input items, remembering which calls were custom tool calls."""
+
+    def __init__(self) -> None:
+        self.custom_call_ids: set[str] = set()
+
+    def items(self, messages: Iterable[Message]) -> list[dict[str, Any]]:
+        """The conversation as input items."""
+        items: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                items.append({"role": "system", "content": message.content})
+            elif isinstance(message, UserMessage):
+                items.append(responses_user_item(message))
+            elif isinstance(message, AssistantMessage):
+                items.extend(self.assistant_items(message.parts))
+            elif isinstance(message, ToolMessage):
+                for part in message.content:
+                    item = self.tool_item(part)
+                    if item is not None:
+                        items.append(item)
+        return items
+
+    def assistant_items(self, parts: Sequence[AssistantPart]) -> list[dict[str, Any]]:
+        """The model's turn, replayed: every output item as received, calls as the loop parsed them."""
+        items: list[dict[str, Any]] = []
+        replayed: set[str] = set()
+        for part in parts:
+            meta = _meta(part)
+            raw = meta.get("item")
+            if isinstance(part, ReasoningPart):
+                # Reasoning from another provider cannot be sent; OpenAI's goes back exactly as received.
+                if isinstance(raw, dict):
+                    _append_once(items, replayed, raw)
+            elif isinstance(part, TextPart):
+                if isinstance(raw, dict) and _message_text(raw) == part.text:
+                    _append_once(items, replayed, raw)
+                elif part.text:
+                    items.append({"role": "assistant", "content": part.text})
+            elif isinstance(part, ToolCallPart):
+                if part.provider_executed:
+                    if isinstance(raw, dict):
+                        _append_once(items, replayed, raw)
+                    continue
+                items.append(self._call_item(part, meta))
+            elif isinstance(part, ToolResultPart) and part.provider_executed and isinstance(raw, dict):
+                _append_once(items, replayed, raw)
+        return items
+
+    def _call_item(self, part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
+        item: dict[str, Any]
+        if meta.get("custom"):
+            self.custom_call_ids.add(part.tool_call_id)
+            value = part.input
+            if isinstance(value, dict) and set(value) == {"input"}:
+                value = value["input"]
+            item = {
+                "type": "custom_tool_call",
+                "call_id": part.tool_call_id,
+                "name": part.tool_name,
+                "input": value if isinstance(value, str) else arguments_text(value),
+            }
+        else:
+            item = {
+                "type": "function_call",
+                "call_id": part.tool_call_id,
+                "name": part.tool_name,
+                "arguments": arguments_text(part.input),
+            }
+        item_id = meta.get("item_id")
+        if isinstance(item_id, str) and item_id:
+            item["id"] = item_id
+        return item
+
+    def tool_item(self, part: ToolResultPart | ToolApprovalResponsePart) -> dict[str, Any] | None:
+        """One result (or a provider-executed approval response) as an input item."""
+        if isinstance(part, ToolApprovalResponsePart):
+            if not part.provider_executed:
+                return None  # the model never sees approvals of toolplug's own calls
+            response: dict[str, Any] = {
+                "type": "mcp_approval_response",
+                "approval_request_id": part.approval_id,
+                "approve": part.approved,
+            }
+            if part.reason:
+                response["reason"] = part.reason
+            return response
+        if part.provider_executed:
+            return None
+        kind = "custom_tool_call_output" if part.tool_call_id in self.custom_call_ids else "function_call_output"
+        output: Any = openai_tool_output(part)
+        parts = part.output
+        if part.output_type is OutputType.CONTENT and isinstance(parts, list) and any(map(is_file_part, parts)):
+            output = responses_content_output(parts)
+        return {"type": kind, "call_id": part.tool_call_id, "output": output}
+
+
+def responses_content_output(parts: list[Any]) -> list[dict[str, Any]]:
+    """Content parts as Responses input content: text as input_text, images and files as themselves."""
+    items: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") == "text":
+            items.append({"type": "input_text", "text": str(part.get("text", ""))})
+        elif is_file_part(part):
+            media_type = str(part.get("media_type") or part.get("mediaType") or "application/octet-stream")
+            url = data_url(part["data"], media_type)
+            if part.get("type") == "image" or media_type.startswith("image/"):
+                items.append({"type": "input_image", "image_url": url})
+            else:
+                items.append({"type": "input_file", "file_data": url, "filename": str(part.get("filename") or "file")})
+        else:
+            items.append({"type": "input_text", "text": dumps(part)})
+    return items
+
+
+def _append_once(items: list[dict[str, Any]], replayed: set[str], raw: dict[str, Any]) -> None:
+    item_id = raw.get("id")
+    if isinstance(item_id, str):
+        if item_id in replayed:
+            return
+        replayed.add(item_id)
+    items.append(copy.deepcopy(raw))
+
+
+def _message_text(item: Mapping[str, Any]) -> str:
+    texts = []
+    for content in item.get("content") or ():
+        if content.get("type") == "output_text":
+            texts.append(content.get("text", ""))
+        elif content.get("type") == "refusal":
+            texts.append(content.get("refusal", ""))
+    return "".join(texts)
+
+
+def responses_user_item(message: UserMessage) -> dict[str, Any]:
+    """A user message as an input item: a string, or input_text, input_image and input_file parts."""
+    if isinstance(message.content, str):
+        return {"role": "user", "content": message.content}
+    content: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            content.append({"type": "input_text", "text": part.text})
+        elif isinstance(part, FilePart):
+            if part.media_type.startswith("image/"):
+                image_url = data_url(part.data, part.media_type)
+                content.append({"type": "input_image", "image_url": image_url, "detail": "auto"})
+            else:
+                file: dict[str, Any] = {"type": "input_file"}
+                if isinstance(part.data, str) and part.data.startswith(("http://", "https://")):
+                    file["file_url"] = part.data
+                else:
+                    file["file_data"] = f"data:{part.media_type};base64,{base64_data(part.data)}"
+                    file["filename"] = part.filename or "file"
+                content.append(file)
+    return {"role": "user", "content": content}
+
+
+def responses_tool_choice(choice: ToolChoice, tools: Sequence[ToolDefinition]) -> Any:
+    """The tool choice in the API's shape (a named custom tool is chosen as ``custom``)."""
+    if choice.mode != "tool":
+        return choice.mode
+    for definition in tools:
+        if definition.function.name == choice.tool_name and definition.kind is ToolKind.CUSTOM:
+            return {"type": "custom", "name": choice.tool_name}
+    return {"type": "function", "name": choice.tool_name}
+
+
+def responses_request_body(
+    *,
+    model: str,
+    instructions: Sequence[SystemMessage],
+    items: Sequence[dict[str, Any]],
+    request: RoundRequest,
+    tools: Sequence[dict[str, Any]],
+    extra: Mapping[str, Any] | None = None,
+    provider_options: Mapping[str, Any] | None = None,
+    stream: bool = False,
+) -> dict[str, Any]:
+    """The body of one round. Extra parameters cannot replace model, input, tools, tool choice or stream.
+
+    With ``store: false`` the reasoning items must carry their encrypted content to be replayed, so
+    ``reasoning.encrypted_content`` is then added to ``include``.
+    """
+    body: dict[str, Any] = {}
+    merge_options(body, extra, _responses_settings(request.settings), provider_options)
+    body["model"] = model
+    body["input"] = [{"role": "system", "content": m.content} for m in instructions] + list(items)
+    if tools:
+        body["tools"] = list(tools)
+        body["tool_choice"] = responses_tool_choice(request.tool_choice, request.tools)
+        if extra and "parallel_tool_calls" in extra:
+            body["parallel_tool_calls"] = extra["parallel_tool_calls"]
+    if body.get("store") is False:
+        include = list(body.get("include") or [])
+        if "reasoning.encrypted_content" not in include:
+            include.append("reasoning.encrypted_content")
+        body["include"] = include
+    if stream:
+        body["stream"] = True
+    return body
+
+
+def _responses_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    mapped: dict[str, Any] = {}
+    for key, value in settings.items():
+        if value is not None and key in ("max_output_tokens", "temperature", "top_p", "user"):
+            mapped[key] = value
+    return mapped
+
+
+# --- wire → canonical --------------------------------------------------------------------------------
+
+
+def provider_tool_names(tools: Sequence[ToolDefinition]) -> dict[str, str]:
+    """OpenAI tool type → the name the host gave its provider-defined tool (``web_search`` → ``search``)."""
+    names: dict[str, str] = {}
+    for definition in tools:
+        identity = provider_tool_type(definition)
+        if identity is not None and identity[0] == VENDOR:
+            names[identity[1]] = definition.function.name
+    return names
+
+
+def parse_response_object(data: Mapping[str, Any], *, tool_names: Mapping[str, str] | None = None) -> Round:
+    """A response object as a round; a function call without ``call_id`` ends the conversation."""
+    names = tool_names or {}
+    content: list[AssistantPart] = []
+    without_id: list[str] = []
+    for item in data.get("output") or ():
+        kind = item.get("type")
+        if kind == "message":
+            text = _message_text(item)
+            content.append(TextPart(text, {VENDOR: {"item": item}}))
+        elif kind == "reasoning":
+            summary = [s.get("text", "") for s in item.get("summary") or () if isinstance(s, Mapping)]
+            if not summary:
+                summary = [c.get("text", "") for c in item.get("content") or () if isinstance(c, Mapping)]
+            content.append(ReasoningPart("\n\n".join(t for t in summary if t), {VENDOR: {"item": item}}))
+        elif kind in ("function_call", "custom_tool_call"):
+            call_id = item.get("call_id")
+            if not call_id:
+                without_id.append(str(item.get("name") or "?"))
+                continue
+            meta: dict[str, Any] = {"item_id": item.get("id")} if item.get("id") else {}
+            if kind == "custom_tool_call":
+                meta["custom"] = True
+                call_input: Any = {"input": item.get("input", "")}
+            else:
+                call_input = parse_arguments(item.get("arguments"))
+            content.append(ToolCallPart(call_id, item["name"], call_input, provider_metadata={VENDOR: meta}))
+        elif kind in _PROVIDER_ITEMS:
+            content.extend(_provider_parts(item, names))
+        elif kind == "mcp_approval_request":
+            item_id = item["id"]
+            content.append(
+                ToolCallPart(
+                    item_id,
+                    str(item.get("name") or "mcp"),
+                    parse_arguments(item.get("arguments")),
+                    provider_executed=True,
+                    dynamic=True,
+                    provider_metadata={VENDOR: {"item": item}},
+                )
+            )
+            content.append(ToolApprovalRequestPart(item_id, item_id, provider_metadata={VENDOR: {"item_id": item_id}}))
+        else:
+            logger.debug("Responses output item of type %r is not used", kind)
+    finish = _finish_reason(data, any(isinstance(p, ToolCallPart) and not p.provider_executed for p in content))
+    raw_finish = str(data.get("status") or "")
+    metadata: dict[str, Any] = {VENDOR: {"response_id": data.get("id")}}
+    if without_id:
+        # The provider owns the ids: an answer cannot be correlated, so the conversation ends here.
+        message = f"the model called {', '.join(without_id)} without a call_id; the conversation cannot continue"
+        logger.warning("Responses: %s", message)
+        content = [p for p in content if not (isinstance(p, ToolCallPart) and not p.provider_executed)]
+        finish, raw_finish = "error", CALL_WITHOUT_ID
+        metadata["toolplug"] = {"ended": message}
+    ended = metadata.get("toolplug", {}).get("ended")
+    return Round(
+        content,
+        finish,
+        responses_usage(data.get("usage")),
+        model=str(data.get("model") or ""),
+        response_id=data.get("id"),
+        provider_metadata=metadata,
+        raw_finish_reason=raw_finish,
+        ends_conversation=ended,
+    )
+
+
+def _provider_parts(item: Mapping[str, Any], names: Mapping[str, str]) -> list[AssistantPart]:
+    kind = str(item["type"])
+    tool_type = kind.removesuffix("_call")
+    name = names.get(tool_type) or names.get(f"{tool_type}_preview") or tool_type
+    item_id = str(item.get("id") or "")
+    call_input = item.get("action") or parse_arguments(item.get("arguments")) or {}
+    failed = item.get("status") == "failed" or bool(item.get("error"))
+    output = {k: v for k, v in item.items() if k not in ("id", "type", "action", "arguments")}
+    return [
+        ToolCallPart(item_id, name, call_input, provider_executed=True, provider_metadata={VENDOR: {"item": item}}),
+        ToolResultPart(
+            item_id,
+            name,
+            output,
+            OutputType.ERROR_JSON if failed else OutputType.JSON,
+            provider_executed=True,
+            provider_metadata={VENDOR: {"item_id": item_id}},
+        ),
+    ]
+
+
+def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> FinishReason:
+    status = data.get("status")
+    if status == "incomplete":
+        reason = (data.get("incomplete_details") or {}).get("reason")
+        return "content-filter" if reason == "content_filter" else "length"
+    if status == "failed":
+        return "error"
+    return "tool-calls" if has_calls else "stop"
+
+
+def responses_usage(usage: Any) -> Usage:
+    """The token counts of a response."""
+    if not isinstance(usage, Mapping):
+        return Usage()
+    output_details = usage.get("output_tokens_details") or {}
+    input_details = usage.get("input_tokens_details") or {}
+    return Usage(
+        usage.get("input_tokens"),
+        usage.get("output_tokens"),
+        output_details.get("reasoning_tokens"),
+        input_details.get("cached_tokens"),
+    )
+
+
+class ResponsesStreamAssembler(StreamAssembler):
+    """Assembles a streamed response from its events; the output items come from ``output_item.done``."""
+
+    def __init__(self, tool_names: Mapping[str, str] | None = None) -> None:
+        self.done = False
+        self._names = dict(tool_names or {})
+        self._items: dict[int, dict[str, Any]] = {}
+        self._call_ids: dict[str, str] = {}
+        """item id or output index → call id (argument deltas name the item)."""
+        self._response: dict[str, Any] = {}
+        self._text = 0
+        self._events = 0
+
+    def feed(self, event: ServerSentEvent) -> list[RoundDelta]:
+        """The deltas of one event."""
+        if not event.data.strip() or event.data.strip() == "[DONE]":
+            return []
+        data = event.json()
+        kind = data.get("type") or event.event
+        self._events += 1
+        if kind in ("response.created", "response.in_progress"):
+            self._response = dict(data.get("response") or {})
+            return []
+        if kind == "response.output_text.delta":
+            delta = str(data.get("delta") or "")
+            self._text += len(delta)
+            return [TextDelta(delta)] if delta else []
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            delta = str(data.get("delta") or "")
+            return [ReasoningDelta(delta)] if delta else []
+        if kind == "response.output_item.added":
+            item = data.get("item") or {}
+            if item.get("type") in ("function_call", "custom_tool_call") and item.get("call_id"):
+                call_id = str(item["call_id"])
+                self._remember_call(data, item, call_id)
+                return [ToolInputStartDelta(call_id, str(item.get("name") or ""))]
+            return []
+        if kind in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
+            streamed_id = self._call_of(data)
+            delta = str(data.get("delta") or "")
+            return [ToolInputDelta(streamed_id, delta)] if streamed_id and delta else []
+        if kind == "response.output_item.done":
+            item = data.get("item") or {}
+            self._items[int(data.get("output_index", len(self._items)))] = item
+            done_id = item.get("call_id")
+            if item.get("type") in ("function_call", "custom_tool_call") and done_id:
+                return [ToolInputEndDelta(str(done_id))]
+            return []
+        if kind in ("response.completed", "response.incomplete"):
+            self._response = dict(data.get("response") or {})
+            self.done = True
+            return []
+        if kind == "response.failed":
+            error = (data.get("response") or {}).get("error") or {}
+            raise ProviderResponseError(f"the response failed: {error.get('message') or error or 'no reason given'}")
+        if kind == "error":
+            raise ProviderResponseError(
+                f"the stream reported an error: {data.get('message') or data.get('error') or data} "
+                f"({data.get('code') or 'no code'})"
+            )
+        return []
+
+    def _remember_call(self, data: Mapping[str, Any], item: Mapping[str, Any], call_id: str) -> None:
+        if item.get("id"):
+            self._call_ids[str(item["id"])] = call_id
+        if "output_index" in data:
+            self._call_ids[f"#{data['output_index']}"] = call_id
+
+    def _call_of(self, data: Mapping[str, Any]) -> str | None:
+        item_id = data.get("item_id")
+        if item_id and str(item_id) in self._call_ids:
+            return self._call_ids[str(item_id)]
+        return self._call_ids.get(f"#{data.get('output_index')}")
+
+    def finish(self) -> Round:
+        """The round, from the final response (its output, else the items streamed)."""
+        return parse_response_object(self.snapshot(), tool_names=self._names)
+
+    def progress(self) -> str:
+        """What arrived before the stream broke off."""
+        return f"{self._events} events, {self._text} characters of text, {len(self._items)} complete output items"
+
+    def snapshot(self) -> dict[str, Any]:
+        """The response as assembled so far."""
+        response = dict(self._response)
+        if not response.get("output"):
+            response["output"] = [self._items[i] for i in sorted(self._items)]
+        return response
+
+
+# --- the adapter -------------------------------------------------------------------------------------
+
+
+class OpenAIResponsesAdapter(HTTPProviderAdapter):
+    """Responses, stateful for one call: the input items grow with each round's whole output and results."""
+
+    path = PATH
+    api_name = "Responses"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.items: list[dict[str, Any]] = []
+        self._replay = ResponsesReplay()
+        self._tools = ToolShapeCache(to_responses_tool, self.api_name)
+        self.ended: str | None = None
+        """Why the conversation ended (a call without id); further rounds are refused."""
+
+    def begin(self, messages: Sequence[Message]) -> None:
+        """Start with the conversation so far."""
+        self.items = self._replay.items(messages)
+
+    def build_body(self, request: RoundRequest, *, stream: bool) -> dict[str, Any]:
+        """The body of one round."""
+        if self.ended is not None:
+            raise ProviderResponseError(f"the conversation has ended: {self.ended}", provider=self.provider_id)
+        return responses_request_body(
+            model=self.model_id,
+            instructions=request.instructions,
+            items=self.items,
+            request=request,
+            tools=self._tools(request.tools),
+            extra=self.extra,
+            provider_options=self.provider_options(request, VENDOR),
+            stream=stream,
+        )
+
+    def parse_response(self, data: Any, request: RoundRequest) -> Round:
+        """A response object as a round."""
+        return self._note_end(parse_response_object(data, tool_names=provider_tool_names(request.tools)))
+
+    def stream_assembler(self, request: RoundRequest) -> StreamAssembler:
+        """A fresh assembler."""
+        return _EndNotingAssembler(self, provider_tool_names(request.tools))
+
+    def _note_end(self, round_: Round) -> Round:
+        if round_.raw_finish_reason == CALL_WITHOUT_ID and round_.provider_metadata:
+            self.ended = str(round_.provider_metadata.get("toolplug", {}).get("ended"))
+        return round_
+
+    def record_model_turn(self, round: Round) -> None:
+        """Append the whole output of the round (reasoning items included) as input items."""
+        self.items.extend(self._replay.assistant_items(round.content))
+
+    def record_tool_result(self, call_id: str, result: ToolResultPart) -> None:
+        """Append one ``function_call_output`` (or ``custom_tool_call_output``) item."""
+        item = self._replay.tool_item(result)
+        if item is not None:
+            item["call_id"] = call_id
+            self.items.append(item)
+
+
+class _EndNotingAssembler(ResponsesStreamAssembler):
+    def __init__(self, adapter: OpenAIResponsesAdapter, tool_names: Mapping[str, str]) -> None:
+        super().__init__(tool_names)
+        self._adapter = adapter
+
+    def finish(self) -> Round:
+        return self._adapter._note_end(super().finish())
+
+
+ADAPTER_FACTORY = HTTPAdapterFactory(
+    api=API,
+    adapter_type=OpenAIResponsesAdapter,
+    default_base_url=DEFAULT_BASE_URL,
+    auth_headers=lambda key: {"authorization": f"Bearer {key}"},
+)
+"""Makes Responses adapters (``api = "openai-responses"``)."""
+
+
+__all__ = [
+    "ADAPTER_FACTORY",
+    "API",
+    "CALL_WITHOUT_ID",
+    "OpenAIResponsesAdapter",
+    "ResponsesReplay",
+    "ResponsesStreamAssembler",
+    "parse_response_object",
+    "provider_tool_names",
+    "responses_request_body",
+    "responses_tool_choice",
+    "responses_usage",
+    "responses_user_item",
+]

@@ -157,6 +157,11 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
         click.echo(f"  {status.id}  ({status.plugin})  {status.status}")
         for reason in status.reasons:
             click.echo(f"      - {reason}")
+    if any(reason.startswith("not configured") for status in statuses for reason in status.reasons):
+        click.echo(
+            "\nConfigure a tool with `toolplug settings set TOOL FIELD VALUE` (secrets: `toolplug settings secret`);"
+            " `toolplug settings docs` lists every setting."
+        )
 
 
 @cli.command()

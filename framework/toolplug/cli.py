@@ -55,11 +55,14 @@ class HostContext:
 
     @property
     def host(self) -> Host:
-        """The host, built on first use."""
+        """The host, built on first use and closed when the command ends (MCP connections and the like)."""
         if self._host is None:
             from toolplug.host import Host
 
             self._host = Host.from_config(self.config_path)
+            context = click.get_current_context(silent=True)
+            if context is not None:
+                context.find_root().call_on_close(self._host.close)
         return self._host
 
 

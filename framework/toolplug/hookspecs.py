@@ -129,4 +129,6 @@ HOOK_NAMES: tuple[str, ...] = (
     "register_injection_filters",
     "register_commands",
 )
-"""Every hook, in the order the host calls them."""
+"""Every hook. The host calls them in this order: register_tools, register_option_sources,
+register_injection_filters, register_provider_adapters, register_definition_sources; the command
+line calls register_commands."""

@@ -6,7 +6,7 @@ import asyncio
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pytest
 from _web_guard_corpus import MECHANICAL_FAMILIES, article_texts, benign_samples, held_out_samples, planted_samples
@@ -144,20 +144,23 @@ def test_each_family_is_neutralised_visibly(text: str, family: str, gone: str, k
     assert kept in result.text
 
 
+def assert_recall(flt: BuiltinInjectionFilter, samples: Iterable[tuple[str, str, str]]) -> None:
+    """At least 85% of the samples neutralised, and 95% of each mechanical family's."""
+    caught: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for family, _payload, text in samples:
+        total[family] += 1
+        result = flt.filter_one(text)
+        caught[family] += bool(result.findings and result.text != text)
+    assert sum(caught.values()) / sum(total.values()) >= 0.85, (caught, total)
+    for family in MECHANICAL_FAMILIES:
+        assert caught[family] / total[family] >= 0.95, (family, caught[family], total[family])
+
+
 # REQ: WEB-9
 def test_recall_and_benign_targets_on_the_planted_corpus() -> None:
     flt = BuiltinInjectionFilter()
-    caught: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    for family, _payload, text in planted_samples():
-        total[family] += 1
-        result = flt.filter_one(text)
-        if result.findings and result.text != text:
-            caught[family] += 1
-    overall = sum(caught.values()) / sum(total.values())
-    assert overall >= 0.85, (caught, total)
-    for family in MECHANICAL_FAMILIES:
-        assert caught[family] / total[family] >= 0.95, (family, caught[family], total[family])
+    assert_recall(flt, planted_samples())
     benign = benign_samples()
     changed = [text for text in benign if flt.filter_one(text).text != text]
     assert len(changed) / len(benign) <= 0.01, changed[:3]
@@ -167,15 +170,7 @@ def test_recall_and_benign_targets_on_the_planted_corpus() -> None:
 def test_recall_on_injections_written_independently_of_the_rules() -> None:
     """The held-out samples vary phrasing, casing, spacing and language; no news article is touched."""
     flt = BuiltinInjectionFilter()
-    caught: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    for family, _payload, text in held_out_samples():
-        total[family] += 1
-        result = flt.filter_one(text)
-        caught[family] += bool(result.findings and result.text != text)
-    assert sum(caught.values()) / sum(total.values()) >= 0.85, (caught, total)
-    for family in MECHANICAL_FAMILIES:
-        assert caught[family] / total[family] >= 0.95, (family, caught[family], total[family])
+    assert_recall(flt, held_out_samples())
     assert [text for text in article_texts() if flt.filter_one(text).text != text] == []
 
 

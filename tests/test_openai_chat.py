@@ -236,3 +236,118 @@ def test_malformed_completion_is_a_response_error() -> None:
         server.reply(Reply(200, {"id": "x", "object": "chat.completion", "choices": "nope"}))
         with pytest.raises(ProviderResponseError, match="documented shape"):
             asyncio.run(generate_text(adapter(server.url), prompt="hi"))
+
+
+# --- custom (free-form text) tool calls ---------------------------------------------------------------
+
+
+def _custom_completion(text: str) -> dict[str, Any]:
+    completion = chat_completion(None, finish="tool_calls")
+    completion["choices"][0]["message"]["tool_calls"] = [
+        {"id": "call_sql", "type": "custom", "custom": {"name": "write_sql", "input": text}}
+    ]
+    return completion
+
+
+def _custom_stream(text: str) -> list[tuple[str | None, Any]]:
+    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test"}
+    first = {"index": 0, "id": "call_sql", "type": "custom", "custom": {"name": "write_sql", "input": ""}}
+    events: list[tuple[str | None, Any]] = [
+        (None, {**base, "choices": [{"index": 0, "delta": {"tool_calls": [first]}}]})
+    ]
+    for piece in (text[:6], text[6:]):
+        delta = {"tool_calls": [{"index": 0, "type": "custom", "custom": {"input": piece}}]}
+        events.append((None, {**base, "choices": [{"index": 0, "delta": delta}]}))
+    events.append((None, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    events.append((None, "[DONE]"))
+    return events
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_custom_tool_calls_are_parsed_with_their_text_as_input(streamed: bool) -> None:
+    # REQ: DEF-8
+    from toolplug.tools import custom_tool
+
+    sql = "SELECT name FROM users"
+    write_sql = custom_tool("write_sql", "Write SQL.", grammar_syntax="regex", grammar_definition="SELECT .+")
+    with provider_server() as server:
+        server.reply(Reply(events=_custom_stream(sql)) if streamed else Reply(200, _custom_completion(sql)))
+
+        async def run() -> Any:
+            options: dict[str, Any] = {"prompt": "Names?", "tools": [write_sql]}
+            if not streamed:
+                return await generate_text(adapter(server.url), **options)
+            stream = stream_text(adapter(server.url), **options)
+            async for _ in stream:
+                pass
+            return stream.result
+
+        result = asyncio.run(run())
+    call = result.steps[0].tool_calls[0]
+    assert (call.tool_call_id, call.tool_name, call.input) == ("call_sql", "write_sql", sql)
+    assert not call.invalid
+    assert result.stop_reason == "no-execute" and result.pending_tool_calls[0].input == sql
+    assert server.bodies()[0]["tools"][0]["type"] == "custom"
+
+
+def test_custom_tool_calls_are_replayed_as_custom_calls() -> None:
+    # REQ: DEF-8
+    from toolplug.messages import AssistantMessage, ToolMessage, UserMessage
+    from toolplug.providers.openai_chat import parse_chat_completion
+
+    round_ = parse_chat_completion(_custom_completion("SELECT 1"))
+    conversation = [
+        UserMessage("One?"),
+        AssistantMessage(round_.content),
+        ToolMessage([ToolResultPart("call_sql", "write_sql", "1", OutputType.TEXT)]),
+    ]
+    with provider_server() as server:
+        server.reply(Reply(200, chat_completion("One.")))
+        model = adapter(server.url)
+        model.begin(conversation)
+        asyncio.run(model.run_round(request()))
+    body = server.requests[0].body
+    assert body["messages"][2]["tool_calls"] == [
+        {"id": "call_sql", "type": "custom", "custom": {"name": "write_sql", "input": "SELECT 1"}}
+    ]
+    assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_sql", "content": "1"}
+    errors = [
+        f"{list(e.absolute_path)}: {e.message}"
+        for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)
+    ]
+    assert not errors
+
+
+# --- a failing round keeps the steps before it ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_provider_error_carries_the_partial_result(streamed: bool) -> None:
+    # REQ: LOOP-14
+    from toolplug.errors import ProviderError
+
+    first = chat_completion("Checking. ", [("call_1", "get_weather", '{"city": "Porto"}')])
+    with provider_server() as server:
+        if streamed:
+            cut = chat_stream(chat_completion("Porto is warm and"))
+            server.reply(Reply(events=chat_stream(first)), Reply(events=cut, cut_after=3))
+        else:
+            server.reply(Reply(200, first), Reply(200, {"id": "x", "object": "chat.completion", "choices": "nope"}))
+
+        async def run() -> ProviderError:
+            options: dict[str, Any] = {"prompt": "Weather?", "tools": [weather_tool()], "stop_when": loop_finished()}
+            with pytest.raises(ProviderError) as caught:
+                if streamed:
+                    async for _ in stream_text(adapter(server.url), **options):
+                        pass
+                else:
+                    await generate_text(adapter(server.url), **options)
+            return caught.value
+
+        error = asyncio.run(run())
+    partial = error.partial_result
+    assert partial is not None and partial.stop_reason == "provider-error"
+    assert len(partial.steps) == 1 and partial.steps[0].tool_calls[0].input == {"city": "Porto"}
+    assert partial.steps[0].tool_results[0].output == {"city": "Porto", "temperature": 21}
+    assert [m.role for m in partial.response_messages] == ["assistant", "tool"]
+    assert partial.text == "Checking. " and partial.usage.input_tokens == 10

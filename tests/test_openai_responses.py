@@ -211,3 +211,186 @@ def test_image_content_parts_go_as_input_images_never_as_base64_text() -> None:
     ]
     as_text = openai_tool_output(ToolResultPart("c1", "chart", parts, OutputType.CONTENT))
     assert "iVBORw0KGgo=" not in as_text and "binary content not shown" in as_text
+
+
+# --- prompt cache breakpoints, output schemas, mcp_list_tools -----------------------------------------
+
+
+def _result(output: Any, output_type: Any, **metadata: Any) -> Any:
+    from toolplug.messages import ToolResultPart
+
+    return ToolResultPart("call_a", "get_weather", output, output_type, **metadata)
+
+
+def _replayed_output(conversation: list[Any], tools: list[Any] | None = None) -> Any:
+    with provider_server() as server:
+        server.reply(Reply(200, responses_object(r_message("ok"))))
+        model = adapter(server.url)
+        model.begin(conversation)
+        asyncio.run(model.run_round(RoundRequest(0, [], tools or [], ToolChoice.AUTO)))
+    body = server.requests[0].body
+    return next(i["output"] for i in body["input"] if i.get("type") == "function_call_output"), body
+
+
+def _conversation(*results: Any, message_metadata: Any = None) -> list[Any]:
+    from toolplug.messages import AssistantMessage, ToolCallPart, ToolMessage, UserMessage
+
+    return [
+        UserMessage("Weather in Lisbon?"),
+        AssistantMessage([ToolCallPart("call_a", "get_weather", {"city": "Lisbon"})]),
+        ToolMessage(list(results), provider_metadata=message_metadata),
+    ]
+
+
+def test_prompt_cache_breakpoint_on_every_scalar_result_type() -> None:
+    # REQ: WIRE-3
+    # REQ: LOOP-11
+    from toolplug.definitions import OutputType
+    from toolplug.providers.openai_responses import responses_tool_output
+
+    marked = {"mode": "explicit"}
+    cases = [
+        ("sunny", OutputType.TEXT, "sunny"),
+        ({"t": 21}, OutputType.JSON, '{"t":21}'),
+        ("offline", OutputType.ERROR_TEXT, '{"error":"offline"}'),
+        ({"code": 7}, OutputType.ERROR_JSON, '{"error":{"code":7}}'),
+        (None, OutputType.EXECUTION_DENIED, "Tool call execution denied."),
+    ]
+    for output, output_type, text in cases:
+        result = _result(output, output_type)
+        assert responses_tool_output(result) == text
+        assert responses_tool_output(result, breakpoint=marked) == [
+            {"type": "input_text", "text": text, "prompt_cache_breakpoint": {"mode": "explicit"}}
+        ]
+    # Content parts are not scalar: no breakpoint array for them.
+    content = _result([{"type": "text", "text": "a"}], OutputType.CONTENT)
+    assert responses_tool_output(content, breakpoint=marked) == "a"
+
+
+def test_prompt_cache_breakpoint_from_the_message_or_the_output_and_the_output_wins() -> None:
+    # REQ: WIRE-3
+    # REQ: LOOP-11
+    from toolplug.definitions import OutputType
+
+    on = {"openai": {"promptCacheBreakpoint": True}}
+    off = {"openai": {"promptCacheBreakpoint": False}}
+    expected = [{"type": "input_text", "text": "sunny", "prompt_cache_breakpoint": {"mode": "explicit"}}]
+
+    output, body = _replayed_output(_conversation(_result("sunny", OutputType.TEXT), message_metadata=on))
+    assert output == expected
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in openapi_validator("CreateResponse").iter_errors(body)]
+    assert not errors
+
+    output, _ = _replayed_output(_conversation(_result("sunny", OutputType.TEXT, output_provider_metadata=on)))
+    assert output == expected
+    output, _ = _replayed_output(
+        _conversation(_result("sunny", OutputType.TEXT, output_provider_metadata=off), message_metadata=on)
+    )
+    assert output == "sunny"  # the output's options win over the message's
+    output, _ = _replayed_output(
+        _conversation(_result("sunny", OutputType.TEXT, output_provider_metadata=on), message_metadata=off)
+    )
+    assert output == expected
+    assert _replayed_output(_conversation(_result("sunny", OutputType.TEXT)))[0] == "sunny"
+
+
+def test_prompt_cache_breakpoint_on_a_result_recorded_during_the_loop() -> None:
+    # REQ: WIRE-3
+    from toolplug.definitions import OutputType
+    from toolplug.providers.base import Round
+
+    with provider_server() as server:
+        server.reply(
+            Reply(200, responses_object(r_call("call_a", "get_weather", '{"city":"Faro"}'))),
+            Reply(200, responses_object(r_message("ok"))),
+        )
+        model = adapter(server.url)
+        model.begin([])
+        round_ = asyncio.run(model.run_round(RoundRequest(0, [], [], ToolChoice.AUTO)))
+        assert isinstance(round_, Round)
+        model.record_model_turn(round_)
+        on = {"openai": {"promptCacheBreakpoint": True}}
+        model.record_tool_result("call_a", _result({"t": 19}, OutputType.JSON, provider_metadata=on))
+        asyncio.run(model.run_round(RoundRequest(1, [], [], ToolChoice.AUTO)))
+    output = server.bodies()[1]["input"][-1]
+    assert output["type"] == "function_call_output" and output["call_id"] == "call_a"
+    assert output["output"] == [
+        {"type": "input_text", "text": '{"t":19}', "prompt_cache_breakpoint": {"mode": "explicit"}}
+    ]
+
+
+def test_tool_with_output_schema_sends_it_and_its_text_and_denied_results_as_json_strings() -> None:
+    # REQ: WIRE-3
+    # REQ: DEF-8
+    # REQ: LOOP-11
+    from toolplug.definitions import OutputType
+    from toolplug.providers.wire_tools import to_responses_tool
+
+    output_schema = {"type": "object", "properties": {"t": {"type": "number"}}}
+    forecast = function_tool(
+        "get_weather",
+        "Get the weather.",
+        {"type": "object", "properties": {"city": {"type": "string"}}},
+        None,
+        metadata={"output_schema": output_schema},
+    ).definition()
+    assert to_responses_tool(forecast)["output_schema"] == output_schema
+    assert "output_schema" not in to_responses_tool(golden_definitions()[1])
+
+    text_output, body = _replayed_output(_conversation(_result("sunny", OutputType.TEXT)), [forecast])
+    assert text_output == '"sunny"' and json.loads(text_output) == "sunny"
+    assert body["tools"][0]["output_schema"] == output_schema
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in openapi_validator("CreateResponse").iter_errors(body)]
+    assert not errors
+    denied, _ = _replayed_output(_conversation(_result("Not today.", OutputType.EXECUTION_DENIED)), [forecast])
+    assert denied == '"Not today."'
+    as_json, _ = _replayed_output(_conversation(_result({"t": 21}, OutputType.JSON)), [forecast])
+    assert as_json == '{"t":21}'
+    failed, _ = _replayed_output(_conversation(_result("offline", OutputType.ERROR_TEXT)), [forecast])
+    assert failed == '{"error":"offline"}'
+    # Without the schema, text stays text; with a breakpoint too, the JSON literal goes into input_text.
+    assert _replayed_output(_conversation(_result("sunny", OutputType.TEXT)))[0] == "sunny"
+    on = {"openai": {"promptCacheBreakpoint": True}}
+    both, _ = _replayed_output(
+        _conversation(_result("sunny", OutputType.TEXT, output_provider_metadata=on)), [forecast]
+    )
+    assert both == [{"type": "input_text", "text": '"sunny"', "prompt_cache_breakpoint": {"mode": "explicit"}}]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_mcp_list_tools_items_are_replayed_unchanged(streamed: bool) -> None:
+    # REQ: LOOP-12
+    # REQ: WIRE-3
+    listed = {
+        "type": "mcp_list_tools",
+        "id": "mcpl_1",
+        "server_label": "docs",
+        "tools": [{"name": "search", "input_schema": {"type": "object"}, "annotations": None}],
+    }
+    answers = [
+        responses_object(listed, r_call("call_1", "get_weather", '{"city": "Faro"}')),
+        responses_object(r_message("Faro: 19 degrees.")),
+    ]
+    with provider_server() as server:
+        if streamed:
+            server.reply(*(Reply(events=responses_stream(answer)) for answer in answers))
+        else:
+            server.reply(*(Reply(200, answer) for answer in answers))
+
+        async def run() -> Any:
+            options: dict[str, Any] = {"prompt": "Weather?", "tools": [weather_tool()], "stop_when": loop_finished()}
+            if not streamed:
+                return await generate_text(adapter(server.url), **options)
+            stream = stream_text(adapter(server.url), **options)
+            async for _ in stream:
+                pass
+            return stream.result
+
+        result = asyncio.run(run())
+    assert result.text == "Faro: 19 degrees."
+    listing = result.steps[0].content[0]
+    assert listing.type == "tool-call" and listing.provider_executed and listing.tool_name == "mcp_list_tools"
+    assert result.steps[0].tool_calls[0].input == {"city": "Faro"}  # only the function call is run
+    second = server.bodies()[1]
+    assert second["input"][1] == listed  # exactly as received, before the call it came with
+    assert second["input"][2]["type"] == "function_call"

@@ -23,7 +23,7 @@ def test_help_does_not_import_heavy_dependencies() -> None:
         "from click.testing import CliRunner\n"
         "from toolplug.cli import cli\n"
         "result = CliRunner().invoke(cli, ['--help'])\n"
-        "heavy = [m for m in ('selectolax', 'markdownify', 'mcp', 'httpx2') if m in sys.modules]\n"
+        "heavy = [m for m in ('selectolax', 'mcp', 'httpx2') if m in sys.modules]\n"
         "print(json.dumps({'code': result.exit_code, 'heavy': heavy, 'out': result.output}))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)

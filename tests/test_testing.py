@@ -65,6 +65,16 @@ def test_scripted_adapter_says_when_its_script_ran_out() -> None:
         asyncio.run(generate_text(ScriptedAdapter([]), prompt="x"))
 
 
+def test_scripted_adapter_keeps_every_field_of_a_round_it_completes() -> None:
+    # REQ: LOOP-1
+    # A scripted round without call ids, provider or model is completed; nothing else of it is lost.
+    scripted = Round([tool_call("forecast", {"city": "Faro"})], "tool-calls", ends_conversation="no call id")
+    model = ScriptedAdapter([scripted, "unused"])
+    result = asyncio.run(generate_text(model, prompt="x", tools=[forecast], stop_when=loop_finished()))
+    assert result.stop_reason == "provider-ended"
+    assert result.provider == "scripted" and result.steps[0].tool_calls[0].tool_call_id == "call_1"
+
+
 def test_scripted_adapter_streams_deltas_then_the_round() -> None:
     # REQ: LOOP-14
     model = ScriptedAdapter([tool_calls_round(tool_call("f", {"a": 1}, call_id="c"), text="abc")], chunk_size=2)

@@ -277,8 +277,38 @@ def test_markdown_of_lists_code_quotes_emphasis_and_tables() -> None:
     assert "> Quoted line one.\n>\n> Line two" in markdown
     assert "```py\ndef f():\n        return 1\n```" in markdown
     assert "| Name | Value |\n| --- | --- |\n| a\\|b | 1 |" in markdown
-    assert "| Merged |" in markdown and "| x | y |" in markdown  # merged cells: through markdownify
+    assert "| Merged | Merged |\n| --- | --- |\n| x | y |" in markdown  # a merged cell spread over its columns
     assert "A layout cell with a paragraph in it." in markdown and "| A layout" not in markdown
+
+
+# REQ: WEB-3
+def test_merged_cells_are_spread_over_the_grid_of_a_markdown_table() -> None:
+    html = """<html><body><article><p>Rainfall by city and season, in millimetres.</p><table>
+    <tr><th rowspan="2">City</th><th colspan="2">2024</th></tr>
+    <tr><th>Spring</th><th>Autumn</th></tr>
+    <tr><td rowspan="2">Porto</td><td>310</td><td rowspan="0">n/a</td></tr>
+    <tr><td>295 <em>est.</em></td></tr>
+    <tr><td colspan="bad">Faro</td><td rowspan="1">80</td></tr>
+    <tr><td>Braga</td></tr>
+    </table></article></body></html>"""
+    markdown = extract(html, "https://site.example/").markdown
+    assert markdown.endswith(
+        "| City | 2024 | 2024 |\n"
+        "| --- | --- | --- |\n"
+        "| City | Spring | Autumn |\n"
+        "| Porto | 310 | n/a |\n"
+        "| Porto | 295 *est.* | n/a |\n"
+        "| Faro | 80 | n/a |\n"
+        "| Braga |  | n/a |"
+    ), markdown
+
+
+# REQ: WEB-3
+def test_merged_cells_spanning_without_end_are_not_spread() -> None:
+    rows = "<tr><td>x</td></tr>" * 3_000
+    html = f"<html><body><article><p>A very long table.</p><table><tr><td colspan=1000 rowspan=0>a</td></tr>{rows}"
+    markdown = extract(html + "</table></article></body></html>", "https://site.example/").markdown
+    assert "| a |\n| --- |\n| x |\n" in markdown and len(markdown) < 30_000
 
 
 def _shingles(text: str) -> Counter[tuple[str, ...]]:

@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from toolplug.definitions import ConfidenceLevel, ToolExecutionResult
 from toolplug.errors import InvalidArgumentError
 from toolplug.execution import CallScope, CallStatus, ToolCallOutcome, ToolExecutor
 from toolplug.guard import GuardReport, PromptInjectionGuard
+from toolplug.messages import AssistantMessage, SystemMessage, TextPart, ToolMessage, ToolResultPart, UserMessage
 from toolplug.net import SafeHTTPClient, TargetPolicy
 from toolplug.registry import Origin, RegisteredTool, ToolRegistry
 from toolplug.tools import ToolImplementation
@@ -384,34 +384,27 @@ def test_web_fetch_domain_lists_apply_to_subdomains_and_redirects(server: WebTes
     assert WebFetchTool().validate_configuration({"allowed_domains": "a.com", "blocked_domains": "b.com"}) != []
 
 
-@dataclass
-class Part:
-    text: str
-
-
-@dataclass
-class Message:
-    role: str
-    content: Any = None
-    parts: Any = None
-
-
 # REQ: WEB-8
 def test_web_fetch_require_url_in_user_message(server: WebTestServer) -> None:
     tool, _ = fetch_tool(require_url_in_user_message=True)
     url = server.url("/article")
     messages = [
-        Message("system", f"You may read {server.url('/doc.md')}"),
-        Message("user", parts=[Part(f"Please summarise {url}.")]),
-        Message("assistant", f"I will also read {server.url('/data.json')}"),
-        Message("tool", f"see {server.url('/table.csv')}"),
+        SystemMessage(f"You may read {server.url('/doc.md')}"),
+        UserMessage([TextPart(f"Please summarise {url}.")]),
+        AssistantMessage(f"I will also read {server.url('/data.json')}"),
+        ToolMessage([ToolResultPart("call_1", "web_search", f"see {server.url('/table.csv')}")]),
     ]
     assert document(call(tool, {"url": url}, messages=messages))["type"] == "document"
     for other in ("/doc.md", "/data.json", "/table.csv"):
         refused = document(call(tool, {"url": server.url(other)}, messages=messages))
         assert refused["error_code"] == "url_not_allowed"
+    assert url_in_user_messages(url, [UserMessage(f"read {url}")])
+    assert not url_in_user_messages(url, [UserMessage([TextPart("nothing")])])
+    # Plain dicts, as JSON conversations hold them.
     assert url_in_user_messages(url, [{"role": "user", "content": f"read {url}"}])
+    assert url_in_user_messages(url, [{"role": "user", "parts": [{"type": "text", "text": f"read {url}"}]}])
     assert not url_in_user_messages(url, [{"role": "user", "content": [{"type": "text", "text": "nothing"}]}])
+    assert not url_in_user_messages(url, [{"role": "assistant", "content": f"read {url}"}])
 
 
 # REQ: WEB-8

@@ -84,3 +84,20 @@ def test_contract_kit_uses_these_functions() -> None:
     from toolplug.pytest_plugin import wire_shape_functions
 
     assert wire_shape_functions() == (to_chat_completions_tool, to_responses_tool, to_anthropic_tool)
+
+
+def test_output_schema_goes_only_to_responses_function_tools() -> None:
+    # REQ: DEF-8
+    # REQ: WIRE-3
+    from toolplug.definitions import FunctionSpec, ToolDefinition
+
+    output_schema = {"type": "object", "properties": {"temperature": {"type": "number"}}}
+    definition = ToolDefinition(
+        id="forecast",
+        implementation_key="forecast",
+        function=FunctionSpec(name="forecast", description_for_llm="A forecast."),
+        metadata={"output_schema": output_schema},
+    )
+    assert to_responses_tool(definition)["output_schema"] == output_schema
+    assert "output_schema" not in to_chat_completions_tool(definition)["function"]
+    assert "output_schema" not in to_anthropic_tool(definition)

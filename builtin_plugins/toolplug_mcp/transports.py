@@ -141,11 +141,7 @@ class StdioTransport(McpTransport):
         require_sdk("An MCP server with transport 'stdio'")
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp-stdio-{self.server}")
-        waiter = asyncio.ensure_future(self._ready.wait())
-        try:
-            await asyncio.wait({waiter, self._task}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
+        await _until_ready_or_done(self._ready, self._task)
         if self._start_error is not None or not self._ready.is_set():
             cause = self._start_error
             detail = f"{type(cause).__name__}: {cause}" if cause else "the process ended at once"
@@ -197,12 +193,8 @@ class StdioTransport(McpTransport):
             ) from exc
 
     async def close(self) -> None:
-        task = self._task
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                # The SDK closes stdin, waits 2 s, then terminates and kills the process tree.
-                await asyncio.wait_for(asyncio.shield(task), 10.0)
+        # The SDK closes stdin, waits 2 s, then terminates and kills the process tree.
+        await _cancel_and_wait(self._task, 10.0)
         self._mark_closed()
         if self._stderr is not None:
             self._stderr.close()
@@ -227,7 +219,24 @@ class StdioTransport(McpTransport):
             return ""
 
 
-# --- HTTP helpers ----------------------------------------------------------------------------------
+# --- helpers -------------------------------------------------------------------------------------
+
+
+async def _until_ready_or_done(ready: asyncio.Event, task: asyncio.Task[None]) -> None:
+    """Wait until ``ready`` is set or ``task`` ends, whichever comes first."""
+    waiter = asyncio.ensure_future(ready.wait())
+    try:
+        await asyncio.wait({waiter, task}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+
+
+async def _cancel_and_wait(task: asyncio.Task[None] | None, seconds: float) -> None:
+    """Cancel a reading task and give it ``seconds`` to clean up; how it ends is not reported."""
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(task), seconds)
 
 
 def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
@@ -259,13 +268,8 @@ class SessionExpiredError(MCPClientError):
     """The Streamable HTTP server no longer knows the session (404); the client initialises a new one."""
 
 
-# --- Streamable HTTP (httpx2) ----------------------------------------------------------------------
-
-
-class StreamableHttpTransport(McpTransport):
-    """The Streamable HTTP transport: each message is a POST; answers come as JSON or an event stream."""
-
-    kind = "http"
+class _HttpTransport(McpTransport):
+    """What the two HTTP transports share: where the server is, and the httpx2 client that reaches it."""
 
     def __init__(
         self,
@@ -280,20 +284,44 @@ class StreamableHttpTransport(McpTransport):
         self.url = url
         self.headers = dict(headers or {})
         self.timeout = timeout
-        self.session_id: str | None = None
         self._transport = transport
         self._client: httpx2.AsyncClient | None = None
+
+    def _open_client(self, timeout: httpx2.Timeout) -> httpx2.AsyncClient:
+        # No automatic redirects (Streamable HTTP follows same-origin ones itself), no proxies from the environment.
+        return httpx2.AsyncClient(
+            headers=self.headers, timeout=timeout, follow_redirects=False, transport=self._transport, trust_env=False
+        )
+
+    def _deliver_event(self, data: str) -> Any:
+        """Deliver the message an event carries and return it; None (reported) when it is not JSON."""
+        try:
+            incoming = json.loads(data)
+        except ValueError:
+            self._report(MCPClientError(f"MCP server {self.server!r} sent an event that is not JSON"))
+            return None
+        self._deliver(incoming)
+        return incoming
+
+    def _from_server(self, error: MCPClientError) -> MCPClientError:
+        error.server = self.server
+        return error
+
+
+# --- Streamable HTTP (httpx2) ----------------------------------------------------------------------
+
+
+class StreamableHttpTransport(_HttpTransport):
+    """The Streamable HTTP transport: each message is a POST; answers come as JSON or an event stream."""
+
+    kind = "http"
+    session_id: str | None = None
+    """The session the server opened at ``initialize`` (None before, and after it ended)."""
 
     async def start(self) -> None:
         # No request yet: the first POST (initialize) opens the session.
         if self._client is None:
-            self._client = httpx2.AsyncClient(
-                headers=self.headers,
-                timeout=httpx2.Timeout(self.timeout),
-                follow_redirects=False,
-                transport=self._transport,
-                trust_env=False,
-            )
+            self._client = self._open_client(httpx2.Timeout(self.timeout))
         self._closed = False
 
     def reset_session(self) -> None:
@@ -346,9 +374,7 @@ class StreamableHttpTransport(McpTransport):
             )
         if not 200 <= status < 300:
             body = await _read_body(response)
-            error = MCPClientError.http_post(status, response.reason_phrase, url, body)
-            error.server = self.server
-            raise error
+            raise self._from_server(MCPClientError.http_post(status, response.reason_phrase, url, body))
         if is_initialize:
             session_id = response.headers.get(SESSION_ID_HEADER)
             if session_id:
@@ -374,12 +400,7 @@ class StreamableHttpTransport(McpTransport):
             async for event in httpx2.EventSource(response).__aiter__():
                 if event.event != "message" or not event.data:
                     continue
-                try:
-                    incoming = json.loads(event.data)
-                except ValueError:
-                    self._report(MCPClientError(f"MCP server {self.server!r} sent an event that is not JSON"))
-                    continue
-                self._deliver(incoming)
+                incoming = self._deliver_event(event.data)
                 if isinstance(incoming, dict) and incoming.get("id") == request_id and "method" not in incoming:
                     break  # the answer to this request: the stream has done its job
         else:
@@ -424,46 +445,21 @@ def _same_origin_redirect(response: httpx2.Response) -> str | None:
 # --- legacy HTTP+SSE (httpx2) ------------------------------------------------------------------------
 
 
-class SseTransport(McpTransport):
+class SseTransport(_HttpTransport):
     """The legacy HTTP+SSE transport: a GET event stream names an endpoint, messages are POSTed to it."""
 
     kind = "sse"
-
-    def __init__(
-        self,
-        server: str,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-        transport: httpx2.AsyncBaseTransport | None = None,
-    ) -> None:
-        super().__init__(server)
-        self.url = url
-        self.headers = dict(headers or {})
-        self.timeout = timeout
-        self.endpoint: str | None = None
-        self._transport = transport
-        self._client: httpx2.AsyncClient | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
-        self._start_error: MCPClientError | None = None
+    endpoint: str | None = None
+    """Where messages are POSTed, as the event stream named it (None until it has)."""
+    _task: asyncio.Task[None] | None = None
+    _start_error: MCPClientError | None = None
 
     async def start(self) -> None:
-        self._client = httpx2.AsyncClient(
-            headers=self.headers,
-            # The event stream may stay quiet for long; a read timeout would end a healthy connection.
-            timeout=httpx2.Timeout(self.timeout, read=None),
-            follow_redirects=False,
-            transport=self._transport,
-            trust_env=False,
-        )
+        self._ready = asyncio.Event()
+        # The event stream may stay quiet for long; a read timeout would end a healthy connection.
+        self._client = self._open_client(httpx2.Timeout(self.timeout, read=None))
         self._task = asyncio.get_running_loop().create_task(self._read_stream(), name=f"mcp-sse-{self.server}")
-        waiter = asyncio.ensure_future(self._ready.wait())
-        try:
-            await asyncio.wait({waiter, self._task}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
+        await _until_ready_or_done(self._ready, self._task)
         if self._start_error is not None:
             error = self._start_error
             await self.close()
@@ -483,10 +479,9 @@ class SseTransport(McpTransport):
             async with client.stream("GET", self.url, headers={"accept": "text/event-stream"}) as response:
                 if not 200 <= response.status_code < 300:
                     body = await _read_body(response)
-                    self._start_error = MCPClientError.sse_stream(
-                        response.status_code, response.reason_phrase, self.url, body
+                    self._start_error = self._from_server(
+                        MCPClientError.sse_stream(response.status_code, response.reason_phrase, self.url, body)
                     )
-                    self._start_error.server = self.server
                     return
                 async for event in httpx2.EventSource(response).__aiter__():
                     if event.event == "endpoint":
@@ -494,12 +489,7 @@ class SseTransport(McpTransport):
                         if self._start_error is not None:
                             return
                     elif event.event == "message" and event.data:
-                        try:
-                            incoming = json.loads(event.data)
-                        except ValueError:
-                            self._report(MCPClientError(f"MCP server {self.server!r} sent an event that is not JSON"))
-                            continue
-                        self._deliver(incoming)
+                        self._deliver_event(event.data)
         except asyncio.CancelledError:
             raise
         except httpx2.HTTPError as exc:
@@ -547,9 +537,7 @@ class SseTransport(McpTransport):
             async with client.stream("POST", endpoint, json=message, headers=headers) as response:
                 if not 200 <= response.status_code < 300:
                     body = await _read_body(response)
-                    error = MCPClientError.sse_post(response.status_code, endpoint, body)
-                    error.server = self.server
-                    raise error
+                    raise self._from_server(MCPClientError.sse_post(response.status_code, endpoint, body))
                 await response.aread()
         except MCPClientError:
             raise
@@ -557,11 +545,7 @@ class SseTransport(McpTransport):
             raise _unreachable(self.server, endpoint, exc) from exc
 
     async def close(self) -> None:
-        task = self._task
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), 5.0)
+        await _cancel_and_wait(self._task, 5.0)
         client = self._client
         self._client = None
         if client is not None:

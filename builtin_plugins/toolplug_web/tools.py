@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import toolplug
-from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition, ToolExecutionResult
+from toolplug.definitions import (
+    ConfidenceLevel,
+    OutputType,
+    SettingsSchema,
+    Source,
+    ToolDefinition,
+    ToolExecutionResult,
+)
 from toolplug.errors import InvalidArgumentError, ToolExecutionBlockedError
 from toolplug.execution import ToolExecutionContext
 from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
@@ -104,6 +111,20 @@ def equivalent_url_key(url: str) -> str:
     query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                              if not _TRACKING.match(k)))
     return urlunsplit(("", netloc, path, query, ""))
+
+
+def _definition(
+    name: str, title: str, description_for_llm: str, parameters: dict[str, Any], settings: SettingsSchema
+) -> ToolDefinition:
+    """A web tool's definition: id, implementation key and function name are all ``name``."""
+    return ToolDefinition(
+        id=name,
+        implementation_key=name,
+        function=toolplug.FunctionSpec(name=name, description_for_llm=description_for_llm, parameters=parameters),
+        settings_schema=settings,
+        system_prompt_instructions=UNTRUSTED_CONTENT_INSTRUCTIONS,
+        title=title,
+    )
 
 
 def _page_block(index: int, page: ExtractedWebPage, body: str) -> str:
@@ -189,20 +210,12 @@ class WebSearchTool(toolplug.ToolImplementation):
                       "are returned.", value_type="integer", default=20)
             .build()
         )
-        return ToolDefinition(
-            id="web_search",
-            implementation_key="web_search",
-            function=toolplug.FunctionSpec(
-                name="web_search",
-                description_for_llm=(
-                    "Search the web and read the top result pages. Returns each page's title, URL and main "
-                    "text as Markdown."
-                ),
-                parameters=parameters,
-            ),
-            settings_schema=settings,
-            system_prompt_instructions=UNTRUSTED_CONTENT_INSTRUCTIONS,
-            title="Web search",
+        return _definition(
+            "web_search",
+            "Web search",
+            "Search the web and read the top result pages. Returns each page's title, URL and main text as Markdown.",
+            parameters,
+            settings,
         )
 
     def validate_configuration(self, settings: Mapping[str, Any]) -> list[str]:
@@ -359,17 +372,12 @@ class ReadWebPageTool(toolplug.ToolImplementation):
                       value_type="integer", default=40000)
             .build()
         )
-        return ToolDefinition(
-            id="read_web_page",
-            implementation_key="read_web_page",
-            function=toolplug.FunctionSpec(
-                name="read_web_page",
-                description_for_llm="Read one web page and return its title, metadata and main text as Markdown.",
-                parameters=parameters,
-            ),
-            settings_schema=settings,
-            system_prompt_instructions=UNTRUSTED_CONTENT_INSTRUCTIONS,
-            title="Read web page",
+        return _definition(
+            "read_web_page",
+            "Read web page",
+            "Read one web page and return its title, metadata and main text as Markdown.",
+            parameters,
+            settings,
         )
 
     def validate_configuration(self, settings: Mapping[str, Any]) -> list[str]:
@@ -566,20 +574,13 @@ class WebFetchTool(toolplug.ToolImplementation):
             .optional("timeout_seconds", "Timeout (seconds)", "", value_type="integer", default=30)
             .build()
         )
-        return ToolDefinition(
-            id="web_fetch",
-            implementation_key="web_fetch",
-            function=toolplug.FunctionSpec(
-                name="web_fetch",
-                description_for_llm=(
-                    "Fetch a web page or text document by URL. HTML is converted to Markdown; long content is "
-                    "returned in parts: call again with offset=next_offset to continue."
-                ),
-                parameters=parameters,
-            ),
-            settings_schema=settings,
-            system_prompt_instructions=UNTRUSTED_CONTENT_INSTRUCTIONS,
-            title="Web fetch",
+        return _definition(
+            "web_fetch",
+            "Web fetch",
+            "Fetch a web page or text document by URL. HTML is converted to Markdown; long content is returned in "
+            "parts: call again with offset=next_offset to continue.",
+            parameters,
+            settings,
         )
 
     def validate_configuration(self, settings: Mapping[str, Any]) -> list[str]:
@@ -769,25 +770,28 @@ _URL_IN_TEXT = re.compile(r"https?://[^\s<>\"'`\])}]+", re.I)
 def user_message_texts(messages: Sequence[Any]) -> list[str]:
     """The text of every user message.
 
-    Reads messages by duck typing until the canonical conversation module settles: an object or mapping
-    with ``role`` and either ``content`` (a str, or a list of parts) or ``parts``, each part with
-    ``text``.
+    Reads :class:`toolplug.messages.UserMessage` (string content, or its text parts), and plain dicts
+    as JSON conversations hold them: ``role`` ``"user"``, and ``content`` (a str, or a list of parts)
+    or ``parts``, each part a dict with ``text``. Anything else is not a user message.
     """
+    # Not imported with the module (see above); whoever passes messages has loaded it already.
+    from toolplug.messages import TextPart, UserMessage
+
     texts: list[str] = []
     for message in messages:
-        role = message.get("role") if isinstance(message, Mapping) else getattr(message, "role", None)
-        if str(getattr(role, "value", role)) != "user":
-            continue
-        content = message.get("content") if isinstance(message, Mapping) else getattr(message, "content", None)
-        parts = message.get("parts") if isinstance(message, Mapping) else getattr(message, "parts", None)
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list | tuple) and parts is None:
-            parts = content
-        for part in parts or ():
-            text = part.get("text") if isinstance(part, Mapping) else getattr(part, "text", None)
-            if isinstance(text, str):
-                texts.append(text)
+        if isinstance(message, UserMessage):
+            texts.extend(part.text for part in message.parts if isinstance(part, TextPart))
+        elif isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            parts = message.get("parts")
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, list | tuple) and parts is None:
+                parts = content
+            for part in parts or ():
+                text = part.get("text") if isinstance(part, Mapping) else None
+                if isinstance(text, str):
+                    texts.append(text)
     return texts
 
 

@@ -81,14 +81,18 @@ _LAZY = {
     "ToolCallingLoop": "toolplug.loop",
     "ToolChoice": "toolplug.calls",
     "ToolMessage": "toolplug.messages",
+    "UIMessageStreamReader": "toolplug.ui_stream",
     "UserMessage": "toolplug.messages",
     "convert_to_model_messages": "toolplug.messages",
     "generate_text": "toolplug.loop",
     "has_tool_call": "toolplug.loop",
     "loop_finished": "toolplug.loop",
     "prune_messages": "toolplug.messages",
+    "read_ui_message": "toolplug.ui_stream",
     "step_count_is": "toolplug.loop",
     "stream_text": "toolplug.loop",
+    "to_ui_message_stream": "toolplug.ui_stream",
+    "ui_message_stream_sse": "toolplug.ui_stream",
 }
 
 if TYPE_CHECKING:
@@ -113,6 +117,12 @@ if TYPE_CHECKING:
         UserMessage,
         convert_to_model_messages,
         prune_messages,
+    )
+    from toolplug.ui_stream import (
+        UIMessageStreamReader,
+        read_ui_message,
+        to_ui_message_stream,
+        ui_message_stream_sse,
     )
 
 
@@ -188,6 +198,7 @@ __all__ = [
     "ToolSettingsService",
     "ToolTrace",
     "ToolplugError",
+    "UIMessageStreamReader",
     "UnknownToolError",
     "UsageError",
     "UserMessage",
@@ -203,8 +214,11 @@ __all__ = [
     "loop_finished",
     "provider_defined_tool",
     "prune_messages",
+    "read_ui_message",
     "step_count_is",
     "stream_text",
     "to_openai_strict",
+    "to_ui_message_stream",
     "tool",
+    "ui_message_stream_sse",
 ]

@@ -33,6 +33,10 @@ Lower exceptions are translated at the boundary with ``raise ... from exc`` so t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolplug.loop import LoopResult
 
 
 class ToolplugError(Exception):
@@ -208,6 +212,8 @@ class ProviderError(ToolplugError):
         self.status = status
         self.request_id = request_id
         self.body_message = message
+        self.partial_result: LoopResult | None = None
+        """Set by the loop when a round fails: the steps taken before it (stop reason ``provider-error``)."""
 
 
 class ProviderConnectionError(ProviderError):

@@ -34,7 +34,7 @@ from toolplug.calls import (
     parse_tool_call,
 )
 from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition
-from toolplug.errors import InvalidArgumentError, NoSuchToolError, ToolCallError, UsageError
+from toolplug.errors import InvalidArgumentError, NoSuchToolError, ProviderError, ToolCallError, UsageError
 from toolplug.execution import CallScope, CallStatus, ToolCallOutcome, ToolExecutor, ToolTrace, denied_outcome
 from toolplug.messages import (
     AssistantMessage,
@@ -268,8 +268,16 @@ class LoopOptionsArgs(TypedDict, total=False):
 # --- results ----------------------------------------------------------------------------------------
 
 StopReason: TypeAlias = Literal[
-    "answered", "stop-condition", "limit", "no-execute", "approval-pending", "provider-approval", "provider-ended"
+    "answered",
+    "stop-condition",
+    "limit",
+    "no-execute",
+    "approval-pending",
+    "provider-approval",
+    "provider-ended",
+    "provider-error",
 ]
+"""Why a run ended; ``provider-error`` only on the partial result a :class:`ProviderError` carries."""
 
 
 @dataclass(slots=True)
@@ -661,9 +669,25 @@ class ToolCallingLoop:
                 await _notify(on_event, StepStartEvent(step_number, request))
             if emit is not None:
                 emit(StartStepPart(step_number))
-                round_ = await self._stream_round(request, emit, withhold_tools=tool_choice.mode == "none")
-            else:
-                round_ = await adapter.run_round(request)
+            try:
+                if emit is not None:
+                    round_ = await self._stream_round(request, emit, withhold_tools=tool_choice.mode == "none")
+                else:
+                    round_ = await adapter.run_round(request)
+            except ProviderError as exc:
+                # The steps already taken are not lost: the error carries them (LOOP-14).
+                exc.partial_result = LoopResult(
+                    steps,
+                    conversation[first_response:],
+                    usage,
+                    list(sources.values()),
+                    traces,
+                    required,
+                    "provider-error",
+                    pending_calls,
+                    pending_approvals,
+                )
+                raise
             usage = usage + round_.usage
 
             if not final_answer and tool_choice.mode in ("none", "tool"):
@@ -732,18 +756,7 @@ class ToolCallingLoop:
                         provider_approval = True
                     content.append(part)
 
-            recorded = Round(
-                content,
-                round_.finish_reason,
-                round_.usage,
-                round_.provider,
-                round_.model,
-                round_.response_id,
-                round_.provider_metadata,
-                round_.raw_finish_reason,
-                round_.ends_conversation,
-            )
-            adapter.record_model_turn(recorded)
+            adapter.record_model_turn(dataclasses.replace(round_, content=content))
             if emit is not None:
                 for part in content:
                     if isinstance(part, ToolCallPart):

@@ -3,8 +3,8 @@
 - :func:`extract` turns HTML into an :class:`ExtractedWebPage`: Markdown of the main content with
   navigation, headers, footers, asides, cookie banners, scripts, styles and hidden elements removed,
   plus title, description, author and published date (WEB-3). Built on selectolax (parsing, choosing
-  the main content, pruning boilerplate, and writing Markdown straight from its nodes) and markdownify
-  (tables with merged cells), both imported on first use so importing toolplug stays cheap.
+  the main content, pruning boilerplate, and writing Markdown straight from its nodes), imported on
+  first use so importing toolplug stays cheap.
 - :func:`retrieve` fetches one page under a :class:`~toolplug.net.TargetPolicy` and extracts it.
   Hosts use it directly for pages a user typed (with ``TargetPolicy.user_chosen()``).
 - :func:`allocate_budget` shares a character budget between results (WEB-7).
@@ -414,7 +414,6 @@ def _class_weight(node: Any) -> float:
     return weight
 
 
-_CONVERTERS: dict[bool, Any] = {}
 _BLOCK_TAGS = frozenset(
     {
         "address", "article", "center", "dd", "details", "div", "dl", "dt", "fieldset", "figure", "figcaption",
@@ -436,9 +435,8 @@ class _MarkdownWriter:
     """Markdown straight from selectolax nodes: no second parse of the HTML.
 
     markdownify (on a BeautifulSoup tree built from serialised HTML) cost about 70% of extract's
-    time; articles are headings, paragraphs, lists, quotes, code and simple tables, written here
-    straight from the tree already parsed. Tables with merged cells go to markdownify, which spreads
-    them over the grid a Markdown table needs.
+    time; articles are headings, paragraphs, lists, quotes, code and tables, written here straight
+    from the tree already parsed.
     """
 
     def __init__(self, include_images: bool) -> None:
@@ -506,9 +504,6 @@ class _MarkdownWriter:
             if node.css_first(_LAYOUT_CELLS) is not None:
                 # A table used for layout: its cells hold paragraphs, lists or more tables.
                 return f"\n\n{self.blocks(node).strip()}\n\n"
-            if node.css_first("[colspan], [rowspan]") is not None:
-                # Merged cells: markdownify spreads them over the grid a Markdown table needs.
-                return f"\n\n{_markdownify(node.html or '', self.include_images)}\n\n"
             return self.table(node)
         if tag == "img":
             if not self.include_images:
@@ -561,12 +556,33 @@ class _MarkdownWriter:
         return "\n\n" + "\n".join(items) + "\n\n" if items else ""
 
     def table(self, node: Any) -> str:
+        """A Markdown table. Markdown cannot merge cells: a merged cell is spread over the grid, its
+        text repeated in every row and column it spans, so that each row reads on its own."""
         rows: list[list[str]] = []
-        for row in node.css("tr"):
-            cells = [
-                " ".join(self.blocks(cell).split()).replace("|", "\\|")
-                for cell in row.iter(include_text=False) if cell.tag in ("td", "th")
-            ]
+        # column -> the text of a cell spanning down into the next rows, and how many rows it still covers
+        above: dict[int, tuple[str, int]] = {}
+        spare = _MAX_SPREAD_CELLS
+        trs = node.css("tr")
+        for index, row in enumerate(trs):
+            cells: list[str] = []
+            for cell in row.iter(include_text=False):
+                if cell.tag not in ("td", "th"):
+                    continue
+                while len(cells) in above:
+                    cells.append(_from_above(above, len(cells)))
+                text = " ".join(self.blocks(cell).split()).replace("|", "\\|")
+                attributes = cell.attributes
+                across = max(1, _span(attributes.get("colspan"), 1_000))
+                down = min(_span(attributes.get("rowspan"), 65_534) or 65_534, len(trs) - index)  # 0: to the end
+                if across * down - 1 > spare:  # spans without end (a hostile page): left unspread
+                    across = down = 1
+                spare -= across * down - 1
+                for column in range(len(cells), len(cells) + across):
+                    if down > 1:
+                        above[column] = (text, down - 1)
+                    cells.append(text)
+            for column in range(len(cells), max(above, default=-1) + 1):
+                cells.append(_from_above(above, column) if column in above else "")
             if any(cells):
                 rows.append(cells)
         if not rows:
@@ -591,6 +607,9 @@ class _MarkdownWriter:
         return f"\n\n{fence}{language}\n{code}\n{fence}\n\n"
 
 
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_SPREAD_CELLS = 100_000
+"""Grid cells a table's merged cells may fill; past it, further merged cells are not spread."""
 _CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
 
 
@@ -616,19 +635,18 @@ def _to_markdown(main: Any, include_images: bool) -> str:
     return _tidy(_MarkdownWriter(include_images).element(main, "div")).strip()
 
 
-def _markdownify(html: str, include_images: bool) -> str:
-    """markdownify on a small fragment: a table whose merged cells it spreads over the grid."""
-    converter = _CONVERTERS.get(include_images)
-    if converter is None:
-        from markdownify import MarkdownConverter
+def _span(value: str | None, most: int) -> int:
+    """A colspan or rowspan attribute: a whole number up to ``most`` (HTML's limits), else 1."""
+    value = (value or "").strip()
+    return min(int(value), most) if _DIGITS.fullmatch(value) else 1
 
-        # Building a converter compiles its patterns; one per setting is enough.
-        converter = _CONVERTERS[include_images] = MarkdownConverter(
-            heading_style="ATX", bullets="-", strip=None if include_images else ["img"], escape_misc=False
-        )
-    text: str = converter.convert(html)
-    text = re.sub(r"[ \t]+\n", "\n", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+def _from_above(above: dict[int, tuple[str, int]], column: int) -> str:
+    """The text of the cell above spanning down into ``column`` of this row; one row less to go."""
+    text, rows = above.pop(column)
+    if rows > 1:
+        above[column] = (text, rows - 1)
+    return text
 
 
 def _metadata(tree: Any) -> dict[str, str]:

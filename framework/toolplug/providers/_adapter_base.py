@@ -12,7 +12,7 @@ import copy
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,7 +21,14 @@ import httpx2
 from toolplug.definitions import OutputType, ToolDefinition
 from toolplug.errors import InvalidArgumentError, ProviderResponseError
 from toolplug.messages import Message, ToolResultPart
-from toolplug.providers.base import ProviderAdapter, ProviderProfile, Round, RoundDelta, RoundRequest
+from toolplug.providers.base import (
+    FinishReason,
+    ProviderAdapter,
+    ProviderProfile,
+    Round,
+    RoundDelta,
+    RoundRequest,
+)
 from toolplug.providers.http import ExchangeRecorder, ProviderHTTPClient, RetryPolicy, ServerSentEvent
 
 logger = logging.getLogger("toolplug.providers")
@@ -69,17 +76,26 @@ def is_file_part(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") in ("image", "file") and bool(part.get("data"))
 
 
+def part_media_type(part: Mapping[str, Any], default: str = "application/octet-stream") -> str:
+    """The media type of a content part (``media_type`` or ``mediaType``)."""
+    return str(part.get("media_type") or part.get("mediaType") or default)
+
+
 def file_placeholder(part: dict[str, Any]) -> dict[str, Any]:
     """What a text-only API reads instead of a file's base64 data."""
-    media_type = str(part.get("media_type") or part.get("mediaType") or "application/octet-stream")
-    return {"type": part.get("type"), "media_type": media_type, "note": "binary content not shown in text"}
+    return {"type": part.get("type"), "media_type": part_media_type(part), "note": "binary content not shown in text"}
+
+
+def is_url(data: str | bytes) -> bool:
+    """Whether a file's data is an http(s) URL rather than its content."""
+    return isinstance(data, str) and data.startswith(("http://", "https://"))
 
 
 def data_url(data: str | bytes, media_type: str) -> str:
     """A file's data as a URL: URLs stay, base64 text and bytes become ``data:`` URLs."""
     if isinstance(data, bytes):
         return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
-    if data.startswith(("http://", "https://", "data:")):
+    if is_url(data) or data.startswith("data:"):
         return data
     return f"data:{media_type};base64,{data}"
 
@@ -111,6 +127,46 @@ def arguments_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return dumps({} if value is None else value)
+
+
+def vendor_meta(part: Any, vendor: str) -> dict[str, Any]:
+    """A part's provider metadata for ``vendor`` (empty when there is none)."""
+    value = (part.provider_metadata or {}).get(vendor)
+    return value if isinstance(value, dict) else {}
+
+
+def map_settings(
+    settings: Mapping[str, Any], renames: Mapping[str, str], passthrough: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Generation settings in an API's names: ``renames`` maps a setting to its wire name, ``passthrough``
+    names those sent as they are; anything else (and None values) is left out. Stop sequences go as a list."""
+    kept = frozenset(passthrough)
+    mapped: dict[str, Any] = {}
+    for key, value in settings.items():
+        name = renames.get(key) or (key if key in kept else None)
+        if value is None or name is None:
+            continue
+        mapped[name] = list(value) if key == "stop_sequences" else value
+    return mapped
+
+
+def start_body(model: str, *sources: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A request body: the options of ``sources`` (see :func:`merge_options`), then the model."""
+    body: dict[str, Any] = {}
+    merge_options(body, *sources)
+    body["model"] = model
+    return body
+
+
+def finish_with_calls(mapped: FinishReason, has_calls: bool) -> FinishReason:
+    """A model that stopped normally but called tools finished with ``tool-calls``."""
+    return "tool-calls" if has_calls and mapped == "stop" else mapped
+
+
+def stream_error(detail: Any, code: Any = None) -> ProviderResponseError:
+    """The error of an API's in-stream error event (the adapter adds provider and request id)."""
+    suffix = f" ({code})" if code else ""
+    return ProviderResponseError(f"the stream reported an error: {detail}{suffix}")
 
 
 def merge_options(body: dict[str, Any], *sources: Mapping[str, Any] | None) -> None:
@@ -156,6 +212,10 @@ class ToolShapeCache:
         return self._tools
 
 
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+"""What reading an answer of the wrong shape raises."""
+
+
 # --- the adapter skeleton ----------------------------------------------------------------------------
 
 
@@ -165,6 +225,8 @@ class HTTPProviderAdapter:
     path: ClassVar[str]
     """The request path under the base URL."""
     api_name: ClassVar[str]
+    tool_shape: ClassVar[staticmethod[[ToolDefinition], dict[str, Any]]]
+    """Converts one definition to the API's tool entry (a ``staticmethod`` of a :mod:`wire_tools` function)."""
 
     def __init__(
         self, client: ProviderHTTPClient, *, provider_id: str, model_id: str, extra: Mapping[str, Any] | None = None
@@ -175,6 +237,8 @@ class HTTPProviderAdapter:
         self.extra: dict[str, Any] = dict(extra or {})
         self.last_request_body: dict[str, Any] | None = None
         """The body of the most recent request (for tests and debugging)."""
+        self._tools = ToolShapeCache(self.tool_shape, self.api_name)
+        """The request's tools in the API's shape (converted once per list of definitions)."""
 
     # -- the protocol -----------------------------------------------------------------------------------
 
@@ -191,17 +255,10 @@ class HTTPProviderAdapter:
             round_ = self.parse_response(response.data, request)
         except ProviderResponseError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise ProviderResponseError(
-                f"the {self.api_name} answer does not have the documented shape: {type(exc).__name__}: {exc}",
-                provider=self.provider_id,
-                status=response.status,
-                request_id=response.request_id,
-            ) from exc
-        round_.provider = self.provider_id
-        if not round_.model:
-            round_.model = self.model_id
-        return round_
+        except _SHAPE_ERRORS as exc:
+            subject = f"the {self.api_name} answer"
+            raise self._shape_error(subject, exc, response.request_id, response.status) from exc
+        return self._stamp(round_)
 
     async def stream_round(self, request: RoundRequest) -> AsyncIterator[RoundDelta | Round]:
         """Run one streamed round: deltas as they arrive, then the assembled round."""
@@ -226,22 +283,32 @@ class HTTPProviderAdapter:
                     )
                 round_ = assembler.finish()
             except ProviderResponseError as exc:
+                exc.provider = exc.provider or self.provider_id
                 if exc.request_id is None and stream.request_id is not None:
                     exc.request_id = stream.request_id
                 raise
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-                raise ProviderResponseError(
-                    f"an event of the {self.api_name} stream does not have the documented shape: "
-                    f"{type(exc).__name__}: {exc}",
-                    provider=self.provider_id,
-                    request_id=stream.request_id,
-                ) from exc
+            except _SHAPE_ERRORS as exc:
+                subject = f"an event of the {self.api_name} stream"
+                raise self._shape_error(subject, exc, stream.request_id) from exc
             finally:
                 stream.assembled = assembler.snapshot()
+        yield self._stamp(round_)
+
+    def _stamp(self, round_: Round) -> Round:
         round_.provider = self.provider_id
         if not round_.model:
             round_.model = self.model_id
-        yield round_
+        return round_
+
+    def _shape_error(
+        self, subject: str, exc: Exception, request_id: str | None, status: int | None = None
+    ) -> ProviderResponseError:
+        return ProviderResponseError(
+            f"{subject} does not have the documented shape: {type(exc).__name__}: {exc}",
+            provider=self.provider_id,
+            status=status,
+            request_id=request_id,
+        )
 
     def record_model_turn(self, round: Round) -> None:
         """Remember the model's turn."""

@@ -41,11 +41,17 @@ from toolplug.providers._adapter_base import (
     HTTPAdapterFactory,
     HTTPProviderAdapter,
     StreamAssembler,
-    ToolShapeCache,
     base64_data,
     dumps,
-    merge_options,
+    finish_with_calls,
+    is_file_part,
+    is_url,
+    map_settings,
     parse_arguments,
+    part_media_type,
+    start_body,
+    stream_error,
+    vendor_meta,
 )
 from toolplug.providers.base import (
     FinishReason,
@@ -79,12 +85,6 @@ _STOP_REASONS: dict[str, FinishReason] = {
     "pause_turn": "other",
 }
 _SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-
-
-def _meta(part: Any) -> dict[str, Any]:
-    metadata = part.provider_metadata or {}
-    value = metadata.get(VENDOR)
-    return value if isinstance(value, dict) else {}
 
 
 # --- canonical → wire --------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def anthropic_user_content(message: UserMessage) -> list[dict[str, Any]]:
 
 def _file_block(part: FilePart) -> dict[str, Any]:
     kind = "image" if part.media_type.startswith("image/") else "document"
-    if isinstance(part.data, str) and part.data.startswith(("http://", "https://")):
+    if is_url(part.data):
         return {"type": kind, "source": {"type": "url", "url": part.data}}
     return {"type": kind, "source": {"type": "base64", "media_type": part.media_type, "data": base64_data(part.data)}}
 
@@ -150,7 +150,7 @@ def anthropic_assistant_content(parts: Sequence[AssistantPart]) -> list[dict[str
     """
     blocks: list[dict[str, Any]] = []
     for part in parts:
-        meta = _meta(part)
+        meta = vendor_meta(part, VENDOR)
         if isinstance(part, ReasoningPart):
             if "redacted_data" in meta:
                 blocks.append({"type": "redacted_thinking", "data": meta["redacted_data"]})
@@ -207,8 +207,8 @@ def _content_blocks(output: Any) -> Any:
     for item in output:
         if isinstance(item, dict) and item.get("type") == "text":
             blocks.append({"type": "text", "text": str(item.get("text", ""))})
-        elif isinstance(item, dict) and item.get("type") in ("image", "file") and item.get("data"):
-            media_type = str(item.get("media_type") or item.get("mediaType") or "image/png")
+        elif is_file_part(item):
+            media_type = part_media_type(item, "image/png")
             source = {"type": "base64", "media_type": media_type, "data": base64_data(item["data"])}
             blocks.append({"type": "image", "source": source})
         else:
@@ -238,9 +238,7 @@ def anthropic_request_body(
     resend_tools: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The body of one round (``resend_tools``: the previous tools, for a final-answer round)."""
-    body: dict[str, Any] = {}
-    merge_options(body, extra, _anthropic_settings(request.settings), provider_options)
-    body["model"] = model
+    body = start_body(model, extra, map_settings(request.settings, _SETTINGS, _SETTINGS_AS_IS), provider_options)
     body.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
     system_blocks = [{"type": "text", "text": text} for text in system if text]
     if system_blocks:
@@ -259,18 +257,8 @@ def anthropic_request_body(
     return body
 
 
-def _anthropic_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    mapped: dict[str, Any] = {}
-    for key, value in settings.items():
-        if value is None:
-            continue
-        if key == "max_output_tokens":
-            mapped["max_tokens"] = value
-        elif key == "stop_sequences":
-            mapped["stop_sequences"] = list(value)
-        elif key in ("temperature", "top_p", "top_k"):
-            mapped[key] = value
-    return mapped
+_SETTINGS = {"max_output_tokens": "max_tokens"}
+_SETTINGS_AS_IS = ("stop_sequences", "temperature", "top_p", "top_k")
 
 
 # --- wire → canonical --------------------------------------------------------------------------------
@@ -320,9 +308,7 @@ def parse_anthropic_message(data: Mapping[str, Any]) -> Round:
             )
     raw_stop = data.get("stop_reason")
     has_calls = any(isinstance(p, ToolCallPart) and not p.provider_executed for p in content)
-    finish: FinishReason = _STOP_REASONS.get(str(raw_stop), "other") if raw_stop else "other"
-    if has_calls and finish == "stop":
-        finish = "tool-calls"
+    finish = finish_with_calls(_STOP_REASONS.get(str(raw_stop), "other") if raw_stop else "other", has_calls)
     return Round(
         content,
         finish,
@@ -404,9 +390,7 @@ class AnthropicStreamAssembler(StreamAssembler):
             return []
         if kind == "error":
             error = data.get("error") or {}
-            raise ProviderResponseError(
-                f"the stream reported an error: {error.get('message') or error} ({error.get('type') or 'no type'})"
-            )
+            raise stream_error(error.get("message") or error, error.get("type") or "no type")
         return []  # ping, and events added to the API later
 
     def _delta(self, index: int, delta: Mapping[str, Any]) -> list[RoundDelta]:
@@ -456,13 +440,13 @@ class AnthropicAdapter(HTTPProviderAdapter):
 
     path = PATH
     api_name = "Anthropic Messages"
+    tool_shape = staticmethod(to_anthropic_tool)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.messages: list[dict[str, Any]] = []
         self.system: list[str] = []
         self._pending: list[dict[str, Any]] = []
-        self._tools = ToolShapeCache(to_anthropic_tool, self.api_name)
         self._last_tools: list[dict[str, Any]] = []
 
     def begin(self, messages: Sequence[Message]) -> None:

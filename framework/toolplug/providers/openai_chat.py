@@ -6,6 +6,9 @@ and our answer. With tools offered and calls run one at a time (concurrency 1) t
 ``parallel_tool_calls: false``, which extra parameters cannot override; without tools the parameter is
 left out (LOOP-9). Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
 
+Custom (free-form text) tools are offered as ``type: "custom"``; their calls arrive as ``custom`` tool
+calls (streamed too), become calls whose input is the model's text, and go back as they came.
+
 Conversion (the ``chat_*`` functions and :class:`ChatStreamAssembler`) is pure and apart from HTTP.
 """
 
@@ -17,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolplug.calls import ToolChoice
-from toolplug.errors import ProviderResponseError
 from toolplug.messages import (
     AssistantMessage,
     AssistantPart,
@@ -32,15 +34,25 @@ from toolplug.messages import (
     UserMessage,
 )
 from toolplug.providers._adapter_base import (
-    HTTPAdapterFactory,
     HTTPProviderAdapter,
     StreamAssembler,
-    ToolShapeCache,
     arguments_text,
     data_url,
-    merge_options,
+    finish_with_calls,
+    map_settings,
     openai_tool_output,
     parse_arguments,
+    start_body,
+    stream_error,
+)
+from toolplug.providers._openai_common import (
+    custom_call_part,
+    custom_input_text,
+    is_custom_call,
+    offer_tools,
+    openai_factory,
+    openai_usage,
+    system_items,
 )
 from toolplug.providers.base import (
     FinishReason,
@@ -58,7 +70,6 @@ from toolplug.providers.http import ServerSentEvent, error_message
 from toolplug.providers.wire_tools import to_chat_completions_tool
 
 API = "openai-chat"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PATH = "/chat/completions"
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -119,28 +130,29 @@ def chat_assistant_message(parts: Sequence[AssistantPart]) -> dict[str, Any] | N
     this API, so both are left out. An empty turn is left out entirely.
     """
     text = "".join(part.text for part in parts if isinstance(part, TextPart))
-    calls = [
-        {
-            "id": part.tool_call_id,
-            "type": "function",
-            "function": {"name": part.tool_name, "arguments": arguments_text(part.input)},
-        }
-        for part in parts
-        if isinstance(part, ToolCallPart) and not part.provider_executed
-    ]
+    calls = [_chat_call(part) for part in parts if isinstance(part, ToolCallPart) and not part.provider_executed]
     if not calls:
         return {"role": "assistant", "content": text} if text else None
     message: dict[str, Any] = {"role": "assistant", "content": text or None, "tool_calls": calls}
     return message
 
 
+def _chat_call(part: ToolCallPart) -> dict[str, Any]:
+    if is_custom_call(part):
+        custom = {"name": part.tool_name, "input": custom_input_text(part.input)}
+        return {"id": part.tool_call_id, "type": "custom", "custom": custom}
+    function = {"name": part.tool_name, "arguments": arguments_text(part.input)}
+    return {"id": part.tool_call_id, "type": "function", "function": function}
+
+
+def chat_tool_message(call_id: str, result: ToolResultPart) -> dict[str, Any]:
+    """One result as a ``tool`` message, correlated by call id."""
+    return {"role": "tool", "tool_call_id": call_id, "content": openai_tool_output(result)}
+
+
 def chat_tool_messages(results: Iterable[ToolResultPart]) -> list[dict[str, Any]]:
     """One ``tool`` message per result, correlated by call id."""
-    return [
-        {"role": "tool", "tool_call_id": result.tool_call_id, "content": openai_tool_output(result)}
-        for result in results
-        if not result.provider_executed
-    ]
+    return [chat_tool_message(result.tool_call_id, result) for result in results if not result.provider_executed]
 
 
 def chat_tool_choice(choice: ToolChoice) -> Any:
@@ -166,36 +178,17 @@ def chat_request_body(
     Extra parameters and provider options come first and cannot replace what toolplug owns (model,
     messages, tools, tool choice, stream, parallel_tool_calls).
     """
-    body: dict[str, Any] = {}
-    merge_options(body, extra, _chat_settings(request.settings), provider_options)
-    body["model"] = model
-    body["messages"] = [{"role": "system", "content": m.content} for m in instructions] + list(messages)
-    if tools:
-        body["tools"] = list(tools)
-        body["tool_choice"] = chat_tool_choice(request.tool_choice)
-        parallel = request.parallel_tool_calls
-        if parallel is not None:
-            body["parallel_tool_calls"] = parallel
-        elif extra and "parallel_tool_calls" in extra:
-            body["parallel_tool_calls"] = extra["parallel_tool_calls"]
+    body = start_body(model, extra, map_settings(request.settings, _SETTINGS, _SETTINGS_AS_IS), provider_options)
+    body["messages"] = system_items(instructions) + list(messages)
+    offer_tools(body, tools, chat_tool_choice(request.tool_choice), parallel=request.parallel_tool_calls, extra=extra)
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return body
 
 
-def _chat_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    mapped: dict[str, Any] = {}
-    for key, value in settings.items():
-        if value is None:
-            continue
-        if key == "max_output_tokens":
-            mapped["max_completion_tokens"] = value
-        elif key == "stop_sequences":
-            mapped["stop"] = list(value)
-        elif key in ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "user"):
-            mapped[key] = value
-    return mapped
+_SETTINGS = {"max_output_tokens": "max_completion_tokens", "stop_sequences": "stop"}
+_SETTINGS_AS_IS = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "user")
 
 
 # --- wire → canonical --------------------------------------------------------------------------------
@@ -224,10 +217,13 @@ def parse_chat_completion(data: Mapping[str, Any]) -> Round:
     if isinstance(refusal, str) and refusal and not text:
         content.append(TextPart(refusal))
     for call in message.get("tool_calls") or ():
-        function = call.get("function") or {}
-        content.append(
-            ToolCallPart(call.get("id") or new_call_id(), function["name"], parse_arguments(function.get("arguments")))
-        )
+        call_id = call.get("id") or new_call_id()
+        if call.get("type") == "custom":
+            custom = call["custom"]
+            content.append(custom_call_part(call_id, custom["name"], custom.get("input")))
+        else:
+            function = call["function"]
+            content.append(ToolCallPart(call_id, function["name"], parse_arguments(function.get("arguments"))))
     raw_finish = choice.get("finish_reason")
     return Round(
         content,
@@ -241,33 +237,28 @@ def parse_chat_completion(data: Mapping[str, Any]) -> Round:
 
 def chat_usage(usage: Any) -> Usage:
     """The token counts of a completion."""
-    if not isinstance(usage, Mapping):
-        return Usage()
-    completion_details = usage.get("completion_tokens_details") or {}
-    prompt_details = usage.get("prompt_tokens_details") or {}
-    return Usage(
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
-        completion_details.get("reasoning_tokens"),
-        prompt_details.get("cached_tokens"),
-    )
+    return openai_usage(usage, "prompt", "completion")
 
 
 def _finish_reason(raw: Any, has_calls: bool) -> FinishReason:
     if raw is None:
         return "tool-calls" if has_calls else "other"
-    mapped = _FINISH_REASONS.get(str(raw), "other")
-    if mapped == "stop" and has_calls:
-        return "tool-calls"
-    return mapped
+    return finish_with_calls(_FINISH_REASONS.get(str(raw), "other"), has_calls)
 
 
 @dataclass(slots=True)
 class _StreamedCall:
     call_id: str
     name: str
+    custom: bool = False
     arguments: list[str] = field(default_factory=list)
     ended: bool = False
+
+    def part(self) -> ToolCallPart:
+        text = "".join(self.arguments)
+        if self.custom:
+            return custom_call_part(self.call_id, self.name, text)
+        return ToolCallPart(self.call_id, self.name, parse_arguments(text))
 
 
 class ChatStreamAssembler(StreamAssembler):
@@ -295,7 +286,7 @@ class ChatStreamAssembler(StreamAssembler):
             return []
         chunk = event.json()
         if isinstance(chunk, Mapping) and "error" in chunk and "choices" not in chunk:
-            raise ProviderResponseError(f"the stream reported an error: {error_message(event.data)}")
+            raise stream_error(error_message(event.data))
         self._chunks += 1
         self._model = chunk.get("model") or self._model
         self._id = chunk.get("id") or self._id
@@ -328,18 +319,23 @@ class ChatStreamAssembler(StreamAssembler):
             self._order.append(kind)
 
     def _call_delta(self, call_delta: Mapping[str, Any]) -> list[RoundDelta]:
+        # A custom call streams ``custom: {name, input}`` pieces where a function call streams
+        # ``function: {name, arguments}`` (the chunk schema documents only the latter; servers send both).
         index = int(call_delta.get("index", len(self._calls)))
-        function = call_delta.get("function") or {}
+        custom = call_delta.get("type") == "custom" or "custom" in call_delta
+        function = call_delta.get("custom" if custom else "function") or {}
         deltas: list[RoundDelta] = []
         call = self._calls.get(index)
         if call is None:
-            call = _StreamedCall(call_delta.get("id") or new_call_id(), function.get("name") or "")
+            call = _StreamedCall(call_delta.get("id") or new_call_id(), function.get("name") or "", custom)
             self._calls[index] = call
             self._order.append(f"call:{index}")
             deltas.append(ToolInputStartDelta(call.call_id, call.name))
-        elif function.get("name") and not call.name:
-            call.name = function["name"]
-        piece = function.get("arguments")
+        else:
+            call.custom = call.custom or custom
+            if function.get("name") and not call.name:
+                call.name = function["name"]
+        piece = function.get("input" if call.custom else "arguments")
         if isinstance(piece, str) and piece:
             call.arguments.append(piece)
             deltas.append(ToolInputDelta(call.call_id, piece))
@@ -369,8 +365,7 @@ class ChatStreamAssembler(StreamAssembler):
                 content.append(TextPart("".join(self._text)))
                 text_done = True
             elif item.startswith("call:"):
-                call = self._calls[int(item[5:])]
-                content.append(ToolCallPart(call.call_id, call.name, parse_arguments("".join(call.arguments))))
+                content.append(self._calls[int(item[5:])].part())
         has_calls = bool(self._calls)
         return Round(
             content,
@@ -411,11 +406,11 @@ class OpenAIChatAdapter(HTTPProviderAdapter):
 
     path = PATH
     api_name = "Chat Completions"
+    tool_shape = staticmethod(to_chat_completions_tool)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.messages: list[dict[str, Any]] = []
-        self._tools = ToolShapeCache(to_chat_completions_tool, self.api_name)
 
     def begin(self, messages: Sequence[Message]) -> None:
         """Start with the conversation so far."""
@@ -450,15 +445,10 @@ class OpenAIChatAdapter(HTTPProviderAdapter):
 
     def record_tool_result(self, call_id: str, result: ToolResultPart) -> None:
         """Append one ``tool`` message."""
-        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": openai_tool_output(result)})
+        self.messages.append(chat_tool_message(call_id, result))
 
 
-ADAPTER_FACTORY = HTTPAdapterFactory(
-    api=API,
-    adapter_type=OpenAIChatAdapter,
-    default_base_url=DEFAULT_BASE_URL,
-    auth_headers=lambda key: {"authorization": f"Bearer {key}"},
-)
+ADAPTER_FACTORY = openai_factory(API, OpenAIChatAdapter)
 """Makes Chat Completions adapters (``api = "openai-chat"``)."""
 
 
@@ -471,6 +461,7 @@ __all__ = [
     "chat_messages",
     "chat_request_body",
     "chat_tool_choice",
+    "chat_tool_message",
     "chat_tool_messages",
     "chat_usage",
     "chat_user_message",

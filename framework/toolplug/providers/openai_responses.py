@@ -9,7 +9,14 @@ reasoning items included, exactly as received — is sent back with the next req
 Custom tools (free-form text, regex or lark grammar) are read from ``custom_tool_call`` items and
 answered with ``custom_tool_call_output``; provider-executed items (web search, file search, code
 interpreter, MCP) are kept in the round as provider-executed calls and results and replayed
-unchanged. Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
+unchanged, and so are ``mcp_list_tools`` items (kept as a provider-executed ``mcp_list_tools`` call and
+its result). Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
+
+A function tool with an output schema (``metadata["output_schema"]``) is offered with ``output_schema``;
+OpenAI then parses its string results as JSON, so its text and denied results go as JSON string
+literals. The ``openai`` option ``promptCacheBreakpoint`` (on the tool message, the result part or,
+winning, the result's output) sends a scalar result as an ``input_text`` array carrying
+``prompt_cache_breakpoint: {"mode": "explicit"}``.
 
 Conversion (the ``responses_*`` functions and :class:`ResponsesStreamAssembler`) is pure and apart
 from HTTP.
@@ -41,18 +48,31 @@ from toolplug.messages import (
     UserMessage,
 )
 from toolplug.providers._adapter_base import (
-    HTTPAdapterFactory,
     HTTPProviderAdapter,
     StreamAssembler,
-    ToolShapeCache,
     arguments_text,
     base64_data,
     data_url,
     dumps,
     is_file_part,
-    merge_options,
+    is_url,
+    map_settings,
     openai_tool_output,
     parse_arguments,
+    part_media_type,
+    start_body,
+    stream_error,
+    vendor_meta,
+)
+from toolplug.providers._openai_common import (
+    VENDOR,
+    custom_call_part,
+    custom_input_text,
+    is_custom_call,
+    offer_tools,
+    openai_factory,
+    openai_usage,
+    system_items,
 )
 from toolplug.providers.base import (
     FinishReason,
@@ -67,14 +87,12 @@ from toolplug.providers.base import (
     Usage,
 )
 from toolplug.providers.http import ServerSentEvent
-from toolplug.providers.wire_tools import provider_tool_type, to_responses_tool
+from toolplug.providers.wire_tools import output_schema_of, provider_tool_type, to_responses_tool
 
 logger = logging.getLogger("toolplug.providers.openai_responses")
 
 API = "openai-responses"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PATH = "/responses"
-VENDOR = "openai"
 CALL_WITHOUT_ID = "function_call_without_call_id"
 """The raw finish reason of a round that ended the conversation because a call had no id."""
 
@@ -90,10 +108,11 @@ _PROVIDER_ITEMS = frozenset(
 )
 
 
-def _meta(part: Any) -> dict[str, Any]:
-    metadata = part.provider_metadata or {}
-    value = metadata.get(VENDOR)
-    return value if isinstance(value, dict) else {}
+_SCALAR_OUTPUTS = frozenset(
+    {OutputType.TEXT, OutputType.JSON, OutputType.ERROR_TEXT, OutputType.ERROR_JSON, OutputType.EXECUTION_DENIED}
+)
+CACHE_BREAKPOINT_OPTION = "promptCacheBreakpoint"
+"""The ``openai`` provider option that puts a prompt cache breakpoint on a scalar tool result."""
 
 
 # --- canonical → wire --------------------------------------------------------------------------------
@@ -104,6 +123,12 @@ class ResponsesReplay:
 
     def __init__(self) -> None:
         self.custom_call_ids: set[str] = set()
+        self.output_schema_tools: set[str] = set()
+        """Names of the tools offered with an output schema (their string results are JSON)."""
+
+    def note_tools(self, tools: Sequence[ToolDefinition]) -> None:
+        """Remember which offered tools have an output schema (a tool once offered with one keeps it)."""
+        self.output_schema_tools.update(d.function.name for d in tools if output_schema_of(d) is not None)
 
     def items(self, messages: Iterable[Message]) -> list[dict[str, Any]]:
         """The conversation as input items."""
@@ -117,7 +142,7 @@ class ResponsesReplay:
                 items.extend(self.assistant_items(message.parts))
             elif isinstance(message, ToolMessage):
                 for part in message.content:
-                    item = self.tool_item(part)
+                    item = self.tool_item(part, message.provider_metadata)
                     if item is not None:
                         items.append(item)
         return items
@@ -127,7 +152,7 @@ class ResponsesReplay:
         items: list[dict[str, Any]] = []
         replayed: set[str] = set()
         for part in parts:
-            meta = _meta(part)
+            meta = vendor_meta(part, VENDOR)
             raw = meta.get("item")
             if isinstance(part, ReasoningPart):
                 # Reasoning from another provider cannot be sent; OpenAI's goes back exactly as received.
@@ -150,16 +175,13 @@ class ResponsesReplay:
 
     def _call_item(self, part: ToolCallPart, meta: Mapping[str, Any]) -> dict[str, Any]:
         item: dict[str, Any]
-        if meta.get("custom"):
+        if is_custom_call(part):
             self.custom_call_ids.add(part.tool_call_id)
-            value = part.input
-            if isinstance(value, dict) and set(value) == {"input"}:
-                value = value["input"]
             item = {
                 "type": "custom_tool_call",
                 "call_id": part.tool_call_id,
                 "name": part.tool_name,
-                "input": value if isinstance(value, str) else arguments_text(value),
+                "input": custom_input_text(part.input),
             }
         else:
             item = {
@@ -173,8 +195,13 @@ class ResponsesReplay:
             item["id"] = item_id
         return item
 
-    def tool_item(self, part: ToolResultPart | ToolApprovalResponsePart) -> dict[str, Any] | None:
-        """One result (or a provider-executed approval response) as an input item."""
+    def tool_item(
+        self, part: ToolResultPart | ToolApprovalResponsePart, message_metadata: Mapping[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """One result (or a provider-executed approval response) as an input item.
+
+        ``message_metadata`` is the provider metadata of the tool message holding it.
+        """
         if isinstance(part, ToolApprovalResponsePart):
             if not part.provider_executed:
                 return None  # the model never sees approvals of toolplug's own calls
@@ -189,11 +216,47 @@ class ResponsesReplay:
         if part.provider_executed:
             return None
         kind = "custom_tool_call_output" if part.tool_call_id in self.custom_call_ids else "function_call_output"
-        output: Any = openai_tool_output(part)
-        parts = part.output
-        if part.output_type is OutputType.CONTENT and isinstance(parts, list) and any(map(is_file_part, parts)):
-            output = responses_content_output(parts)
+        output = responses_tool_output(
+            part,
+            json_strings=part.tool_name in self.output_schema_tools,
+            breakpoint=cache_breakpoint(message_metadata, part.provider_metadata, part.output_provider_metadata),
+        )
         return {"type": kind, "call_id": part.tool_call_id, "output": output}
+
+
+def responses_tool_output(
+    result: ToolResultPart, *, json_strings: bool = False, breakpoint: dict[str, Any] | None = None
+) -> str | list[dict[str, Any]]:
+    """A result's ``output``: a string (OpenAI's mapping, LOOP-11), content parts for files, or, with a
+    cache breakpoint, a scalar result as one ``input_text`` carrying it.
+
+    ``json_strings``: the tool has an output schema, so text and denied results go as JSON string literals.
+    """
+    output_type = result.output_type
+    parts = result.output
+    if output_type is OutputType.CONTENT and isinstance(parts, list) and any(map(is_file_part, parts)):
+        return responses_content_output(parts)
+    text = openai_tool_output(result)
+    if json_strings and output_type in (OutputType.TEXT, OutputType.EXECUTION_DENIED):
+        text = dumps(text)
+    if breakpoint is not None and output_type in _SCALAR_OUTPUTS:
+        return [{"type": "input_text", "text": text, "prompt_cache_breakpoint": breakpoint}]
+    return text
+
+
+def cache_breakpoint(*metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The prompt cache breakpoint the ``openai`` options ask for, later sources winning; None for none.
+
+    ``true`` means ``{"mode": "explicit"}`` (the only mode); an object is sent as given; false clears.
+    """
+    value: Any = None
+    for source in metadata:
+        options = (source or {}).get(VENDOR)
+        if isinstance(options, Mapping) and CACHE_BREAKPOINT_OPTION in options:
+            value = options[CACHE_BREAKPOINT_OPTION]
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {"mode": "explicit"} if value else None
 
 
 def responses_content_output(parts: list[Any]) -> list[dict[str, Any]]:
@@ -203,7 +266,7 @@ def responses_content_output(parts: list[Any]) -> list[dict[str, Any]]:
         if isinstance(part, dict) and part.get("type") == "text":
             items.append({"type": "input_text", "text": str(part.get("text", ""))})
         elif is_file_part(part):
-            media_type = str(part.get("media_type") or part.get("mediaType") or "application/octet-stream")
+            media_type = part_media_type(part)
             url = data_url(part["data"], media_type)
             if part.get("type") == "image" or media_type.startswith("image/"):
                 items.append({"type": "input_image", "image_url": url})
@@ -247,7 +310,7 @@ def responses_user_item(message: UserMessage) -> dict[str, Any]:
                 content.append({"type": "input_image", "image_url": image_url, "detail": "auto"})
             else:
                 file: dict[str, Any] = {"type": "input_file"}
-                if isinstance(part.data, str) and part.data.startswith(("http://", "https://")):
+                if is_url(part.data):
                     file["file_url"] = part.data
                 else:
                     file["file_data"] = f"data:{part.media_type};base64,{base64_data(part.data)}"
@@ -282,15 +345,9 @@ def responses_request_body(
     With ``store: false`` the reasoning items must carry their encrypted content to be replayed, so
     ``reasoning.encrypted_content`` is then added to ``include``.
     """
-    body: dict[str, Any] = {}
-    merge_options(body, extra, _responses_settings(request.settings), provider_options)
-    body["model"] = model
-    body["input"] = [{"role": "system", "content": m.content} for m in instructions] + list(items)
-    if tools:
-        body["tools"] = list(tools)
-        body["tool_choice"] = responses_tool_choice(request.tool_choice, request.tools)
-        if extra and "parallel_tool_calls" in extra:
-            body["parallel_tool_calls"] = extra["parallel_tool_calls"]
+    body = start_body(model, extra, map_settings(request.settings, {}, _SETTINGS_AS_IS), provider_options)
+    body["input"] = system_items(instructions) + list(items)
+    offer_tools(body, tools, responses_tool_choice(request.tool_choice, request.tools), parallel=None, extra=extra)
     if body.get("store") is False:
         include = list(body.get("include") or [])
         if "reasoning.encrypted_content" not in include:
@@ -301,12 +358,7 @@ def responses_request_body(
     return body
 
 
-def _responses_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    mapped: dict[str, Any] = {}
-    for key, value in settings.items():
-        if value is not None and key in ("max_output_tokens", "temperature", "top_p", "user"):
-            mapped[key] = value
-    return mapped
+_SETTINGS_AS_IS = ("max_output_tokens", "temperature", "top_p", "user")
 
 
 # --- wire → canonical --------------------------------------------------------------------------------
@@ -342,15 +394,16 @@ def parse_response_object(data: Mapping[str, Any], *, tool_names: Mapping[str, s
             if not call_id:
                 without_id.append(str(item.get("name") or "?"))
                 continue
-            meta: dict[str, Any] = {"item_id": item.get("id")} if item.get("id") else {}
             if kind == "custom_tool_call":
-                meta["custom"] = True
-                call_input: Any = {"input": item.get("input", "")}
-            else:
-                call_input = parse_arguments(item.get("arguments"))
+                content.append(custom_call_part(call_id, item["name"], item.get("input"), item.get("id")))
+                continue
+            meta = {"item_id": item["id"]} if item.get("id") else {}
+            call_input = parse_arguments(item.get("arguments"))
             content.append(ToolCallPart(call_id, item["name"], call_input, provider_metadata={VENDOR: meta}))
         elif kind in _PROVIDER_ITEMS:
             content.extend(_provider_parts(item, names))
+        elif kind == "mcp_list_tools":
+            content.extend(_provider_parts(item, {}, name=kind, dynamic=True))
         elif kind == "mcp_approval_request":
             item_id = item["id"]
             content.append(
@@ -389,22 +442,37 @@ def parse_response_object(data: Mapping[str, Any], *, tool_names: Mapping[str, s
     )
 
 
-def _provider_parts(item: Mapping[str, Any], names: Mapping[str, str]) -> list[AssistantPart]:
+def _provider_parts(
+    item: Mapping[str, Any], names: Mapping[str, str], *, name: str | None = None, dynamic: bool = False
+) -> list[AssistantPart]:
+    """A provider-executed item as its call (carrying the item, replayed unchanged) and its result.
+
+    ``dynamic`` marks a call no offered tool stands for (``mcp_list_tools``: the provider listing an MCP
+    server's tools), so the loop keeps it without looking for a tool.
+    """
     kind = str(item["type"])
     tool_type = kind.removesuffix("_call")
-    name = names.get(tool_type) or names.get(f"{tool_type}_preview") or tool_type
+    name = name or names.get(tool_type) or names.get(f"{tool_type}_preview") or tool_type
     item_id = str(item.get("id") or "")
     call_input = item.get("action") or parse_arguments(item.get("arguments")) or {}
     failed = item.get("status") == "failed" or bool(item.get("error"))
     output = {k: v for k, v in item.items() if k not in ("id", "type", "action", "arguments")}
     return [
-        ToolCallPart(item_id, name, call_input, provider_executed=True, provider_metadata={VENDOR: {"item": item}}),
+        ToolCallPart(
+            item_id,
+            name,
+            call_input,
+            provider_executed=True,
+            dynamic=dynamic,
+            provider_metadata={VENDOR: {"item": item}},
+        ),
         ToolResultPart(
             item_id,
             name,
             output,
             OutputType.ERROR_JSON if failed else OutputType.JSON,
             provider_executed=True,
+            dynamic=dynamic,
             provider_metadata={VENDOR: {"item_id": item_id}},
         ),
     ]
@@ -422,16 +490,7 @@ def _finish_reason(data: Mapping[str, Any], has_calls: bool) -> FinishReason:
 
 def responses_usage(usage: Any) -> Usage:
     """The token counts of a response."""
-    if not isinstance(usage, Mapping):
-        return Usage()
-    output_details = usage.get("output_tokens_details") or {}
-    input_details = usage.get("input_tokens_details") or {}
-    return Usage(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        output_details.get("reasoning_tokens"),
-        input_details.get("cached_tokens"),
-    )
+    return openai_usage(usage, "input", "output")
 
 
 class ResponsesStreamAssembler(StreamAssembler):
@@ -490,10 +549,7 @@ class ResponsesStreamAssembler(StreamAssembler):
             error = (data.get("response") or {}).get("error") or {}
             raise ProviderResponseError(f"the response failed: {error.get('message') or error or 'no reason given'}")
         if kind == "error":
-            raise ProviderResponseError(
-                f"the stream reported an error: {data.get('message') or data.get('error') or data} "
-                f"({data.get('code') or 'no code'})"
-            )
+            raise stream_error(data.get("message") or data.get("error") or data, data.get("code") or "no code")
         return []
 
     def _remember_call(self, data: Mapping[str, Any], item: Mapping[str, Any], call_id: str) -> None:
@@ -532,23 +588,30 @@ class OpenAIResponsesAdapter(HTTPProviderAdapter):
 
     path = PATH
     api_name = "Responses"
+    tool_shape = staticmethod(to_responses_tool)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.items: list[dict[str, Any]] = []
         self._replay = ResponsesReplay()
-        self._tools = ToolShapeCache(to_responses_tool, self.api_name)
+        self._history: Sequence[Message] | None = None
         self.ended: str | None = None
         """Why the conversation ended (a call without id); further rounds are refused."""
 
     def begin(self, messages: Sequence[Message]) -> None:
-        """Start with the conversation so far."""
-        self.items = self._replay.items(messages)
+        """Start with the conversation so far (converted with the first round, once its tools are known)."""
+        self._history = list(messages)
+        self.items = []
 
     def build_body(self, request: RoundRequest, *, stream: bool) -> dict[str, Any]:
         """The body of one round."""
         if self.ended is not None:
             raise ProviderResponseError(f"the conversation has ended: {self.ended}", provider=self.provider_id)
+        self._replay.note_tools(request.tools)
+        if self._history is not None:
+            # Results of tools with an output schema are written differently, so the history waits for them.
+            self.items = self._replay.items(self._history)
+            self._history = None
         return responses_request_body(
             model=self.model_id,
             instructions=request.instructions,
@@ -594,12 +657,7 @@ class _EndNotingAssembler(ResponsesStreamAssembler):
         return self._adapter._note_end(super().finish())
 
 
-ADAPTER_FACTORY = HTTPAdapterFactory(
-    api=API,
-    adapter_type=OpenAIResponsesAdapter,
-    default_base_url=DEFAULT_BASE_URL,
-    auth_headers=lambda key: {"authorization": f"Bearer {key}"},
-)
+ADAPTER_FACTORY = openai_factory(API, OpenAIResponsesAdapter)
 """Makes Responses adapters (``api = "openai-responses"``)."""
 
 
@@ -610,10 +668,12 @@ __all__ = [
     "OpenAIResponsesAdapter",
     "ResponsesReplay",
     "ResponsesStreamAssembler",
+    "cache_breakpoint",
     "parse_response_object",
     "provider_tool_names",
     "responses_request_body",
     "responses_tool_choice",
+    "responses_tool_output",
     "responses_usage",
     "responses_user_item",
 ]

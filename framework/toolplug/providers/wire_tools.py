@@ -5,6 +5,9 @@ and Anthropic Messages calls the schema ``input_schema`` and nests nothing. The 
 conversion is applied only in the two OpenAI shapes and only where the definition sets ``strict``;
 the canonical schema is never modified, and Anthropic receives it exactly as written.
 
+A function tool whose ``metadata["output_schema"]`` holds a JSON Schema is sent to Responses with it
+as ``output_schema``.
+
 Provider-defined tools (``<provider>.<tool>`` with args) become the provider's own tool entry, and
 only for the provider that defines them; custom tools (free-form text, optionally constrained by a
 regex or lark grammar) exist only in the two OpenAI APIs. A tool an API cannot take raises
@@ -59,13 +62,17 @@ def to_responses_tool(definition: ToolDefinition) -> dict[str, Any]:
         return tool
     if definition.kind is ToolKind.PROVIDER_DEFINED:
         return _provider_tool(definition, "openai", "Responses", with_name=False)
-    return {
+    function: dict[str, Any] = {
         "type": "function",
         "name": definition.function.name,
         "description": definition.function.description_for_llm,
         "parameters": _openai_parameters(definition),
         "strict": definition.function.strict,
     }
+    output_schema = output_schema_of(definition)
+    if output_schema is not None:
+        function["output_schema"] = output_schema
+    return function
 
 
 def to_anthropic_tool(definition: ToolDefinition) -> dict[str, Any]:
@@ -81,6 +88,18 @@ def to_anthropic_tool(definition: ToolDefinition) -> dict[str, Any]:
         "description": definition.function.description_for_llm,
         "input_schema": dict(definition.function.parameters),
     }
+
+
+def output_schema_of(definition: ToolDefinition) -> dict[str, Any] | None:
+    """The JSON Schema of a function tool's output (``metadata["output_schema"]``), or None.
+
+    The Responses API takes it as ``output_schema`` and then parses the tool's string results as JSON,
+    so the adapter sends that tool's text and denied results as JSON string literals (LOOP-11).
+    """
+    schema = definition.metadata.get("output_schema")
+    if definition.kind is not ToolKind.FUNCTION and definition.kind is not ToolKind.DYNAMIC:
+        return None
+    return dict(schema) if isinstance(schema, dict) else None
 
 
 def provider_tool_type(definition: ToolDefinition) -> tuple[str, str] | None:
@@ -129,6 +148,7 @@ def _provider_tool(definition: ToolDefinition, provider: str, api: str, *, with_
 
 
 __all__ = [
+    "output_schema_of",
     "provider_tool_type",
     "to_anthropic_tool",
     "to_chat_completions_tool",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -226,3 +227,30 @@ def test_a_server_that_dies_mid_call_fails_that_call_and_is_started_again(host: 
     assert outcome.status is CallStatus.ERROR
     assert "closed the connection" in outcome.text and "crashing on purpose" in outcome.text
     assert call(host, "weather_echo", {"text": "back"}).result.content == [{"type": "text", "text": "back"}]
+
+
+def test_pins_printed_by_the_cli_approve_the_tools_when_pasted(tmp_path: Path) -> None:
+    # REQ: MCP-3
+    from click.testing import CliRunner
+
+    from toolplug.cli import cli
+
+    server = stdio()
+    args = ", ".join(f'"{arg}"' for arg in server["args"])
+    table = (
+        f'[mcp.servers.weather]\ncommand = "{server["command"]}"\nargs = [{args}]\ntimeout = 20\n'
+        'include = ["echo"]\n'
+    )
+    config = tmp_path / "toolplug.toml"
+    config.write_text(table, encoding="utf-8")
+    try:
+        printed = CliRunner().invoke(cli, ["--config", str(config), "mcp", "pins"])
+        assert printed.exit_code == 0, printed.output
+        assert '"echo" = { fingerprint = ' in printed.output
+        pins = printed.output.split("[mcp.servers.weather.pinned]", 1)[1]
+        config.write_text(table + "\n[mcp.servers.weather.pinned]" + pins, encoding="utf-8")
+        checked = CliRunner().invoke(cli, ["--config", str(config), "check", "--json"])
+    finally:
+        close_all_connections()
+    findings = [f for f in json.loads(checked.stdout) if f["plugin"].startswith("mcp")]
+    assert findings == []

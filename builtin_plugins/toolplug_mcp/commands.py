@@ -107,7 +107,7 @@ def pins(state: Any, only: str | None) -> None:
                 continue
             for definition in definitions:
                 fields = ", ".join(f"{k} = {json.dumps(v)}" for k, v in field_fingerprints(definition).items())
-                name = json.dumps(definition.function.name)
+                name = json.dumps(definition.metadata["mcp"]["tool"])  # pins are keyed by the server's name
                 fingerprint = json.dumps(definition.fingerprint())
                 click.echo(f"{name} = {{ fingerprint = {fingerprint}, fields = {{ {fields} }} }}")
             click.echo("")

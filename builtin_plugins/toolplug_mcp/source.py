@@ -3,8 +3,9 @@
 One :class:`McpDefinitionSource` per ``[mcp.servers.NAME]``, owned by the plugin ``mcp.NAME`` so an
 admin can allow or deny one server per component (``[plugins.components.chat] deny = ["mcp.github"]``).
 Each server tool becomes a :class:`ToolDefinition` with a lower-case id made of the server and tool
-names, the server's original name kept as ``function.name`` (with a compatibility reason) for the call,
-and a :class:`McpToolImplementation` joined to it by ``implementation_key``; the registry validates
+names (also the function name the model calls, so two servers' ``echo`` tools never collide), the
+server's original name kept in ``metadata["mcp"]["tool"]`` for the call, and a
+:class:`McpToolImplementation` joined to it by ``implementation_key``; the registry validates
 it like any other definition. The servers are started and listed concurrently as soon as the plugin
 is asked for its sources; one that cannot start or answer becomes a diagnostic and the other
 servers' tools stay.

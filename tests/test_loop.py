@@ -24,6 +24,7 @@ from toolplug.loop import (
     ToolApproval,
     ToolApprovalRequest,
     ToolCallingLoop,
+    ToolResultStreamPart,
     generate_text,
     has_tool_call,
     loop_finished,
@@ -42,10 +43,10 @@ from toolplug.messages import (
     ToolResultPart,
     UserMessage,
 )
-from toolplug.providers.base import Round, RoundRequest, Usage
+from toolplug.providers.base import Round, RoundRequest, ToolInputStartDelta, Usage
 from toolplug.registry import RegisteredTool
 from toolplug.testing import ScriptedAdapter, text_round, tool_call, tool_calls_round
-from toolplug.tools import function_tool, provider_defined_tool, tool
+from toolplug.tools import dynamic_tool, function_tool, provider_defined_tool, tool
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
@@ -893,6 +894,67 @@ def test_stream_text_parts() -> None:
     assert stream.result.text == "Sunny."
 
 
+def test_stream_tool_input_start_gets_the_offered_tools_title_metadata_and_dynamic() -> None:
+    # REQ: LOOP-14, DEF-8
+    titled = function_tool("weather", "W.", CITY, lambda a: "sunny", title="Weather", metadata={"category": "forecast"})
+    lookup = dynamic_tool("lookup", "L.", {"type": "object", "properties": {}}, lambda _: 1)
+    model = ScriptedAdapter(
+        [
+            tool_calls_round(
+                tool_call("weather", {"city": "A"}, call_id="c1"),
+                tool_call("lookup", {}, call_id="d1"),
+                tool_call("missing", {}, call_id="u1"),
+            )
+        ]
+    )
+    stream = stream_text(model, prompt="x", tools=[titled, lookup])
+
+    async def collect() -> list[Any]:
+        return [part async for part in stream]
+
+    starts = [p for p in run(collect()) if isinstance(p, ToolInputStartDelta)]
+    assert [(p.tool_call_id, p.title, p.tool_metadata, p.dynamic) for p in starts] == [
+        ("c1", "Weather", {"category": "forecast"}, False),
+        ("d1", None, None, True),
+        ("u1", None, None, True),
+    ]
+
+
+def test_stream_of_a_continued_run_starts_with_the_answered_calls() -> None:
+    # REQ: LOOP-14, LOOP-7, EXE-3
+    async def read(arguments: dict[str, Any]) -> ToolExecutionResult:
+        return ToolExecutionResult(text_content="page", sources=[Source(url="https://a.example/")])
+
+    empty = {"type": "object", "properties": {}}
+    reader = function_tool("read", "R.", empty, read, needs_approval=True)
+    delete = function_tool("delete", "D.", empty, lambda _: "deleted", needs_approval=True)
+    history: list[Message] = [
+        UserMessage("x"),
+        AssistantMessage(
+            [
+                ToolCallPart("r1", "read", {}),
+                ToolApprovalRequestPart("approval-r1", "r1"),
+                ToolCallPart("d1", "delete", {}),
+                ToolApprovalRequestPart("approval-d1", "d1"),
+            ]
+        ),
+        ToolMessage([ToolApprovalResponsePart("approval-r1", True), ToolApprovalResponsePart("approval-d1", False)]),
+    ]
+    stream = stream_text(ScriptedAdapter(["done"]), messages=history, tools=[reader, delete])
+
+    async def collect() -> list[Any]:
+        return [part async for part in stream]
+
+    parts = run(collect())
+    assert [p.type for p in parts[:3]] == ["tool-result", "tool-result", "start-step"]
+    denied, done = parts[0], parts[1]
+    assert isinstance(denied, ToolResultStreamPart) and isinstance(done, ToolResultStreamPart)
+    assert (denied.result.tool_call_id, denied.result.output_type) == ("d1", OutputType.EXECUTION_DENIED)
+    assert (done.result.tool_call_id, done.result.output) == ("r1", "page")
+    assert list(done.sources) == [Source(url="https://a.example/")] and not denied.sources
+    assert stream.result.sources == [Source(url="https://a.example/")]
+
+
 def test_stream_withholds_tool_parts_under_tool_choice_none() -> None:
     # REQ: LOOP-14, LOOP-8
     model = ScriptedAdapter([tool_calls_round(tool_call("weather", {"city": "A"}), text="Hm.")])
@@ -947,3 +1009,16 @@ def test_response_messages_hold_the_run() -> None:
         AssistantMessage([TextPart("ok")]),
     ]
     assert model.requests[1].step_number == 1 and isinstance(model.requests[1], RoundRequest)
+
+
+def test_max_steps_ends_with_a_final_answer_round_without_tools() -> None:
+    # REQ: LOOP-2
+    model = ScriptedAdapter([tool_call("weather", {"city": "A"}, call_id="a"),
+                             tool_call("weather", {"city": "B"}, call_id="b"), "Final answer."])
+    loop = ToolCallingLoop(model, tools=[weather], options=LoopOptions(max_steps=2))
+    result = run(loop.run([UserMessage("go")]))
+    assert result.stop_reason == "limit" and result.text == "Final answer."
+    assert [bool(request.tools) for request in model.requests] == [True, True, False]
+    assert model.requests[-1].final_answer
+    with pytest.raises(InvalidArgumentError, match="max_steps"):
+        ToolCallingLoop(ScriptedAdapter(["x"]), tools=[weather], options=LoopOptions(max_steps=0))

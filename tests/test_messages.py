@@ -398,3 +398,49 @@ def test_convert_approvals_errors_and_denials() -> None:
         ToolMessage([ToolResultPart("c2", "weather", "bad input", OutputType.ERROR_TEXT)]),
         ToolMessage([ToolApprovalResponsePart("ap2", True, None, provider_executed=True)]),
     ]
+
+
+def test_convert_carries_tool_metadata_to_the_call_and_its_client_result() -> None:
+    # REQ: DEF-8, LOOP-13
+    metadata = {"category": "forecast"}
+    ui = [
+        UIMessage(
+            "a",
+            "assistant",
+            [
+                ToolUIPart("c1", "weather", "output-available", input={}, output="sunny", tool_metadata=metadata),
+                ToolUIPart(
+                    "c2",
+                    "delete",
+                    "output-denied",
+                    input={},
+                    approval=ToolUIApproval("ap", False),
+                    tool_metadata=metadata,
+                ),
+                ToolUIPart(
+                    "s1",
+                    "search",
+                    "output-available",
+                    input={},
+                    output="hits",
+                    provider_executed=True,
+                    tool_metadata=metadata,
+                ),
+            ],
+        )
+    ]
+    assert convert_to_model_messages(ui) == [
+        AssistantMessage(
+            [
+                ToolCallPart("c1", "weather", {}, tool_metadata=metadata),
+                ToolCallPart("c2", "delete", {}, tool_metadata=metadata),
+                ToolApprovalRequestPart("ap", "c2"),
+                ToolCallPart("s1", "search", {}, provider_executed=True, tool_metadata=metadata),
+                # the provider's own result never carried the tool's metadata
+                ToolResultPart("s1", "search", "hits", provider_executed=True),
+            ]
+        ),
+        ToolMessage([ToolResultPart("c1", "weather", "sunny", tool_metadata=metadata)]),
+        ToolMessage([ToolApprovalResponsePart("ap", False)]),
+        ToolMessage([ToolResultPart("c2", "delete", None, OutputType.EXECUTION_DENIED, tool_metadata=metadata)]),
+    ]

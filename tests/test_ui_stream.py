@@ -151,16 +151,32 @@ def test_dynamic_tool_calls_are_marked_dynamic_on_call_and_output_chunks() -> No
     assert output == {"type": "tool-output-available", "toolCallId": "d1", "output": {"found": 1}, "dynamic": True}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop gap: ToolInputStartDelta (providers/base.py) has no title/tool_metadata/dynamic and the loop "
-    "does not add them from the offered tools before emitting it",
-)
 def test_tool_input_start_carries_title_metadata_and_dynamic() -> None:
     # REQ: LOOP-14, DEF-8
     model = ScriptedAdapter([tool_call("weather", {"city": "A"}, call_id="c1")])
     (start,) = of_type(chunks_of(stream_text(model, prompt="x", tools=[weather])), "tool-input-start")
-    assert start["title"] == "Weather" and start["toolMetadata"] == {"category": "forecast"}
+    assert start == {
+        "type": "tool-input-start",
+        "toolCallId": "c1",
+        "toolName": "weather",
+        "toolMetadata": {"category": "forecast"},
+        "title": "Weather",
+    }
+    # a dynamic tool, and a name no offered tool has, start dynamic (the unknown one, as its input error)
+    lookup = dynamic_tool("lookup", "Looks up.", {"type": "object", "properties": {}}, lambda _: 1, title="Lookup")
+    model = ScriptedAdapter(
+        [tool_calls_round(tool_call("lookup", {}, call_id="d1"), tool_call("forecast", {}, call_id="u1"))]
+    )
+    starts = of_type(chunks_of(stream_text(model, prompt="x", tools=[weather, lookup])), "tool-input-start")
+    assert starts == [
+        {"type": "tool-input-start", "toolCallId": "d1", "toolName": "lookup", "dynamic": True, "title": "Lookup"},
+        {"type": "tool-input-start", "toolCallId": "u1", "toolName": "forecast", "dynamic": True},
+    ]
+    # the reader keeps them on the part while the input streams
+    reader = UIMessageStreamReader()
+    reader.add({**starts[0], "toolMetadata": {"k": 1}})
+    (part,) = tool_parts(reader.message)
+    assert (part.state, part.dynamic, part.title, part.tool_metadata) == ("input-streaming", True, "Lookup", {"k": 1})
 
 
 def test_failed_execution_is_a_tool_output_error_with_the_on_error_text() -> None:
@@ -360,11 +376,6 @@ def test_approval_request_chunk_and_continuing_from_the_ui_message() -> None:
     assert ran == [{}] and result.text == "Done."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop gap: a run continued with approval responses runs the approved calls before the first step "
-    "(ToolCallingLoop._answer_approvals) but emits no stream part for their results",
-)
 def test_a_continued_run_streams_the_output_of_the_approved_call() -> None:
     # REQ: LOOP-14, LOOP-7
     guarded = function_tool(
@@ -379,6 +390,40 @@ def test_a_continued_run_streams_the_output_of_the_approved_call() -> None:
     assert of_type(chunks, "tool-output-available") == [
         {"type": "tool-output-available", "toolCallId": "d1", "output": "deleted"}
     ]
+    # as the SDK streams it: the outputs of the answered calls come before the first step
+    assert [c["type"] for c in chunks][:3] == ["start", "tool-output-available", "start-step"]
+
+
+def test_a_continued_run_streams_denied_and_failed_outputs_and_reads_into_the_message_it_continues() -> None:
+    # REQ: LOOP-14, LOOP-7
+    def broken(arguments: dict[str, Any]) -> str:
+        raise RuntimeError("backend down")
+
+    empty = {"type": "object", "properties": {}}
+    delete = function_tool("delete", "D.", empty, lambda _: "deleted", needs_approval=True)
+    wipe = function_tool("wipe", "W.", empty, broken, needs_approval=True)
+    model = ScriptedAdapter(
+        [tool_calls_round(tool_call("wipe", {}, call_id="w1"), tool_call("delete", {}, call_id="d1"))]
+    )
+    first = chunks_of(stream_text(model, prompt="x", tools=[wipe, delete]))
+    message = run(read_ui_message(first, message_id="m1"))
+    for part in tool_parts(message):
+        assert part.approval is not None
+        part.approval.approved = part.tool_name == "wipe"
+        part.state = "approval-responded"
+    history = [UserMessage("x"), *convert_to_model_messages([message], tools={"delete": delete, "wipe": wipe})]
+    chunks = chunks_of(stream_text(ScriptedAdapter(["Sorry."]), messages=history, tools=[wipe, delete]))
+    assert [c["type"] for c in chunks][:4] == ["start", "tool-output-denied", "tool-output-error", "start-step"]
+    assert chunks[1:3] == [
+        {"type": "tool-output-denied", "toolCallId": "d1"},
+        {"type": "tool-output-error", "toolCallId": "w1", "errorText": DEFAULT_ERROR_TEXT},
+    ]
+    # the reader continues the message that holds the calls; the given message is left unchanged
+    continued = run(read_ui_message(chunks, message=message))
+    assert continued.id == "m1" and [p.state for p in tool_parts(message)] == ["approval-responded"] * 2
+    by_id = {part.tool_call_id: part for part in tool_parts(continued)}
+    assert by_id["d1"].state == "output-denied" and by_id["w1"].state == "output-error"
+    assert isinstance(continued.parts[-1], TextUIPart) and continued.parts[-1].text == "Sorry."
 
 
 def test_provider_approval_request_is_forwarded() -> None:
@@ -422,7 +467,10 @@ def test_sources_the_tools_returned_become_source_url_chunks() -> None:
         {"type": "source-url", "sourceId": "source-0", "url": "https://a.example/", "title": "Page https://a.example/"},
         {"type": "source-url", "sourceId": "source-1", "url": "https://b.example/", "title": "Page https://b.example/"},
     ]
-    assert chunks[-3:-1] == sources and chunks[-1]["type"] == "finish"
+    # each follows the output of the call that first returned it; none is repeated before finish
+    outputs = [i for i, c in enumerate(chunks) if c["type"] == "tool-output-available"]
+    assert [chunks.index(source) for source in sources] == [outputs[0] + 1, outputs[1] + 1]
+    assert chunks[-2]["type"] == "finish-step" and chunks[-1]["type"] == "finish"
     assert not of_type(chunks_of(stream(), send_sources=False), "source-url")
     message = run(read_ui_message(chunks))
     assert [p.url for p in message.parts if isinstance(p, SourceUrlUIPart)] == [
@@ -522,15 +570,13 @@ def test_sse_encoding() -> None:
 # --- reading back and the round trip (LOOP-14, LOOP-13) ---------------------------------------------
 
 
-def _without_tool_metadata(messages: list[Message]) -> list[Message]:
-    """The conversation as a UI message can hold it: without tool metadata, and invalid calls as plain calls."""
+def _invalid_calls_as_plain_calls(messages: list[Message]) -> list[Message]:
+    """The conversation as a UI message can hold it: invalid calls as plain calls (tool metadata stays)."""
     cleaned: list[Message] = []
     for message in messages:
         if isinstance(message, AssistantMessage | ToolMessage) and not isinstance(message.content, str):
             parts: list[Any] = []
             for part in message.content:
-                if isinstance(part, ToolCallPart | ToolResultPart):
-                    part = dataclasses.replace(part, tool_metadata=None)
                 if isinstance(part, ToolCallPart):
                     part = dataclasses.replace(part, invalid=False, error=None)
                 parts.append(part)
@@ -616,7 +662,7 @@ def test_round_trip_with_invalid_provider_and_error_calls() -> None:
     assert by_id["u1"].type == "dynamic-tool" and by_id["u1"].state == "output-error"
     assert by_id["c1"].type == "tool-weather" and by_id["c1"].state == "output-available"
     converted = convert_to_model_messages([message], tools={"web_search": search, "weather": weather})
-    assert converted == _one_tool_message_per_result(_without_tool_metadata(stream.result.response_messages))
+    assert converted == _one_tool_message_per_result(_invalid_calls_as_plain_calls(stream.result.response_messages))
     # the error the model read survives the trip when on_error shows it
     (unknown_result,) = [
         part
@@ -629,18 +675,18 @@ def test_round_trip_with_invalid_provider_and_error_calls() -> None:
     assert unknown_result.output == format_tool_error(NoSuchToolError("forecast", ["web_search", "weather"]))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="messages gap: ToolUIPart has no tool_metadata field, so toolMetadata is lost in the UI message"
-)
 def test_tool_metadata_survives_the_ui_round_trip() -> None:
     # REQ: DEF-8, LOOP-14
     stream = stream_text(ScriptedAdapter([tool_call("weather", {"city": "A"})]), prompt="x", tools=[weather])
     message = run(read_ui_message(to_ui_message_stream(stream)))
+    (part,) = tool_parts(message)
+    assert part.tool_metadata == {"category": "forecast"}
     converted = convert_to_model_messages([message])
     assistant = converted[0]
     assert isinstance(assistant, AssistantMessage)
     call = assistant.parts[0]
     assert isinstance(call, ToolCallPart) and call.tool_metadata == {"category": "forecast"}
+    assert converted == _one_tool_message_per_result(stream.result.response_messages)
 
 
 def test_reader_rejects_chunks_for_blocks_and_calls_that_never_started() -> None:

@@ -24,7 +24,7 @@ from toolplug.config import ProviderSection
 from toolplug.definitions import ConfidenceLevel, Source
 from toolplug.errors import ConfigError, KeyringUnavailableError, UsageError
 from toolplug.execution import ToolTrace
-from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop, step_count_is
+from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
 from toolplug.providers.base import ProviderAdapter, Usage
 from toolplug.selection import append_instructions, chat_may_continue
@@ -170,7 +170,7 @@ async def run_host_chat(
     instructions = append_instructions(system, tools)
     limits = host.config.limits
     options = LoopOptions(
-        stop_when=step_count_is(limits.max_steps),
+        max_steps=limits.max_steps,
         max_tool_calls=limits.max_tool_calls,
         max_result_chars=limits.max_tool_result_characters,
         tool_call_concurrency=1,

@@ -33,7 +33,7 @@ from toolplug.calls import (
     format_tool_error,
     parse_tool_call,
 )
-from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition
+from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition, ToolKind
 from toolplug.errors import InvalidArgumentError, NoSuchToolError, ProviderError, ToolCallError, UsageError
 from toolplug.execution import CallScope, CallStatus, ToolCallOutcome, ToolExecutor, ToolTrace, denied_outcome
 from toolplug.messages import (
@@ -48,7 +48,15 @@ from toolplug.messages import (
     ToolResultPart,
     UserMessage,
 )
-from toolplug.providers.base import FinishReason, ProviderAdapter, Round, RoundDelta, RoundRequest, Usage
+from toolplug.providers.base import (
+    FinishReason,
+    ProviderAdapter,
+    Round,
+    RoundDelta,
+    RoundRequest,
+    ToolInputStartDelta,
+    Usage,
+)
 from toolplug.registry import RegisteredTool
 from toolplug.tools import ToolImplementation
 
@@ -201,6 +209,9 @@ class LoopOptions:
     """Calls the loop runs in total; at the limit it asks for a final answer without tools."""
     max_result_chars: int | None = None
     """Characters of tool results in total; at the limit it asks for a final answer without tools."""
+    max_steps: int | None = None
+    """Rounds with tools offered; when the model is still calling tools after that many, one more round
+    without tools asks for its final answer (a ``step_count_is`` stop condition just stops instead)."""
     tool_choice: ToolChoiceLike = "auto"
     active_tools: Sequence[str] | None = None
     """Names of the tools offered (all when None)."""
@@ -231,7 +242,7 @@ class LoopOptions:
             raise InvalidArgumentError(
                 "tool_call_concurrency", f"must be a positive integer or None, got {concurrency!r}"
             )
-        for name in ("max_tool_calls", "max_result_chars"):
+        for name in ("max_tool_calls", "max_result_chars", "max_steps"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise InvalidArgumentError(name, f"must be a positive integer or None, got {value!r}")
@@ -249,6 +260,7 @@ class LoopOptionsArgs(TypedDict, total=False):
     stop_when: StopCondition | Sequence[StopCondition] | None
     max_tool_calls: int | None
     max_result_chars: int | None
+    max_steps: int | None
     tool_choice: ToolChoiceLike
     active_tools: Sequence[str] | None
     tool_call_concurrency: int | None
@@ -403,9 +415,14 @@ class ToolCallStreamPart:
 
 @dataclass(slots=True)
 class ToolResultStreamPart:
-    """A tool result (toolplug's or the provider's)."""
+    """A tool result (toolplug's or the provider's).
+
+    ``sources`` are those the tool returned with this result (empty for the provider's results), so a
+    UI can show them as the result arrives; the run's result lists them all again (LOOP-14, EXE-3).
+    """
 
     result: ToolResultPart
+    sources: Sequence[Source] = ()
     type: ClassVar[str] = "tool-result"
 
 
@@ -601,6 +618,15 @@ class ToolCallingLoop:
         resumed = await self._answer_approvals(conversation)
         if resumed:
             conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
+            if emit is not None:
+                # As the SDK does: the outputs of the answered calls come before the first start-step,
+                # denied calls first (LOOP-7, LOOP-14).
+                for job in resumed:
+                    if job.action == "denied" and job.result is not None:
+                        emit(_result_stream_part(job, job.result))
+                for job in resumed:
+                    if job.action != "denied" and job.result is not None:
+                        emit(_result_stream_part(job, job.result))
             for job in resumed:
                 if job.outcome is not None:
                     traces.append(job.outcome.trace)
@@ -671,7 +697,7 @@ class ToolCallingLoop:
                 emit(StartStepPart(step_number))
             try:
                 if emit is not None:
-                    round_ = await self._stream_round(request, emit, withhold_tools=tool_choice.mode == "none")
+                    round_ = await self._stream_round(request, emit, offered, withhold_tools=tool_choice.mode == "none")
                 else:
                     round_ = await adapter.run_round(request)
             except ProviderError as exc:
@@ -796,10 +822,7 @@ class ToolCallingLoop:
                         required = level
                 adapter.record_tool_result(result.tool_call_id, result)
                 if emit is not None:
-                    if result.output_type is OutputType.ERROR_TEXT or result.output_type is OutputType.ERROR_JSON:
-                        emit(ToolErrorStreamPart(job.call, _output_text(result)))
-                    else:
-                        emit(ToolResultStreamPart(result))
+                    emit(_result_stream_part(job, result))
             traces.extend(step_traces)
 
             response: list[Message] = [AssistantMessage(content)]
@@ -846,7 +869,7 @@ class ToolCallingLoop:
                 self._stopped_by_condition = True
                 stop_reason = "stop-condition"
                 break
-            if limit_reached:
+            if limit_reached or (options.max_steps is not None and len(steps) >= options.max_steps):
                 final_answer = True
 
         run_result = LoopResult(
@@ -1048,7 +1071,12 @@ class ToolCallingLoop:
         return False
 
     async def _stream_round(
-        self, request: RoundRequest, emit: Callable[[StreamPart], None], *, withhold_tools: bool
+        self,
+        request: RoundRequest,
+        emit: Callable[[StreamPart], None],
+        offered: Mapping[str, RegisteredTool],
+        *,
+        withhold_tools: bool,
     ) -> Round:
         final: Round | None = None
         async for item in self.adapter.stream_round(request):
@@ -1057,6 +1085,19 @@ class ToolCallingLoop:
             elif withhold_tools and item.type.startswith("tool-input"):
                 continue
             else:
+                if isinstance(item, ToolInputStartDelta):
+                    # The adapter knows only the name: add the offered tool's title, metadata and
+                    # dynamic flag (an unknown name is dynamic, as its invalid call will be).
+                    tool = offered.get(item.tool_name)
+                    if tool is None:
+                        item.dynamic = True
+                    else:
+                        definition = tool.definition
+                        item.title = definition.title
+                        if definition.metadata:
+                            item.tool_metadata = definition.metadata
+                        if definition.kind is ToolKind.DYNAMIC:
+                            item.dynamic = True
                 emit(item)
         if final is None:
             from toolplug.errors import ProviderResponseError
@@ -1078,6 +1119,15 @@ def _call_of(content: Sequence[AssistantPart], call_id: str) -> ToolCallPart | N
         if isinstance(part, ToolCallPart) and part.tool_call_id == call_id:
             return part
     return None
+
+
+def _result_stream_part(job: _Job, result: ToolResultPart) -> ToolResultStreamPart | ToolErrorStreamPart:
+    """The stream part of a client call's result: an error part for an error, else the result with the
+    sources the tool returned."""
+    if result.output_type is OutputType.ERROR_TEXT or result.output_type is OutputType.ERROR_JSON:
+        return ToolErrorStreamPart(job.call, _output_text(result))
+    outcome = job.outcome
+    return ToolResultStreamPart(result, outcome.result.sources if outcome is not None else ())
 
 
 def _result_part(call: ToolCallPart, outcome: ToolCallOutcome) -> ToolResultPart:

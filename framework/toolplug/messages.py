@@ -488,6 +488,8 @@ class ToolUIPart:
     call_provider_metadata: ProviderMetadata | None = None
     result_provider_metadata: ProviderMetadata | None = None
     preliminary: bool = False
+    tool_metadata: dict[str, Any] | None = None
+    """The tool's metadata (``toolMetadata``); the converted call and its result carry it (DEF-8)."""
 
     @property
     def type(self) -> str:
@@ -653,6 +655,7 @@ def _convert_block(
                     provider_executed=part.provider_executed,
                     dynamic=part.dynamic,
                     title=part.title,
+                    tool_metadata=part.tool_metadata,
                     provider_metadata=part.call_provider_metadata,
                 )
             )
@@ -690,6 +693,7 @@ def _convert_block(
                             OutputType.EXECUTION_DENIED,
                             dynamic=part.dynamic,
                             title=part.title,
+                            tool_metadata=part.tool_metadata,
                             provider_metadata=part.result_provider_metadata,
                         )
                     ]
@@ -718,6 +722,8 @@ def _ui_tool_result(part: ToolUIPart, tools: Mapping[str, Any] | None) -> ToolRe
         provider_executed=part.provider_executed,
         dynamic=part.dynamic,
         title=part.title,
+        # a provider's own result never carried the tool's metadata; a client result does (as the loop's)
+        tool_metadata=None if part.provider_executed else part.tool_metadata,
         provider_metadata=part.result_provider_metadata,
     )
 

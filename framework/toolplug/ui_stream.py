@@ -23,6 +23,10 @@ The rules, from the SDK's tool documentation:
 - Chunks of provider-executed calls are marked ``providerExecuted``; a provider's error result keeps the
   provider's error text (or its JSON) instead of the ``on_error`` text.
 - A call waiting for approval adds a ``tool-approval-request`` chunk after its ``tool-input-available``.
+  A run continued with approval responses starts with the outputs of the answered calls
+  (``tool-output-available``, ``tool-output-error``, ``tool-output-denied``), before the first
+  ``start-step``; read them with ``read_ui_message(..., message=...)`` into the message they continue.
+- The sources a tool returned follow its output as ``source-url`` chunks (each URL once).
 - Every step is bracketed by ``start-step`` and ``finish-step``; the run by ``start`` and ``finish``.
   A run that fails ends with an ``error`` chunk instead of ``finish``.
 """
@@ -30,11 +34,12 @@ The rules, from the SDK's tool documentation:
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
-from toolplug.definitions import OutputType
+from toolplug.definitions import OutputType, Source
 from toolplug.errors import InvalidArgumentError, NoSuchToolError, ToolCallRepairError
 from toolplug.loop import (
     FinishPart,
@@ -163,6 +168,8 @@ class _Writer:
             chunks.extend(self._tool_error(part))
         elif isinstance(part, ToolResultStreamPart):
             chunks.append(self._tool_result(part.result))
+            if part.sources and self.send_sources:
+                chunks.extend(self._sources(part.sources))
         elif isinstance(part, ToolApprovalRequestStreamPart):
             request = part.approval_request
             chunk: UIMessageChunk = {
@@ -177,7 +184,7 @@ class _Writer:
             chunks.append({"type": "finish-step"})
         elif isinstance(part, FinishPart):
             if self.send_sources:
-                chunks.extend(self._sources(part))
+                chunks.extend(self._sources(part.result.sources))  # any not streamed with their result
             chunks.append({"type": "finish", "finishReason": part.result.finish_reason})
         return chunks
 
@@ -189,15 +196,13 @@ class _Writer:
         }
         if part.provider_executed:
             chunk["providerExecuted"] = True
-        # The provider's delta knows only the name; title, metadata and dynamic are the loop's to add.
-        tool_metadata = getattr(part, "tool_metadata", None)
-        if tool_metadata:
-            chunk["toolMetadata"] = tool_metadata
-        if getattr(part, "dynamic", False):
+        # The provider's delta knows only the name; the loop added title, metadata and dynamic.
+        if part.tool_metadata:
+            chunk["toolMetadata"] = part.tool_metadata
+        if part.dynamic:
             chunk["dynamic"] = True
-        title = getattr(part, "title", None)
-        if title is not None:
-            chunk["title"] = title
+        if part.title is not None:
+            chunk["title"] = part.title
         return chunk
 
     def _tool_call(self, call: ToolCallPart) -> UIMessageChunk:
@@ -255,9 +260,9 @@ class _Writer:
         _output_fields(chunk, result.provider_executed, result.provider_metadata, result.tool_metadata, result.dynamic)
         return chunk
 
-    def _sources(self, part: FinishPart) -> list[UIMessageChunk]:
+    def _sources(self, sources: Iterable[Source]) -> list[UIMessageChunk]:
         chunks: list[UIMessageChunk] = []
-        for source in part.result.sources:
+        for source in sources:
             if source.url in self._sources_sent:
                 continue
             self._sources_sent.add(source.url)
@@ -304,8 +309,8 @@ async def to_ui_message_stream(
         provider's text. Log the exception here: a failing run ends with an ``error`` chunk, not an
         exception.
     :param send_reasoning: include reasoning chunks.
-    :param send_sources: include a ``source-url`` chunk for each source the tools returned (before
-        ``finish``: the loop reports sources with the run's result).
+    :param send_sources: include a ``source-url`` chunk for each source the tools returned, right after
+        the output of the call that returned it (each URL once).
     :param message_id: sent as ``messageId`` in the ``start`` chunk.
 
     Text and reasoning deltas are grouped into blocks (``text-start``, ``text-delta``..., ``text-end``)
@@ -346,10 +351,19 @@ class UIMessageStreamReader:
     :attr:`finish_reason` is set by the ``finish`` chunk, :attr:`errors` collects ``error`` chunks.
     A chunk about a text block or tool call that never started raises InvalidArgumentError; chunk
     types this reader does not know are skipped.
+
+    :param message: the assistant message the stream continues (a run continued with approval
+        responses streams the outputs of calls this message holds); a copy is extended, the given
+        message is left unchanged. Its id is kept unless ``message_id`` or the ``start`` chunk sets one.
     """
 
-    def __init__(self, message_id: str = "") -> None:
-        self.message = UIMessage(message_id, "assistant")
+    def __init__(self, message_id: str = "", *, message: UIMessage | None = None) -> None:
+        if message is None:
+            self.message = UIMessage(message_id, "assistant")
+        else:
+            self.message = copy.deepcopy(message)
+            if message_id:
+                self.message.id = message_id
         self.finish_reason: str | None = None
         self.errors: list[str] = []
         self._text: dict[str, TextUIPart] = {}
@@ -433,6 +447,8 @@ class UIMessageStreamReader:
                 part.result_provider_metadata = chunk["providerMetadata"]
             if chunk.get("dynamic") is not None:
                 part.dynamic = bool(chunk["dynamic"])
+            if chunk.get("toolMetadata") is not None:
+                part.tool_metadata = chunk["toolMetadata"]
         elif kind == "tool-output-denied":
             self._tool_part(chunk).state = "output-denied"
         elif kind == "source-url":
@@ -480,19 +496,25 @@ class UIMessageStreamReader:
             part.call_provider_metadata = chunk["providerMetadata"]
         if chunk.get("title") is not None:
             part.title = chunk["title"]
+        if chunk.get("toolMetadata") is not None:
+            part.tool_metadata = chunk["toolMetadata"]
         if chunk.get("dynamic") is not None:
             part.dynamic = bool(chunk["dynamic"])
 
 
 async def read_ui_message(
-    chunks: AsyncIterable[Mapping[str, Any]] | Iterable[Mapping[str, Any]], *, message_id: str = ""
+    chunks: AsyncIterable[Mapping[str, Any]] | Iterable[Mapping[str, Any]],
+    *,
+    message_id: str = "",
+    message: UIMessage | None = None,
 ) -> UIMessage:
     """Read a whole UI message stream into the assistant :class:`~toolplug.messages.UIMessage` it builds.
 
-    The ``start`` chunk's ``messageId`` wins over ``message_id``. For the message as it grows, feed
+    The ``start`` chunk's ``messageId`` wins over ``message_id``. ``message`` is the assistant message
+    the stream continues (see :class:`UIMessageStreamReader`). For the message as it grows, feed
     :class:`UIMessageStreamReader` instead.
     """
-    reader = UIMessageStreamReader(message_id)
+    reader = UIMessageStreamReader(message_id, message=message)
     if isinstance(chunks, AsyncIterable):
         async for chunk in chunks:
             reader.add(chunk)

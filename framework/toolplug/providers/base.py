@@ -194,11 +194,19 @@ class ReasoningDelta:
 
 @dataclass(slots=True)
 class ToolInputStartDelta:
-    """The model started a tool call."""
+    """The model started a tool call.
+
+    An adapter sets only the id, the name and ``provider_executed``; the loop adds the offered tool's
+    ``title``, ``tool_metadata`` and ``dynamic`` (True for a dynamic tool or an unknown name) before it
+    emits the delta (LOOP-14, DEF-8).
+    """
 
     tool_call_id: str
     tool_name: str
     provider_executed: bool = False
+    title: str | None = None
+    tool_metadata: dict[str, Any] | None = None
+    dynamic: bool = False
     type: ClassVar[str] = "tool-input-start"
 
 

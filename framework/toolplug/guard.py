@@ -302,7 +302,8 @@ _AI = (
 )
 _EXFIL_PLACEHOLDER = (
     r"(?:\{\{?[^{}\s)]{1,40}\}?\}|%7[Bb]|\$\{?[A-Za-z_]{3,}|<[A-Za-z_ ]{2,40}>|%3[Cc]|\[[A-Z_ ]{3,40}\]"
-    r"|\b(?:INSERT|PLACEHOLDER|YOUR_)\w*)"
+    r"|\b(?:INSERT|PLACEHOLDER|YOUR_)\w*"
+    r"|(?<==)[A-Z_]*(?:SECRET|PASSWORD|TOKEN|HISTORY|CONVERSATION|CHAT|MEMORY|API_?KEY|CREDENTIALS?)[A-Z_]*\b)"
 )
 _FAKE_TAG_NAMES = (
     r"(?:system(?:[_-]?(?:prompt|message|instructions?))?|instructions?|developer(?:[_-]message)?"
@@ -440,8 +441,9 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
-_LOOK_AHEAD = 400
-"""How far after its anchor word a rule that may start before the word is searched."""
+_LOOK_AHEAD = 200
+"""How far after its anchor word a match of a rule that may start before the word may end (the longest
+such rule ends some 100 characters after its word; the search stops here when nothing matches)."""
 
 
 class _Rule:
@@ -452,14 +454,6 @@ class _Rule:
         self.rule = rule
         self.family = family
         self.back = back
-
-
-def _alternation(words: Sequence[str]) -> str:
-    """Words grouped by first letter, longest first, so ``re`` tests few branches per position."""
-    groups: dict[str, list[str]] = {}
-    for word in sorted(set(words), key=lambda w: (-len(w), w)):
-        groups.setdefault(word[0], []).append(re.escape(word[1:]))
-    return "(?:" + "|".join(re.escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()) + ")"
 
 
 class _Compiled:
@@ -484,12 +478,10 @@ class _Compiled:
         self.anchor_words = frozenset(self.by_anchor)
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.hidden = re.compile(_HIDDEN_CLASS)
-        self.hidden_run = re.compile(_HIDDEN_CLASS + "+")
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
         # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
-        # Base64 runs, in a copy where every other character is a space (:data:`_BASE64_BYTES`).
-        self.base64 = re.compile(rb" ([A-Za-z0-9+/_-]{24,}={0,2})(?= )")
+        # Base64 runs are found with ``bytes.find`` (:func:`_base64_runs`).
         self.hex = (
             re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){11,}"),
             re.compile(r"0[xX][0-9A-Fa-f]{2}(?:[ :,]{0,2}0[xX][0-9A-Fa-f]{2}){11,}"),
@@ -499,9 +491,11 @@ class _Compiled:
         self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){9,}[A-Za-z](?![\w])")
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
-        self.leet = re.compile(r"[013457@$](?:(?<=[A-Za-z][013457@$])[A-Za-z]|[A-Za-z][013457@$])")
+        # On the one-byte copy (``?`` for characters beyond Latin-1, which are no letters here either).
+        self.leet_bytes = re.compile(rb"[013457@$](?:(?<=[A-Za-z][013457@$])[A-Za-z]|[A-Za-z][013457@$])")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.mixed_script = re.compile("[\u0370-\u04ff](?:(?<=[A-Za-z][\u0370-\u04ff])|[A-Za-z])")
+        self.mixed_script_latin = re.compile("[A-Za-z](?:(?<=[\u0370-\u04ff][A-Za-z])|[\u0370-\u04ff])")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -527,8 +521,13 @@ def _byte_table(keep: str, *, lower: bool = False, as_char: str = "", rest: str 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _WORD_BYTES = _byte_table(_LETTERS + "0123456789_", lower=True)
-_BASE64_BYTES = _byte_table(_LETTERS + "0123456789+/_-=")
-_BASE64_SHAPE = bytes(ord("b") if chr(i) in _LETTERS + "0123456789+/_-" else ord(" ") for i in range(256))
+_BASE64_SHAPE = bytes(
+    ord("b") if chr(i) in _LETTERS + "0123456789+/_-" else ord("=") if chr(i) == "=" else ord(" ") for i in range(256)
+)
+_ASCII_BYTES = bytes(range(128))
+_LEET_SHAPE = bytes(
+    ord("d") if chr(i) in "013457@$" else ord("a") if chr(i) in _LETTERS else ord(" ") for i in range(256)
+)
 _LONG_TOKEN = b"b" * 24
 _HEX_BYTES = bytes(
     ord("h") if chr(i) in "0123456789abcdefABCDEF" else ord(" ") if chr(i) in " :" else ord("#") for i in range(256)
@@ -579,12 +578,19 @@ class BuiltinInjectionFilter:
         """Neutralise one text; unchanged (the same object) when nothing was found."""
         compiled = _compiled()
         findings: list[InjectionFinding] = []
+        script = False
         if not text.isascii():
-            runs = list(compiled.hidden_run.finditer(text))
-            if runs:
-                text = _neutralise_hidden(text, runs, findings, compiled)
+            # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
+            # fraction of the text, so the character-class scans below run over it rather than over the text.
+            foreign = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode(
+                "utf-8", "surrogatepass"
+            )
+            hidden = set(compiled.hidden.findall(foreign))
+            if hidden:
+                text = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
+            script = compiled.cyrillic_or_greek.search(foreign) is not None
         raw = (" " + text + " ").encode("latin-1", "replace")  # one byte per character, shared by the scans
-        text = _neutralise_rules(text, raw, findings, compiled)
+        text = _neutralise_rules(text, raw, findings, compiled, script)
         text = _neutralise_encoded(text, raw if not findings else None, findings, compiled)
         if not findings:
             return FilteredText(text)
@@ -616,16 +622,36 @@ def _unlink(span: str, compiled: _Compiled) -> str:
     return f"{OPEN}link not rendered, its URL would carry data away: {text}{CLOSE}"
 
 
+def _hidden_runs(text: str, hidden: set[str]) -> list[tuple[int, int]]:
+    """``(start, end)`` of every maximal run of the characters ``hidden`` in ``text``: each character
+    located with ``str.find`` (a ``memchr``-like scan), much faster than a character class over long
+    non-ASCII text."""
+    positions: list[int] = []
+    for char in hidden:
+        found = text.find(char)
+        while found != -1:
+            positions.append(found)
+            found = text.find(char, found + 1)
+    positions.sort()
+    runs: list[tuple[int, int]] = []
+    for position in positions:
+        if runs and runs[-1][1] == position:
+            runs[-1] = (runs[-1][0], position + 1)
+        else:
+            runs.append((position, position + 1))
+    return runs
+
+
 def _neutralise_hidden(
-    text: str, runs: list[re.Match[str]], findings: list[InjectionFinding], compiled: _Compiled
+    text: str, runs: list[tuple[int, int]], findings: list[InjectionFinding], compiled: _Compiled
 ) -> str:
     out: list[str] = []
     position = 0
     has_rtl: list[bool] = []  # looked up the first time a bidirectional control needs it
-    for run in runs:
-        out.append(text[position:run.start()])
-        out.append(_neutralise_run(text, run.start(), run.end(), has_rtl, findings, compiled))
-        position = run.end()
+    for start, end in runs:
+        out.append(text[position:start])
+        out.append(_neutralise_run(text, start, end, has_rtl, findings, compiled))
+        position = end
     out.append(text[position:])
     return "".join(out)
 
@@ -708,10 +734,11 @@ def _neutralise_run(
 Span = tuple[int, int, str, str]
 
 
-def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, raw: bytes | None = None) -> list[Span]:
+def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
-    ``raw``: ``" " + text + " "`` encoded one byte per character, when the caller already has it.
+    ``words``: ``" " + text + " "`` one byte per character through :data:`_WORD_BYTES`, when the caller
+    already has it.
     """
     spans: set[Span] = set()
     gate = compiled.markup_gate.search(text)
@@ -722,51 +749,70 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, raw: bytes | No
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
         gate = compiled.markup_gate.search(text, position + 1)
-    words = raw.translate(_WORD_BYTES) if raw is not None else _one_byte(text, _WORD_BYTES)  # [i + 1] is text[i]
-    hits: list[tuple[int, bytes]] = []  # the space before the word is at ``position``: the word is text[position]
+    if words is None:
+        words = _one_byte(text, _WORD_BYTES)  # words[i + 1] is text[i], lower case, non-word characters spaces
+    # Which anchor words occur at all (``bytes.split`` and a set: C speed), then where: for a few words a
+    # ``bytes.find`` per word, for many one alternation of just those words (each ``find`` costs about a
+    # 25th of the alternation's pass). The space before the word is at ``position``: the word is text[position].
     present = compiled.anchor_words.intersection(words.split())
-    if len(present) > _FIND_LIMIT:  # one pass for many words (long texts) rather than one per word
-        hits.extend((m.start(), m.group(1)) for m in _word_finder(tuple(sorted(present))).finditer(words))
+    if len(present) > _FIND_LIMIT:
+        by_anchor = compiled.by_anchor
+        for found in _word_finder(frozenset(present)).finditer(words):
+            _anchored(text, found.start(), by_anchor[found.group(1)], offset, spans)
     else:
         for word in present:
+            rules = compiled.by_anchor[word]
             needle = b" " + word + b" "
-            found = words.find(needle)
-            while found != -1:
-                hits.append((found, word))
-                found = words.find(needle, found + 1)
-    for position, word in hits:
-        for rule in compiled.by_anchor[word]:
-            if not rule.back:
-                match = rule.pattern.match(text, position)
-                if match is not None and match.end() > position:
-                    spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
-                continue
-            end = min(len(text), position + _LOOK_AHEAD)
-            for match in rule.pattern.finditer(text, max(0, position - rule.back), end):
-                if match.start() > position:
-                    break
-                if match.end() > match.start():
-                    spans.add((match.start() + offset, match.end() + offset, rule.family, rule.rule))
+            position = words.find(needle)
+            while position != -1:
+                _anchored(text, position, rules, offset, spans)
+                position = words.find(needle, position + 1)
     return sorted(spans)
 
 
-_FIND_LIMIT = 6
+_FIND_LIMIT = 16
 
 
-@functools.lru_cache(maxsize=128)
-def _word_finder(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """A pattern finding any of ``words`` between spaces (the next word's space may be this one's)."""
-    return re.compile(b" (" + _alternation([w.decode("ascii") for w in words]).encode("ascii") + b")(?= )")
+@functools.lru_cache(maxsize=64)
+def _word_finder(words: frozenset[bytes]) -> re.Pattern[bytes]:
+    """A pattern finding any of ``words`` between spaces (the next word's space may be this one's); the
+    words grouped by first letter, longest first, so ``re`` tests few branches per space."""
+    groups: dict[bytes, list[bytes]] = {}
+    for word in sorted(words, key=lambda w: (-len(w), w)):
+        groups.setdefault(word[:1], []).append(re.escape(word[1:]))
+    alternation = b"|".join(re.escape(first) + b"(?:" + b"|".join(rests) + b")" for first, rests in groups.items())
+    return re.compile(b" (" + alternation + b")(?= )")
+
+
+def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span]) -> None:
+    """The matches of the rules of an anchor word found at ``text[position]``."""
+    for rule in rules:
+        if not rule.back:
+            match = rule.pattern.match(text, position)
+            if match is not None and match.end() > position:
+                spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
+            continue
+        end = min(len(text), position + _LOOK_AHEAD)
+        for match in rule.pattern.finditer(text, max(0, position - rule.back), end):
+            if match.start() > position:
+                break
+            if match.end() > match.start():
+                spans.add((match.start() + offset, match.end() + offset, rule.family, rule.rule))
 
 
 _VIEW_MARGIN = 240
 
 
-def _view_windows(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
-    """Stretches of ``text`` around matches of ``pattern``, merged."""
+def _view_windows(
+    text: str, pattern: re.Pattern[str] | re.Pattern[bytes], subject: str | bytes, shift: int = 0, begin: int = 0
+) -> list[tuple[int, int]]:
+    """Stretches of ``text`` around matches of ``pattern`` in ``subject`` (``text``, or a copy whose
+    ``[i + shift]`` is ``text[i]``) from ``begin`` on, merged."""
     windows: list[tuple[int, int]] = []
-    for match in pattern.finditer(text):
-        start, end = max(0, match.start() - _VIEW_MARGIN), min(len(text), match.end() + _VIEW_MARGIN)
+    size = len(text)
+    for match in pattern.finditer(subject, begin):  # type: ignore[arg-type]
+        start = max(0, match.start() - shift - _VIEW_MARGIN)
+        end = min(size, match.end() - shift + _VIEW_MARGIN)
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], end)
         else:
@@ -774,29 +820,55 @@ def _view_windows(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     return windows
 
 
-def _view_spans(text: str, compiled: _Compiled, raw: bytes | None = None) -> list[Span]:
-    """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks."""
+def _view_spans(
+    text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None
+) -> list[Span]:
+    """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
+
+    ``raw`` and ``words``: the one-byte copies of ``" " + text + " "`` when the caller has them;
+    ``script``: whether ``text`` has Cyrillic or Greek letters, when the caller knows.
+    """
     spans: list[Span] = []
+    if raw is None:
+        raw = (" " + text + " ").encode("latin-1", "replace")
 
     def scan(start: int, end: int, view: str) -> None:
         for s, e, _family, rule in _rule_spans(view, compiled, start):
             if text[s:e] != view[s - start:e - start]:
                 spans.append((s, e, "encoded", f"obfuscated {rule}"))
 
-    for start, end in _view_windows(text, compiled.leet):
-        scan(start, end, text[start:end].translate(_LEET))
-    if not text.isascii() and compiled.cyrillic_or_greek.search(text):
-        for start, end in _view_windows(text, compiled.mixed_script):
+    # A letter next to a leetspeak character: two ``bytes.find`` on a letters/leet/other copy say whether
+    # and where the first one is; the pattern runs from there.
+    shape = raw.translate(_LEET_SHAPE)
+    first = min((found for found in (shape.find(b"ad"), shape.find(b"da")) if found != -1), default=-1)
+    if first != -1:
+        for start, end in _view_windows(text, compiled.leet_bytes, raw, 1, first):
+            scan(start, end, text[start:end].translate(_LEET))
+    if script is None:
+        script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
+    if script:
+        # A Latin letter next to a Cyrillic or Greek one. Mostly Latin text: looked for from the first
+        # Cyrillic or Greek letter; mostly other text (few Latin letters): looked for from the Latin side.
+        if raw.count(b"?") * 4 > len(raw):
+            mixed, begin = compiled.mixed_script_latin, 0
+        else:
+            found = compiled.cyrillic_or_greek.search(text)
+            mixed, begin = compiled.mixed_script, (max(0, found.start() - 1) if found is not None else len(text))
+        for start, end in _view_windows(text, mixed, text, 0, begin):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
-    words = raw.translate(_WORD_BYTES) if raw is not None else _one_byte(text, _WORD_BYTES)
+    if words is None:
+        words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:
         scan(0, len(text), codecs.encode(text, "rot13"))
     return spans
 
 
-def _neutralise_rules(text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled) -> str:
-    spans = _rule_spans(text, compiled, 0, raw)
-    spans.extend(_view_spans(text, compiled, raw))
+def _neutralise_rules(
+    text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool
+) -> str:
+    words = raw.translate(_WORD_BYTES)
+    spans = _rule_spans(text, compiled, 0, words)
+    spans.extend(_view_spans(text, compiled, raw, words, script))
     if not spans:
         return text
     spans.sort()
@@ -873,10 +945,7 @@ def _neutralise_encoded(
     if raw is None:
         raw = (" " + text + " ").encode("latin-1", "replace")
     replacements: list[tuple[int, int, str, str]] = []
-    base64_view = raw.translate(_BASE64_BYTES)
-    tokens = compiled.base64.finditer(base64_view) if _LONG_TOKEN in base64_view.translate(_BASE64_SHAPE) else ()
-    for token in tokens:
-        start, end = token.start(1) - 1, token.end(1) - 1
+    for start, end in _base64_runs(raw):
         token_text = text[start:end].replace("-", "+").replace("_", "/")
         try:
             decoded = base64.b64decode(token_text + "=" * (-len(token_text) % 4), validate=True).decode("utf-8")
@@ -884,7 +953,10 @@ def _neutralise_encoded(
             continue
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((start, end, "base64", decoded))
-    hex_patterns = list(compiled.hex)
+    # Each pattern starts with a literal: ``str.find`` (faster than ``re`` over non-ASCII text) says whether to run it.
+    hex_patterns = [compiled.hex[0]] if "\\x" in text else []
+    if "0x" in text or "0X" in text:
+        hex_patterns.append(compiled.hex[1])
     hexes = raw.translate(_HEX_BYTES)
     if b"h" * 24 in hexes or b"hh hh hh hh hh hh hh hh hh hh hh hh" in hexes:
         hex_patterns.append(compiled.plain_hex)
@@ -897,7 +969,7 @@ def _neutralise_encoded(
                 continue
             if _printable(decoded) and _looks_malicious(decoded, compiled):
                 replacements.append((match.start(), match.end(), "hex", decoded))
-    for match in compiled.url_encoded.finditer(text):
+    for match in compiled.url_encoded.finditer(text) if "%" in text else ():
         decoded = urllib.parse.unquote(match.group(0))
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((match.start(), match.end(), "URL encoding", decoded))
@@ -930,6 +1002,27 @@ def _neutralise_encoded(
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+def _base64_runs(raw: bytes) -> list[tuple[int, int]]:
+    """``(start, end)`` in the text of every run of 24+ base64 characters (then up to two ``=``) standing
+    between non-word characters; ``raw`` is the one-byte copy of ``" " + text + " "``.
+
+    Found with ``bytes.find`` for 24 alphabet characters in a row (rare in prose) and widened by hand,
+    so clean text costs two translations and one search.
+    """
+    shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
+    runs: list[tuple[int, int]] = []
+    found = shape.find(_LONG_TOKEN)
+    while found != -1:
+        start = shape.rfind(b" ", 0, found) + 1
+        end = shape.find(b" ", found)  # the copy ends with a space
+        token = shape[start:end]
+        body = token.rstrip(b"=")
+        if b"=" not in body and len(token) - len(body) <= 2 and start > 0 and shape[start - 1:start] == b" ":
+            runs.append((start - 1, end - 1))
+        found = shape.find(_LONG_TOKEN, end)
+    return runs
 
 
 _COMMON_WORDS = tuple(sorted((

@@ -32,3 +32,21 @@ def test_help_does_not_import_heavy_dependencies() -> None:
     assert report["heavy"] == []
     for command in ("plugins", "tools", "check", "call", "settings"):
         assert command in report["out"]
+
+
+def test_building_a_host_imports_no_network_or_parsing_stack() -> None:
+    # REQ: PLG-5
+    script = (
+        "import sys, json\n"
+        "from toolplug.host import Host\n"
+        "host = Host.from_config()\n"
+        "heavy = [m for m in ('selectolax', 'mcp', 'httpx2', 'toolplug.net', 'toolplug.providers.openai_chat')"
+        " if m in sys.modules]\n"
+        "print(json.dumps({'heavy': heavy, 'apis': sorted(host.adapter_factories),"
+        " 'tools': host.registry.ids()}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["heavy"] == []
+    assert report["apis"] == ["anthropic", "openai-chat", "openai-responses"]
+    assert {"web_search", "read_web_page", "web_fetch"} <= set(report["tools"])

@@ -188,9 +188,13 @@ class Host:
     def _build_registry(self, tools: Sequence[Contribution], sources: Sequence[Contribution]) -> None:
         pool: dict[str, tuple[ToolImplementation, Origin]] = {}
         definitions: list[tuple[ToolDefinition, Origin]] = []
+        origins: dict[str, Origin] = {}
         for contribution in tools:
             implementation, definition = contribution.item
-            origin = Origin(contribution.plugin.name, contribution.plugin.distribution)
+            record = contribution.plugin
+            origin = origins.get(record.name)
+            if origin is None:
+                origin = origins[record.name] = Origin(record.name, record.read_distribution)
             pool.setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
                 definitions.append((definition, origin))
@@ -198,9 +202,8 @@ class Host:
             self.registry.add(definition, pool, origin)
         for contribution in sources:
             source = contribution.item
-            origin = Origin(
-                getattr(source, "plugin", None) or contribution.plugin.name, contribution.plugin.distribution
-            )
+            record = contribution.plugin
+            origin = Origin(getattr(source, "plugin", None) or record.name, record.read_distribution)
             self.registry.add_source(source, origin, pool)
 
     # -- shutting down -------------------------------------------------------------------------------
@@ -364,10 +367,8 @@ def _build_guard(filters: Sequence[Any]) -> Any:
 
 
 def _builtin_adapter_factories() -> dict[str, Any]:
-    try:
-        from toolplug.providers import builtin_adapter_factories
-    except ImportError:
-        return {}
+    from toolplug.providers import builtin_adapter_factories
+
     return dict(builtin_adapter_factories())
 
 

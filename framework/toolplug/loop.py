@@ -782,7 +782,7 @@ class ToolCallingLoop:
                         provider_approval = True
                     content.append(part)
 
-            adapter.record_model_turn(dataclasses.replace(round_, content=content))
+            adapter.record_model_turn(round_.but(content=content))
             if emit is not None:
                 for part in content:
                     if isinstance(part, ToolCallPart):

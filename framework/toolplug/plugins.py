@@ -54,6 +54,10 @@ class PluginRecord:
             return self.given_distribution
         return str(self.dist.metadata["Name"])
 
+    def read_distribution(self) -> str | None:
+        """The distribution's name (a method, to hand on where it may never be needed)."""
+        return self.distribution
+
     @cached_property
     def version(self) -> str | None:
         """The distribution's version."""

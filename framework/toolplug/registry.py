@@ -7,7 +7,7 @@ Every definition is checked the same way whatever its source (DEF-4); a rejected
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -47,7 +47,8 @@ class RegisteredTool:
     implementation: ToolImplementation
     plugin: str = "app"
     """The plugin (entry-point name) the tool came from; ``app`` for tools the host registered itself."""
-    distribution: str | None = None
+    origin: Origin | None = None
+    """Where the tool came from (its distribution is read from there on demand)."""
     source: str = "code"
     """The definition source's name."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -63,6 +64,11 @@ class RegisteredTool:
         if self._validator is None:
             self._validator = ArgumentValidator(self.definition.function.parameters)
         return self._validator
+
+    @property
+    def distribution(self) -> str | None:
+        """The distribution the tool's plugin was installed from, or None."""
+        return None if self.origin is None else self.origin.distribution
 
     @property
     def id(self) -> str:
@@ -120,12 +126,34 @@ class DefinitionSource(Protocol):
         ...
 
 
-@dataclass(slots=True)
 class Origin:
-    """Which plugin (and distribution) contributed something."""
+    """Which plugin (and distribution) contributed something.
 
-    plugin: str
-    distribution: str | None = None
+    ``distribution`` may be given as a callable: reading an installed distribution's metadata costs a
+    file parse, and start-up never needs it, so the registry asks only when someone does.
+    """
+
+    __slots__ = ("_distribution", "plugin")
+
+    def __init__(self, plugin: str, distribution: str | Callable[[], str | None] | None = None) -> None:
+        self.plugin = plugin
+        self._distribution = distribution
+
+    @property
+    def distribution(self) -> str | None:
+        """The distribution's name, or None."""
+        if callable(self._distribution):
+            self._distribution = self._distribution()
+        return self._distribution
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Origin) and (self.plugin, self.distribution) == (other.plugin, other.distribution)
+
+    def __hash__(self) -> int:
+        return hash(self.plugin)
+
+    def __repr__(self) -> str:
+        return f"Origin({self.plugin!r})"
 
 
 class CodeDefinitionSource:
@@ -268,7 +296,7 @@ class ToolRegistry:
             self.rejected.setdefault(definition.id, origin.plugin)
             return None
         registered = RegisteredTool(
-            definition, implementation, plugin=origin.plugin, distribution=origin.distribution, source=source_name
+            definition, implementation, plugin=origin.plugin, origin=origin, source=source_name
         )
         self._tools[definition.id] = registered
         self._by_name[definition.function.name] = registered

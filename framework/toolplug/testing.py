@@ -15,7 +15,6 @@ import inspect
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeAlias
 
 from toolplug.definitions import ToolKind
@@ -181,9 +180,9 @@ class ScriptedAdapter:
         else:
             round_ = tool_calls_round(*item)
         if any(isinstance(part, ToolCallPart) and not part.tool_call_id for part in round_.content):
-            round_ = replace(round_, content=[self._with_id(part) for part in round_.content])
+            round_ = round_.but(content=[self._with_id(part) for part in round_.content])
         if not round_.provider or not round_.model:
-            round_ = replace(round_, provider=round_.provider or self.provider_id, model=round_.model or self.model_id)
+            round_ = round_.but(provider=round_.provider or self.provider_id, model=round_.model or self.model_id)
         return round_
 
     def _with_id(self, part: Any) -> Any:

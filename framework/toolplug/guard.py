@@ -250,9 +250,14 @@ class PromptInjectionGuard:
 # - markup rules (tokens, fake tags, exfiltration links) are one alternation whose every branch starts
 #   with a literal character, so ``re`` skips straight to the rare ``<``, ``[``, ``!``, ``#``, quotes;
 # - word rules (overrides, fake headers, instructions to leak) each name the words a match starts with
-#   (or contains, with how far the match may begin before it): one pass over the lower-cased text finds
-#   those words after a non-word character, and only the rules of a word found run, anchored there;
+#   (or contains, with how far the match may begin before it): the lower-cased text, chunk by chunk, is
+#   split to say which of those words it has and searched with ``bytes.find`` for where, and only the
+#   rules of a word found run, anchored there;
+# - the text is copied once to one byte per character (and from it to a few shapes: words, letters and
+#   separators, base64), and every scan that can shares those copies;
 # - invisible characters and homoglyphs are never looked for in ASCII text (``str.isascii`` is O(1));
+#   leetspeak and mixed scripts are located with ``bytes.find`` in a shape copy, and the rules then run
+#   only in windows around what was found;
 # - encoded payloads are found by patterns that also start with a literal or a character class.
 
 OPEN = "\u27e6"  # ⟦
@@ -482,20 +487,18 @@ class _Compiled:
         self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
         # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
         # Base64 runs are found with ``bytes.find`` (:func:`_base64_runs`).
+        # These four run on the one-byte copy of the text (every class in them is ASCII, so a match there
+        # is a match in the text, one character later).
         self.hex = (
-            re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){11,}"),
-            re.compile(r"0[xX][0-9A-Fa-f]{2}(?:[ :,]{0,2}0[xX][0-9A-Fa-f]{2}){11,}"),
+            re.compile(rb"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){11,}"),
+            re.compile(rb"0[xX][0-9A-Fa-f]{2}(?:[ :,]{0,2}0[xX][0-9A-Fa-f]{2}){11,}"),
         )
-        self.plain_hex = re.compile(r"[0-9A-Fa-f]{2}(?:[ :]?[0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])")
-        self.url_encoded = re.compile(r"%[0-9A-Fa-f]{2}(?:[A-Za-z0-9 .,]{0,2}%[0-9A-Fa-f]{2}){7,}")
+        self.plain_hex = re.compile(rb"[0-9A-Fa-f]{2}(?:[ :]?[0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])")
+        self.url_encoded = re.compile(rb"%[0-9A-Fa-f]{2}(?:[A-Za-z0-9 .,]{0,2}%[0-9A-Fa-f]{2}){7,}")
         self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){9,}[A-Za-z](?![\w])")
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
-        # On the one-byte copy (``?`` for characters beyond Latin-1, which are no letters here either).
-        self.leet_bytes = re.compile(rb"[013457@$](?:(?<=[A-Za-z][013457@$])[A-Za-z]|[A-Za-z][013457@$])")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
-        self.mixed_script = re.compile("[\u0370-\u04ff](?:(?<=[A-Za-z][\u0370-\u04ff])|[A-Za-z])")
-        self.mixed_script_latin = re.compile("[A-Za-z](?:(?<=[\u0370-\u04ff][A-Za-z])|[\u0370-\u04ff])")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -525,21 +528,38 @@ _BASE64_SHAPE = bytes(
     ord("b") if chr(i) in _LETTERS + "0123456789+/_-" else ord("=") if chr(i) == "=" else ord(" ") for i in range(256)
 )
 _ASCII_BYTES = bytes(range(128))
-_LEET_SHAPE = bytes(
-    ord("d") if chr(i) in "013457@$" else ord("a") if chr(i) in _LETTERS else ord(" ") for i in range(256)
-)
 _LONG_TOKEN = b"b" * 24
 _HEX_BYTES = bytes(
     ord("h") if chr(i) in "0123456789abcdefABCDEF" else ord(" ") if chr(i) in " :" else ord("#") for i in range(256)
 )
 _SPACED_BYTES = bytes(
-    ord("a") if chr(i) in _LETTERS else ord(" ") if chr(i) in " \t.-_*|/," else ord("#") for i in range(256)
+    ord("a") if chr(i) in _LETTERS else ord(" ") if chr(i) in " \t.-_*|/," else ord("d") if chr(i) in "013457@$"
+    else ord("#") for i in range(256)
 )
+"""Letters ``a``, separators of spaced-out letters a space, leetspeak characters ``d``, the rest ``#``:
+the copy both the spaced-out gate and the leetspeak search (:func:`_leet_matches`) read."""
+_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+"""Deleted from UTF-8, these leave one byte per character: ASCII as itself, the first byte of the rest."""
+_ONE_BYTE = bytes(range(128)) + b"?" * 128
+"""UTF-8 with :data:`_UTF8_CONTINUATION` deleted to the one-byte copy: ``?`` for every non-ASCII character
+(every table here treats them alike: none is a letter, a digit or a separator)."""
+_SCRIPT_SHAPE = bytes(
+    ord("a") if chr(i) in _LETTERS else ord("c") if 0xCD <= i <= 0xD3 else ord(" ") for i in range(256)
+)
+"""UTF-8 (continuation bytes deleted) to ``a`` for a Latin letter, ``c`` for a character in U+0340-U+04FF
+(Greek and Cyrillic, and a few combining marks: checked), a space for the rest."""
 
 
-def _one_byte(text: str, table: bytes) -> bytes:
-    """``" " + text + " "`` as one byte per character (others become ``?``), translated through ``table``."""
-    return (" " + text + " ").encode("latin-1", "replace").translate(table)
+def _one_byte_copy(text: str, utf8: bytes | None = None) -> bytes:
+    """``" " + text + " "`` as one byte per character: ASCII as itself, ``?`` for the rest.
+
+    ``utf8``: ``text`` encoded, when the caller has it.
+    """
+    if text.isascii():
+        return b" " + text.encode("ascii") + b" "
+    if utf8 is None:
+        utf8 = text.encode("utf-8", "surrogatepass")
+    return b" " + utf8.translate(_ONE_BYTE, _UTF8_CONTINUATION) + b" "
 
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
@@ -579,19 +599,27 @@ class BuiltinInjectionFilter:
         compiled = _compiled()
         findings: list[InjectionFinding] = []
         script = False
+        utf8: bytes | None = None
         if not text.isascii():
             # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
             # fraction of the text, so the character-class scans below run over it rather than over the text.
-            foreign = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode(
-                "utf-8", "surrogatepass"
-            )
+            utf8 = text.encode("utf-8", "surrogatepass")
+            foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
             hidden = set(compiled.hidden.findall(foreign))
             if hidden:
-                text = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
+                neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
+                if neutralised is not text:
+                    text, utf8 = neutralised, None
             script = compiled.cyrillic_or_greek.search(foreign) is not None
-        raw = (" " + text + " ").encode("latin-1", "replace")  # one byte per character, shared by the scans
-        text = _neutralise_rules(text, raw, findings, compiled, script)
-        text = _neutralise_encoded(text, raw if not findings else None, findings, compiled)
+        # One byte per character, and its letters/separators/leet shape, shared by the scans (and the UTF-8
+        # copy, by the mixed-script one).
+        raw = _one_byte_copy(text, utf8)
+        letters = raw.translate(_SPACED_BYTES)
+        text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters)
+        if findings:
+            text = _neutralise_encoded(text, None, findings, compiled)
+        else:
+            text = _neutralise_encoded(text, raw, findings, compiled, letters)
         if not findings:
             return FilteredText(text)
         return FilteredText(text, tuple(findings))
@@ -645,13 +673,19 @@ def _hidden_runs(text: str, hidden: set[str]) -> list[tuple[int, int]]:
 def _neutralise_hidden(
     text: str, runs: list[tuple[int, int]], findings: list[InjectionFinding], compiled: _Compiled
 ) -> str:
+    """``text`` with its hidden runs neutralised; ``text`` itself when every run stays (emoji joiners,
+    embeddings in right-to-left text), so the caller need not copy it again."""
     out: list[str] = []
     position = 0
     has_rtl: list[bool] = []  # looked up the first time a bidirectional control needs it
     for start, end in runs:
-        out.append(text[position:start])
-        out.append(_neutralise_run(text, start, end, has_rtl, findings, compiled))
-        position = end
+        replacement = _neutralise_run(text, start, end, has_rtl, findings, compiled)
+        if replacement != text[start:end]:
+            out.append(text[position:start])
+            out.append(replacement)
+            position = end
+    if not out:
+        return text
     out.append(text[position:])
     return "".join(out)
 
@@ -750,38 +784,34 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
         gate = compiled.markup_gate.search(text, position + 1)
     if words is None:
-        words = _one_byte(text, _WORD_BYTES)  # words[i + 1] is text[i], lower case, non-word characters spaces
-    # Which anchor words occur at all (``bytes.split`` and a set: C speed), then where: for a few words a
-    # ``bytes.find`` per word, for many one alternation of just those words (each ``find`` costs about a
-    # 25th of the alternation's pass). The space before the word is at ``position``: the word is text[position].
-    present = compiled.anchor_words.intersection(words.split())
-    if len(present) > _FIND_LIMIT:
-        by_anchor = compiled.by_anchor
-        for found in _word_finder(frozenset(present)).finditer(words):
-            _anchored(text, found.start(), by_anchor[found.group(1)], offset, spans)
-    else:
-        for word in present:
-            rules = compiled.by_anchor[word]
+        words = _one_byte_copy(text).translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
+    # Where anchor words occur, chunk by chunk (a long text is cut at spaces into pieces of about
+    # _CHUNK characters): ``bytes.split`` and a set say which anchor words a chunk has (C speed), a
+    # ``bytes.find`` per such word, bounded to the chunk, where. A chunk has few of them, so this costs
+    # about one pass over the text whatever its length (one alternation of all the words present costs
+    # a regex step at every space: twice as much on long text, which has most of them). The space before
+    # the word is at ``position``: the word is text[position].
+    anchor_words = compiled.anchor_words
+    by_anchor = compiled.by_anchor
+    size = len(words)
+    start = 0
+    while start < size - 1:
+        end = words.find(b" ", start + _CHUNK) if start + _CHUNK < size - 1 else -1
+        if end == -1:
+            end = size - 1  # the copy ends with a space
+        # Words between the spaces at ``start`` and ``end`` (both in the chunk: a word is in exactly one).
+        for word in anchor_words.intersection(words[start:end].split()):
+            rules = by_anchor[word]
             needle = b" " + word + b" "
-            position = words.find(needle)
+            position = words.find(needle, start, end + 1)
             while position != -1:
                 _anchored(text, position, rules, offset, spans)
-                position = words.find(needle, position + 1)
+                position = words.find(needle, position + 1, end + 1)
+        start = end
     return sorted(spans)
 
 
-_FIND_LIMIT = 16
-
-
-@functools.lru_cache(maxsize=64)
-def _word_finder(words: frozenset[bytes]) -> re.Pattern[bytes]:
-    """A pattern finding any of ``words`` between spaces (the next word's space may be this one's); the
-    words grouped by first letter, longest first, so ``re`` tests few branches per space."""
-    groups: dict[bytes, list[bytes]] = {}
-    for word in sorted(words, key=lambda w: (-len(w), w)):
-        groups.setdefault(word[:1], []).append(re.escape(word[1:]))
-    alternation = b"|".join(re.escape(first) + b"(?:" + b"|".join(rests) + b")" for first, rests in groups.items())
-    return re.compile(b" (" + alternation + b")(?= )")
+_CHUNK = 2048
 
 
 def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span]) -> None:
@@ -803,16 +833,12 @@ def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: 
 _VIEW_MARGIN = 240
 
 
-def _view_windows(
-    text: str, pattern: re.Pattern[str] | re.Pattern[bytes], subject: str | bytes, shift: int = 0, begin: int = 0
-) -> list[tuple[int, int]]:
-    """Stretches of ``text`` around matches of ``pattern`` in ``subject`` (``text``, or a copy whose
-    ``[i + shift]`` is ``text[i]``) from ``begin`` on, merged."""
+def _merged_windows(size: int, matches: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Stretches of a text of ``size`` characters around ``matches`` (sorted ``(start, end)``), merged."""
     windows: list[tuple[int, int]] = []
-    size = len(text)
-    for match in pattern.finditer(subject, begin):  # type: ignore[arg-type]
-        start = max(0, match.start() - shift - _VIEW_MARGIN)
-        end = min(size, match.end() - shift + _VIEW_MARGIN)
+    for match_start, match_end in matches:
+        start = max(0, match_start - _VIEW_MARGIN)
+        end = min(size, match_end + _VIEW_MARGIN)
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], end)
         else:
@@ -820,41 +846,76 @@ def _view_windows(
     return windows
 
 
+def _all_finds(haystack: bytes, needle: bytes, shift: int = 0) -> list[int]:
+    """Every position (plus ``shift``) where ``needle`` starts in ``haystack``, overlaps included."""
+    found: list[int] = []
+    position = haystack.find(needle)
+    while position != -1:
+        found.append(position + shift)
+        position = haystack.find(needle, position + 1)
+    return found
+
+
+def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
+    """Where a leetspeak character stands next to letters, as ``(start, end)`` in the text, given the
+    :data:`_SPACED_BYTES` copy of ``" " + text + " "`` (``a`` letter, ``d`` leet character).
+
+    What ``re.finditer`` of ``[leet](?:(?<=[A-Za-z][leet])[A-Za-z]|[A-Za-z][leet])`` gives (a leet
+    character between letters, or a letter between leet characters), found with ``bytes.find``.
+    """
+    matches: list[tuple[int, int]] = []
+    last = 0
+    for position in sorted({*_all_finds(shape, b"ada", 1), *_all_finds(shape, b"dad")}):
+        if position < last:
+            continue
+        last = position + (2 if shape[position - 1] == 97 and shape[position + 1] == 97 else 3)
+        matches.append((position - 1, last - 1))
+    return matches
+
+
+def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
+    """Where a Greek or Cyrillic letter touches a Latin one, as ``(start, end)`` of the pair in ``text``
+    (``utf8``: ``text`` encoded), found with ``bytes.find`` in a one-byte-per-character shape."""
+    shape = utf8.translate(_SCRIPT_SHAPE, _UTF8_CONTINUATION)
+    matches: list[tuple[int, int]] = []
+    for other in sorted({*_all_finds(shape, b"ac", 1), *_all_finds(shape, b"ca")}):
+        if "\u0370" <= text[other] <= "\u04ff":
+            matches.append((other, other + 1) if shape[other - 1:other] == b"a" else (other, other + 2))
+    return matches
+
+
 def _view_spans(
-    text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None
+    text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
-    ``raw`` and ``words``: the one-byte copies of ``" " + text + " "`` when the caller has them;
-    ``script``: whether ``text`` has Cyrillic or Greek letters, when the caller knows.
+    ``raw``, ``words`` and ``letters``: the one-byte copies of ``" " + text + " "`` (as is, through
+    :data:`_WORD_BYTES`, through :data:`_SPACED_BYTES`) when the caller has them; ``script``: whether
+    ``text`` has Cyrillic or Greek letters, when the caller knows; ``utf8``: ``text`` encoded, when the
+    caller has it.
     """
     spans: list[Span] = []
     if raw is None:
-        raw = (" " + text + " ").encode("latin-1", "replace")
+        raw = _one_byte_copy(text)
 
     def scan(start: int, end: int, view: str) -> None:
         for s, e, _family, rule in _rule_spans(view, compiled, start):
             if text[s:e] != view[s - start:e - start]:
                 spans.append((s, e, "encoded", f"obfuscated {rule}"))
 
-    # A letter next to a leetspeak character: two ``bytes.find`` on a letters/leet/other copy say whether
-    # and where the first one is; the pattern runs from there.
-    shape = raw.translate(_LEET_SHAPE)
-    first = min((found for found in (shape.find(b"ad"), shape.find(b"da")) if found != -1), default=-1)
-    if first != -1:
-        for start, end in _view_windows(text, compiled.leet_bytes, raw, 1, first):
-            scan(start, end, text[start:end].translate(_LEET))
+    # A letter next to a leetspeak character, located with ``bytes.find`` in the letters/leet/other copy.
+    if letters is None:
+        letters = raw.translate(_SPACED_BYTES)
+    for start, end in _merged_windows(len(text), _leet_matches(letters)):
+        scan(start, end, text[start:end].translate(_LEET))
     if script is None:
         script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
     if script:
-        # A Latin letter next to a Cyrillic or Greek one. Mostly Latin text: looked for from the first
-        # Cyrillic or Greek letter; mostly other text (few Latin letters): looked for from the Latin side.
-        if raw.count(b"?") * 4 > len(raw):
-            mixed, begin = compiled.mixed_script_latin, 0
-        else:
-            found = compiled.cyrillic_or_greek.search(text)
-            mixed, begin = compiled.mixed_script, (max(0, found.start() - 1) if found is not None else len(text))
-        for start, end in _view_windows(text, mixed, text, 0, begin):
+        # A Latin letter next to a Cyrillic or Greek one.
+        if utf8 is None:
+            utf8 = text.encode("utf-8", "surrogatepass")
+        for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
     if words is None:
         words = raw.translate(_WORD_BYTES)
@@ -864,11 +925,12 @@ def _view_spans(
 
 
 def _neutralise_rules(
-    text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool
+    text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
+    utf8: bytes | None = None, letters: bytes | None = None,
 ) -> str:
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
-    spans.extend(_view_spans(text, compiled, raw, words, script))
+    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
     if not spans:
         return text
     spans.sort()
@@ -935,17 +997,19 @@ def _printable(decoded: str) -> bool:
 
 
 def _neutralise_encoded(
-    text: str, raw: bytes | None, findings: list[InjectionFinding], compiled: _Compiled
+    text: str, raw: bytes | None, findings: list[InjectionFinding], compiled: _Compiled, letters: bytes | None = None
 ) -> str:
-    """Neutralise encoded payloads; ``raw`` as for :func:`_rule_spans` (``None`` when ``text`` changed)."""
+    """Neutralise encoded payloads; ``raw`` and ``letters`` as for :func:`_view_spans` (``None`` when
+    ``text`` changed)."""
     import base64
     import binascii
     import urllib.parse
 
     if raw is None:
-        raw = (" " + text + " ").encode("latin-1", "replace")
+        raw = _one_byte_copy(text)
     replacements: list[tuple[int, int, str, str]] = []
-    for start, end in _base64_runs(raw):
+    shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
+    for start, end in _base64_runs(shape):
         token_text = text[start:end].replace("-", "+").replace("_", "/")
         try:
             decoded = base64.b64decode(token_text + "=" * (-len(token_text) % 4), validate=True).decode("utf-8")
@@ -953,28 +1017,30 @@ def _neutralise_encoded(
             continue
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((start, end, "base64", decoded))
-    # Each pattern starts with a literal: ``str.find`` (faster than ``re`` over non-ASCII text) says whether to run it.
-    hex_patterns = [compiled.hex[0]] if "\\x" in text else []
-    if "0x" in text or "0X" in text:
-        hex_patterns.append(compiled.hex[1])
+    # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
+    # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
+    # 24 digits in a row or twelve pairs apart.
+    hex_patterns = list(compiled.hex)
     hexes = raw.translate(_HEX_BYTES)
     if b"h" * 24 in hexes or b"hh hh hh hh hh hh hh hh hh hh hh hh" in hexes:
         hex_patterns.append(compiled.plain_hex)
     for pattern in hex_patterns:
-        for match in pattern.finditer(text):
-            digits = compiled.hex_noise.sub("", match.group(0))
+        for match in pattern.finditer(raw):
+            digits = compiled.hex_noise.sub("", text[match.start() - 1:match.end() - 1])
             try:
                 decoded = bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
                 continue
             if _printable(decoded) and _looks_malicious(decoded, compiled):
-                replacements.append((match.start(), match.end(), "hex", decoded))
-    for match in compiled.url_encoded.finditer(text) if "%" in text else ():
-        decoded = urllib.parse.unquote(match.group(0))
+                replacements.append((match.start() - 1, match.end() - 1, "hex", decoded))
+    for match in compiled.url_encoded.finditer(raw) if b"%" in raw else ():
+        decoded = urllib.parse.unquote(text[match.start() - 1:match.end() - 1])
         if _printable(decoded) and _looks_malicious(decoded, compiled):
-            replacements.append((match.start(), match.end(), "URL encoding", decoded))
+            replacements.append((match.start() - 1, match.end() - 1, "URL encoding", decoded))
     spaced_out: list[tuple[int, int]] = []
-    for gate in compiled.spaced_gate.finditer(raw.translate(_SPACED_BYTES)):
+    if letters is None:
+        letters = raw.translate(_SPACED_BYTES)
+    for gate in compiled.spaced_gate.finditer(letters):
         if spaced_out and gate.start() < spaced_out[-1][1]:
             continue
         window_end = min(len(text), gate.start() + 2000)
@@ -1004,14 +1070,14 @@ def _neutralise_encoded(
     return "".join(out)
 
 
-def _base64_runs(raw: bytes) -> list[tuple[int, int]]:
+def _base64_runs(shape: bytes) -> list[tuple[int, int]]:
     """``(start, end)`` in the text of every run of 24+ base64 characters (then up to two ``=``) standing
-    between non-word characters; ``raw`` is the one-byte copy of ``" " + text + " "``.
+    between non-word characters; ``shape`` is the one-byte copy of ``" " + text + " "`` through
+    :data:`_BASE64_SHAPE`.
 
     Found with ``bytes.find`` for 24 alphabet characters in a row (rare in prose) and widened by hand,
-    so clean text costs two translations and one search.
+    so clean text costs a translation and one search.
     """
-    shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
     runs: list[tuple[int, int]] = []
     found = shape.find(_LONG_TOKEN)
     while found != -1:

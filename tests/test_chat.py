@@ -253,3 +253,27 @@ def test_cli_chat_without_provider_or_reachable_server(tmp_path: Path) -> None:
     config = write_config(tmp_path, f"http://127.0.0.1:{port}")
     result = CliRunner().invoke(cli, ["--config", str(config), "chat", "hi"])
     assert result.exit_code == 1 and "ProviderConnectionError" in result.output and "base_url" in result.output
+
+
+def test_provider_key_is_stored_from_stdin_and_used_by_the_chat(tmp_path: Path) -> None:
+    # REQ: WIRE-5, SET-1
+    from click.testing import CliRunner
+
+    from toolplug.cli import cli
+
+    with provider_server() as server:
+        server.reply(Reply(200, chat_completion("Hello from the keyring.")))
+        config = tmp_path / "toolplug.toml"
+        config.write_text(
+            f'[providers.keyed]\napi = "openai-chat"\nmodel = "m"\nbase_url = "{server.url}"\n', encoding="utf-8"
+        )
+        command = ["--config", str(config), "settings", "provider-key", "keyed"]
+        stored = CliRunner().invoke(cli, command, input=KEY + "\n")
+        assert stored.exit_code == 0, stored.output
+        assert KEY not in stored.output
+        answered = CliRunner().invoke(cli, ["--config", str(config), "chat", "hi"])
+        assert answered.exit_code == 0, answered.output
+        assert "Hello from the keyring." in answered.output
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    unknown = CliRunner().invoke(cli, ["--config", str(config), "settings", "provider-key", "nope"], input="x\n")
+    assert unknown.exit_code == 2 and "Unknown provider 'nope'" in unknown.output

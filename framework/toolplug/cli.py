@@ -331,6 +331,25 @@ def settings_secret(state: HostContext, tool_id: str, field: str) -> None:
     click.echo(f"Stored {tool_id}.{field} in the OS keyring.")
 
 
+@settings.command("provider-key")
+@click.argument("provider_id")
+@pass_host
+@handles_errors
+def settings_provider_key(state: HostContext, provider_id: str) -> None:
+    """Store a provider's API key in the OS keyring, read from stdin or a hidden prompt (never from argv)."""
+    from toolplug.chat import PROVIDER_KEY_FIELD, provider_keyring_name
+
+    host = state.host
+    host.scope("chat" if "chat" in host.config.host.components else host.config.host.components[0], provider_id)
+    value = click.prompt(f"API key for {provider_id}", hide_input=True) if sys.stdin.isatty() else (
+        sys.stdin.readline().rstrip("\r\n")
+    )
+    if not value:
+        raise UsageError("An empty API key cannot be stored.")
+    host.settings.secrets.set("provider", f"{provider_id}.{PROVIDER_KEY_FIELD}", value)
+    click.echo(f"Stored the API key of {provider_id} in the OS keyring ({provider_keyring_name(provider_id)}).")
+
+
 @settings.command("docs")
 @click.option("--json", "as_json", is_flag=True)
 @pass_host

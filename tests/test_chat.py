@@ -145,7 +145,7 @@ def test_missing_key_for_a_vendor_provider(tmp_path: Path) -> None:
     # REQ: WIRE-5
     data = {"providers": {"cloud": {"api": "openai-chat", "model": "m"}}}
     host = Host(parse_config(data), load_entry_points=False, settings_dir=tmp_path)
-    with pytest.raises(ConfigError, match=r"keyring set toolplug provider\.cloud\.api_key"):
+    with pytest.raises(ConfigError, match=r"toolplug settings provider-key cloud"):
         asyncio.run(run_host_chat(host, "hi"))
 
 

@@ -8,7 +8,7 @@ step, the sources used by tools (deduplicated), the traces, the usage and the hi
 confidence the chat now requires.
 
 API keys: the provider's ``api_key_env`` variable when it is set, else the OS keyring — service
-``toolplug``, user name ``provider.<id>.api_key`` (``keyring set toolplug provider.openai.api_key``).
+``toolplug``, user name ``provider.<id>.api_key`` (``toolplug settings provider-key openai``).
 A provider with its own ``base_url`` (a local OpenAI-compatible server) may need no key at all.
 """
 
@@ -232,7 +232,7 @@ def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection
             f"No model provider is configured{where}. Add one to the host config, for example:\n"
             '  [providers.openai]\n  api = "openai-chat"   # or "openai-responses", "anthropic"\n'
             '  model = "gpt-4o-mini"\n  api_key_env = "OPENAI_API_KEY"   # or keep the key in the keyring: '
-            f"keyring set toolplug {provider_keyring_name('openai')}\n"
+            "toolplug settings provider-key openai\n"
             '  # base_url = "http://127.0.0.1:8000/v1" for a local OpenAI-compatible server',
             key="providers",
         )
@@ -256,7 +256,7 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
             raise ConfigError(
                 f"Provider {provider_id!r} reads its API key from the environment variable "
                 f"{provider.api_key_env}, which is not set. Set it, or remove api_key_env and store the key "
-                f"in the keyring: keyring set toolplug {provider_keyring_name(provider_id)}",
+                f"in the keyring: toolplug settings provider-key {provider_id}",
                 key=f"providers.{provider_id}.api_key_env",
             )
         return None
@@ -273,7 +273,7 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
         hint = " (no OS keyring backend is available)" if keyring_problem else ""
         raise ConfigError(
             f"No API key for provider {provider_id!r}{hint}. Store it in the keyring: "
-            f"keyring set toolplug {provider_keyring_name(provider_id)} — or set providers.{provider_id}.api_key_env "
+            f"toolplug settings provider-key {provider_id} — or set providers.{provider_id}.api_key_env "
             "to the name of an environment variable holding it.",
             key=f"providers.{provider_id}",
         )

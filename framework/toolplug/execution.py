@@ -262,6 +262,7 @@ class ToolExecutor:
             tool_id=definition.id, call_id=call_id, scope=scope, settings=settings, messages=messages, guard=self.guard
         )
         error: BaseException | None = None
+        limit = timeout if timeout is not None else implementation.timeout
         try:
             minimum = definition.minimum_provider_confidence
             confidence = scope.provider_confidence
@@ -270,7 +271,6 @@ class ToolExecutor:
                     f"Tool '{definition.id}' needs a provider with confidence {minimum.label} or higher; "
                     f"this provider has {confidence.label}."
                 )
-            limit = timeout if timeout is not None else implementation.timeout
             if limit is None:
                 raw = await implementation.execute(arguments, context)
             else:
@@ -289,7 +289,7 @@ class ToolExecutor:
         except Exception as exc:  # a tool's failure must never end the chat
             error = exc
             status = CallStatus.ERROR
-            if isinstance(exc, TimeoutError):
+            if isinstance(exc, TimeoutError) and limit is not None:
                 detail = f"timed out after {limit} seconds"
             else:
                 detail = str(exc) or type(exc).__name__

@@ -1,4 +1,4 @@
-"""toolplug's MCP plugin: tools of MCP servers in the registry, and ``toolplug serve`` (MCP-1..5).
+"""toolplug's MCP plugin: tools of MCP servers in the registry, and ``toolplug serve``.
 
 The ``mcp`` SDK is imported only when an MCP server is configured or ``toolplug serve`` runs.
 """

@@ -1,4 +1,4 @@
-"""MCP tool output for the model (MCP-4), as the specification's "MCP tool output" describes.
+"""MCP tool output for the model.
 
 :func:`to_model_output` maps any MCP tool output (the JSON text of a call-tool result, or the value):
 

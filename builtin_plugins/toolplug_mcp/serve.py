@@ -1,4 +1,4 @@
-"""``toolplug serve``: the runnable tools of one component offered as an MCP server (MCP-5).
+"""``toolplug serve``: the runnable tools of one component offered as an MCP server.
 
 Built on the SDK's low-level ``Server`` (its handshake, stdio and Streamable HTTP transports). Every
 listing asks the host's selector afresh, and every call goes through :meth:`toolplug.host.Host.call_tool`:

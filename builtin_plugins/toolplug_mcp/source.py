@@ -1,4 +1,4 @@
-"""The MCP definition source (MCP-3, DEF-3): each configured server's tools as toolplug tools.
+"""The MCP definition source: each configured server's tools as toolplug tools.
 
 One :class:`McpDefinitionSource` per ``[mcp.servers.NAME]``, owned by the plugin ``mcp.NAME`` so an
 admin can allow or deny one server per component (``[plugins.components.chat] deny = ["mcp.github"]``).
@@ -221,7 +221,7 @@ class McpToolImplementation(ToolImplementation):
 
 
 async def _guard_result(result: ToolExecutionResult, context: ToolExecutionContext, origin: str) -> ToolExecutionResult:
-    """Every text of an MCP result through the prompt-injection guard, in one batch (WEB-9)."""
+    """Every text of an MCP result through the prompt-injection guard, in one batch."""
     from toolplug.guard import InjectionSource, InjectionText
 
     source = InjectionSource("mcp_tool", origin)

@@ -1,4 +1,4 @@
-"""MCP client transports: stdio, Streamable HTTP and the legacy HTTP+SSE transport (MCP-1, MCP-2).
+"""MCP client transports: stdio, Streamable HTTP and the legacy HTTP+SSE transport.
 
 Each transport has ``start()``, ``send(message)`` and ``close()``, the callbacks ``on_message``,
 ``on_error`` and ``on_close``, and ``protocol_version`` (set by the client once the handshake has

@@ -1,4 +1,4 @@
-"""The three web tools: web_search (SearXNG), read_web_page and web_fetch (WEB-2, WEB-4..9).
+"""The three web tools: web_search (SearXNG), read_web_page and web_fetch.
 
 Every page goes through :mod:`toolplug.net` (checked DNS answers, pinned connections, checked
 redirects, a size cap) and every field that reaches the model through the prompt-injection guard,
@@ -151,7 +151,7 @@ class SearchCandidate:
 
 
 class WebSearchTool(toolplug.ToolImplementation):
-    """Searches the configured SearXNG instance and reads the best pages (WEB-4, WEB-6, WEB-7).
+    """Searches the configured SearXNG instance and reads the best pages.
 
     :param page_policy: the target policy for result pages; public only, as a model picks them.
     :param client_options: extra keyword arguments for the :class:`SafeHTTPClient` reading pages
@@ -344,7 +344,7 @@ class WebSearchTool(toolplug.ToolImplementation):
 
 
 class ReadWebPageTool(toolplug.ToolImplementation):
-    """Reads one web page as Markdown (WEB-5); a private-host allowlist for trusted providers (WEB-2).
+    """Reads one web page as Markdown; a private-host allowlist for trusted providers.
 
     :param client_options: extra keyword arguments for the :class:`SafeHTTPClient` (``resolver``,
         ``dialer``) for hosts with their own DNS and for tests.
@@ -471,7 +471,7 @@ def is_text_type(content_type: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class WebFetchOptions:
-    """The options of :class:`WebFetchTool` (the SDK's ``WebFetchToolOptions``)."""
+    """The options of :class:`WebFetchTool`."""
 
     allowed_domains: tuple[str, ...] = ()
     """Only these domains and their subdomains; also applies to redirects."""
@@ -525,7 +525,7 @@ class _CachedDocument:
 
 
 class WebFetchTool(toolplug.ToolImplementation):
-    """Fetches a URL and returns it as a document the model can page through (WEB-8).
+    """Fetches a URL and returns it as a document the model can page through.
 
     Options come from :class:`WebFetchOptions` (or keyword arguments); when registered by the plugin,
     the tool's settings (``allowed_domains``, ``blocked_domains``, ``require_url_in_user_message``,

@@ -1,4 +1,4 @@
-"""mkdocs hook: generate ``settings-reference.md`` from the built-in tools' definitions (SET-4).
+"""mkdocs hook: generate ``settings-reference.md`` from the built-in tools' definitions.
 
 Only the plugins of the ``toolplug`` distribution itself are loaded, with the built-in config defaults,
 so the page never depends on what else happens to be installed where the docs are built.

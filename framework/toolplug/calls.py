@@ -1,4 +1,4 @@
-"""Turning a model's tool call into a validated call: parse, validate, repair, refine (LOOP-10).
+"""Turning a model's tool call into a validated call: parse, validate, repair, refine.
 
 A call is checked against the tools the model was offered. Its input is parsed as JSON (empty input is
 ``{}``) and validated against the tool's compiled schema. A call that fails carries
@@ -206,7 +206,7 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
 def drop_strict_nulls(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     """Undo the strict conversion on a model's arguments: a null optional argument becomes absent.
 
-    OpenAI's strict mode makes every argument required and the optional ones nullable (DEF-7), so a
+    OpenAI's strict mode makes every argument required and the optional ones nullable, so a
     model sends ``null`` for what it leaves out; the canonical schema says "absent" instead. A tool
     treats the two the same way, so nothing is lost. Nested objects are handled the same way.
     """

@@ -1,4 +1,4 @@
-"""The host's chat: one turn of a person's chat, run with the desktop app's rules (LOOP-2, LOOP-9, SEL-5, SEL-8).
+"""The host's chat: one turn of a person's chat, run with the host's rules (one tool call at a time, its limits).
 
 :func:`run_host_chat` picks the provider (``[providers.<id>]`` in the host config), asks the selector
 for the runnable tools of (component, provider), appends their combined system-prompt instructions,
@@ -70,7 +70,7 @@ class ChatResult:
         return self.loop_result.response_messages
 
     def text_with_sources(self) -> str:
-        """The answer, then the sources under "Sources used by tools" (LOOP-3)."""
+        """The answer, then the sources under "Sources used by tools"."""
         if not self.sources:
             return self.text
         lines = [self.text.rstrip(), "", "Sources used by tools:"]
@@ -137,7 +137,7 @@ async def run_host_chat(
     :param selected: the tool ids the user selected (None: the host's defaults).
     :param stream: stream the rounds; ``on_event`` then also receives every stream part.
     :param record_dir: write every HTTP exchange there as numbered JSON files (keys redacted).
-    :param chat_required_confidence: what earlier tool results of this chat require (SEL-5); a
+    :param chat_required_confidence: what earlier tool results of this chat require; a
         provider below it that is not trusted is refused before anything is sent.
     :param http_client: an ``httpx2.AsyncClient`` to share; by default ``host.http_client`` when the
         host has one, else one client for the whole turn.

@@ -1,4 +1,4 @@
-"""The ``toolplug`` command (UX-1). Scriptable: ``--json`` prints exactly the documented shapes.
+"""The ``toolplug`` command. Scriptable: ``--json`` prints exactly the documented shapes.
 
 Exit codes: 0 success, 1 a finding (failed call, diagnostics), 2 bad usage or configuration.
 """
@@ -355,7 +355,7 @@ def settings_provider_key(state: HostContext, provider_id: str) -> None:
 @pass_host
 @handles_errors
 def settings_docs(state: HostContext, as_json: bool) -> None:
-    """Print the reference of every tool setting, generated from the definitions (SET-4)."""
+    """Print the reference of every tool setting, generated from the definitions."""
     from toolplug.settings_docs import settings_reference, settings_reference_markdown
 
     reference = settings_reference(state.host)

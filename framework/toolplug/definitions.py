@@ -1,7 +1,7 @@
 """The canonical data every part of toolplug shares: definitions, settings schemas, results.
 
 Pure data: pydantic models that validate their own fields and nothing more. The registry does the
-cross-field checks (DEF-4) so that a bad definition becomes a diagnostic instead of an exception.
+cross-field checks so that a bad definition becomes a diagnostic instead of an exception.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class _Model(BaseModel):
 
 
 class Visibility(_Model):
-    """Where a tool may be used (SEL-1).
+    """Where a tool may be used.
 
     With both lists empty the ``chat`` and ``assistants`` flags apply (``chat`` is the component named
     ``chat``; ``assistants`` every other component). Once either list has an entry the lists replace the
@@ -149,11 +149,11 @@ class FunctionSpec(_Model):
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """Plain JSON Schema with an object root; optional arguments are absent from ``required``."""
     strict: bool = False
-    """Ask OpenAI for strict mode; the adapters convert the schema on the way out (DEF-7)."""
+    """Ask OpenAI for strict mode; the adapters convert the schema on the way out."""
 
 
 class ToolKind(enum.StrEnum):
-    """What kind of tool a definition describes (DEF-8)."""
+    """What kind of tool a definition describes."""
 
     FUNCTION = "function"
     """An ordinary function tool that toolplug executes."""
@@ -182,7 +182,7 @@ class GrammarSpec(_Model):
 
 
 class ToolDefinition(_Model):
-    """Everything a host needs to know about a tool, independent of any provider (DEF-1)."""
+    """Everything a host needs to know about a tool, independent of any provider."""
 
     id: str
     """Stable lower-case id with underscores."""
@@ -223,7 +223,7 @@ class Source(_Model):
 
 
 class OutputType(enum.StrEnum):
-    """How a tool result reaches the model (LOOP-11)."""
+    """How a tool result reaches the model."""
 
     TEXT = "text"
     JSON = "json"
@@ -258,7 +258,7 @@ def infer_output_type(text: str | None, json_value: Any, *, is_error: bool) -> O
 
 
 class ToolExecutionResult(BaseModel):
-    """What a tool returns (EXE-3). A tool may also return a plain ``str`` or a JSON value."""
+    """What a tool returns. A tool may also return a plain ``str`` or a JSON value."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,10 +1,10 @@
 """Running one tool call: the context a tool sees, results, traces with redaction, ToolExecutor.
 
-The executor validates the arguments against the compiled schema before any tool code runs (EXE-4),
+The executor validates the arguments against the compiled schema before any tool code runs,
 turns a :class:`ToolExecutionBlockedError` into a blocked call whose message the model reads, and any
-other exception into ``Tool execution failed: ...`` (EXE-1). Every call leaves a :class:`ToolTrace`
+other exception into ``Tool execution failed: ...``. Every call leaves a :class:`ToolTrace`
 with sensitive arguments redacted; secret setting values are scrubbed from everything the call
-produces — text, JSON, sources, error messages, logs and traces (EXE-2).
+produces — text, JSON, sources, error messages, logs and traces.
 """
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def _no_settings(tool: RegisteredTool) -> tuple[Mapping[str, Any], Sequence[str]
 
 
 class ToolExecutor:
-    """Runs one validated tool call and records its trace (EXE-1..4).
+    """Runs one validated tool call and records its trace.
 
     :param settings_lookup: gives a tool's effective settings and its secret values (the host passes
         :meth:`toolplug.settings.ToolSettingsService.for_execution`).

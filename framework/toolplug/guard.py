@@ -1,4 +1,4 @@
-"""The prompt-injection guard: runs the registered filters over a batch of fetched texts (WEB-9).
+"""The prompt-injection guard: runs the registered filters over a batch of fetched texts.
 
 A tool that returns content fetched from outside passes every field that reaches the model through
 :meth:`PromptInjectionGuard.filter_texts` in one call, after truncating it. The guard runs each filter
@@ -244,7 +244,7 @@ class PromptInjectionGuard:
 
 # --- the built-in filter --------------------------------------------------------------------------
 #
-# Speed (WEB-9 asks for 10 MB/s on clean text): nothing is compiled at import; on first use the rules
+# Speed (the aim is 10 MB/s or more on clean text): nothing is compiled at import; on first use the rules
 # are compiled once (:func:`_compiled`). Clean text then costs a handful of C-speed passes:
 #
 # - markup rules (tokens, fake tags, exfiltration links) are one alternation whose every branch starts

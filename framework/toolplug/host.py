@@ -1,4 +1,4 @@
-"""``Host``: the one object a host application builds at startup (PLG-5).
+"""``Host``: the one object a host application builds at startup.
 
 It reads the config, loads the plugins (a globally denied one is never imported), collects what each
 contributes, builds and validates the registry, and owns the settings service, the selector, the
@@ -75,7 +75,7 @@ logger = logging.getLogger("toolplug.host")
 
 
 class Host:
-    """Everything a host application needs, built from one config (PLG-5).
+    """Everything a host application needs, built from one config.
 
     Build it with :meth:`from_config`. Attributes: ``config``, ``plugins`` (the plugin manager),
     ``registry``, ``settings``, ``selector``, ``guard``, ``executor``, ``option_sources``,
@@ -317,7 +317,7 @@ class Host:
         return await self.executor.execute(registered, arguments, scope=scope, call_id=call_id, validated=True)
 
     async def run_chat(self, prompt_or_messages: str | Sequence[Message], **options: Any) -> ChatResult:
-        """Run one chat turn with the runnable tools, the desktop app's rules and a configured provider.
+        """Run one chat turn on a configured provider with the runnable tools, one call at a time and the limits.
 
         ``options`` are those of :func:`toolplug.chat.run_host_chat` (``provider_id``, ``component``,
         ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``).

@@ -1,4 +1,4 @@
-"""The tool-calling loop: one harness for every provider (LOOP-1..14).
+"""The tool-calling loop: one harness for every provider.
 
 :class:`ToolCallingLoop` asks the model through a provider adapter, runs what the model asked for, and
 asks again, until the model answers, a stop condition holds, a call cannot be answered here (a tool
@@ -73,7 +73,7 @@ UNSET = _Unset.UNSET
 """Marks an option that was not given (``instructions=None`` is an error, leaving it out is not)."""
 
 Instructions: TypeAlias = str | SystemMessage | Sequence[SystemMessage]
-"""A string, one system message, or several system messages in order (LOOP-5)."""
+"""A string, one system message, or several system messages in order."""
 
 StopCondition: TypeAlias = Callable[[Sequence["StepResult"]], "bool | Awaitable[bool]"]
 """Decides after a step whose tool calls all ran whether the loop stops before the next model call."""
@@ -201,7 +201,8 @@ EventHandler: TypeAlias = Callable[[LoopEvent], "Awaitable[None] | None"]
 
 @dataclass(slots=True, kw_only=True)
 class LoopOptions:
-    """How the loop runs. Every field has the SDK's default; the host's chat sets the desktop app's."""
+    """How the loop runs. The defaults run every call of a step at once with no limits; the host's chat
+    sets one call at a time and the limits of ``[limits]``."""
 
     stop_when: StopCondition | Sequence[StopCondition] | None = None
     """Stop conditions; any one holding stops the loop. None: run until the model answers."""
@@ -418,7 +419,7 @@ class ToolResultStreamPart:
     """A tool result (toolplug's or the provider's).
 
     ``sources`` are those the tool returned with this result (empty for the provider's results), so a
-    UI can show them as the result arrives; the run's result lists them all again (LOOP-14, EXE-3).
+    UI can show them as the result arrives; the run's result lists them all again.
     """
 
     result: ToolResultPart
@@ -511,7 +512,7 @@ def _register_implementation(implementation: ToolImplementation) -> RegisteredTo
 
 
 def normalize_instructions(value: Instructions) -> list[SystemMessage]:
-    """Instructions as system messages, in order; None is rejected (LOOP-5)."""
+    """Instructions as system messages, in order; None is rejected."""
     if value is None:
         raise InvalidArgumentError("instructions", "None is not instructions; leave the option unset instead")
     if isinstance(value, str):
@@ -619,8 +620,8 @@ class ToolCallingLoop:
         if resumed:
             conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
             if emit is not None:
-                # As the SDK does: the outputs of the answered calls come before the first start-step,
-                # denied calls first (LOOP-7, LOOP-14).
+                # The outputs of the answered calls come before the first start-step, denied calls first,
+                # as the AI SDK's UI protocol orders them.
                 for job in resumed:
                     if job.action == "denied" and job.result is not None:
                         emit(_result_stream_part(job, job.result))
@@ -701,7 +702,7 @@ class ToolCallingLoop:
                 else:
                     round_ = await adapter.run_round(request)
             except ProviderError as exc:
-                # The steps already taken are not lost: the error carries them (LOOP-14).
+                # The steps already taken are not lost: the error carries them.
                 exc.partial_result = LoopResult(
                     steps,
                     conversation[first_response:],
@@ -894,7 +895,7 @@ class ToolCallingLoop:
 
         A run that ended with calls awaiting approval is continued by sending the history back with
         a tool message of ToolApprovalResponseParts: approved calls run now, denied ones get an
-        execution-denied result, before the model is asked again (LOOP-7).
+        execution-denied result, before the model is asked again.
         """
         last_assistant = next(
             (i for i in range(len(conversation) - 1, -1, -1) if isinstance(conversation[i], AssistantMessage)), None
@@ -1171,7 +1172,7 @@ _JSON_START = frozenset('{["-0123456789tfnNI')
 
 
 def _infer_output(text: str | None, json_value: Any, is_error: bool) -> tuple[OutputType, Any]:
-    """The output type and value when the tool set none: JSON when the output is JSON (LOOP-11).
+    """The output type and value when the tool set none: JSON when the output is JSON.
 
     Same answer as :func:`toolplug.definitions.infer_output_type`, without parsing text that cannot be
     JSON (a failed parse costs more than the rest of a call), and keeping the parsed value.

@@ -257,7 +257,7 @@ def prune_messages(
     tool_calls: Sequence[PruneToolCallsRule] = (),
     empty_messages: PruneEmptyMessages = "remove",
 ) -> list[Message]:
-    """Remove reasoning, tool calls, tool results and approvals from a conversation (LOOP-13).
+    """Remove reasoning, tool calls, tool results and approvals from a conversation.
 
     Returns a new list; the input and its messages are never changed. Consecutive tool messages count
     as one message when counting the last messages. Calls, results and approvals in the kept trailing
@@ -489,7 +489,7 @@ class ToolUIPart:
     result_provider_metadata: ProviderMetadata | None = None
     preliminary: bool = False
     tool_metadata: dict[str, Any] | None = None
-    """The tool's metadata (``toolMetadata``); the converted call and its result carry it (DEF-8)."""
+    """The tool's metadata (``toolMetadata``); the converted call and its result carry it."""
 
     @property
     def type(self) -> str:
@@ -563,7 +563,7 @@ def convert_to_model_messages(
     ignore_incomplete_tool_calls: bool = False,
     convert_data_part: ConvertDataPart | None = None,
 ) -> list[Message]:
-    """Convert a chat UI's messages into model messages for :func:`toolplug.loop.generate_text` (LOOP-13).
+    """Convert a chat UI's messages into model messages for :func:`toolplug.loop.generate_text`.
 
     :param tools: the tools by name; the output of a ``tool-{name}`` part whose tool is missing is
         replaced by :data:`TOOL_NO_LONGER_AVAILABLE`.

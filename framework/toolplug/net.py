@@ -1,4 +1,4 @@
-"""The SSRF-safe HTTP client every page read goes through (WEB-1, WEB-2).
+"""The SSRF-safe HTTP client every page read goes through.
 
 :class:`SafeHTTPClient` fetches one URL with GET and:
 
@@ -312,7 +312,7 @@ def _parse_loose_ipv4(text: str) -> ipaddress.IPv4Address | None:
 
 
 class PolicyKind(enum.StrEnum):
-    """Who chose the URL decides which targets are acceptable (WEB-2)."""
+    """Who chose the URL decides which targets are acceptable."""
 
     PUBLIC_ONLY = "public-only"
     """Public internet addresses only; for every URL a model supplied."""
@@ -694,7 +694,7 @@ ContentTypeCheck = Callable[[str], bool]
 
 
 class SafeHTTPClient:
-    """Fetches URLs under a :class:`TargetPolicy` (WEB-1). Use as an async context manager or call aclose().
+    """Fetches URLs under a :class:`TargetPolicy`. Use as an async context manager or call aclose().
 
     :param policy: which targets may be reached (default public only).
     :param resolver: how host names are resolved (default the OS); every answer is checked.

@@ -1,9 +1,9 @@
 """Finding and loading plugins, each in isolation, and calling their hooks one plugin at a time.
 
 A plugin is an entry point in the group ``toolplug``; its name is the plugin's name. A plugin the
-admin denies globally is never imported (PLG-4). A plugin that fails to import, whose hook raises, or
+admin denies globally is never imported. A plugin that fails to import, whose hook raises, or
 that returns something malformed is recorded as ``failed`` with the reason and the original exception,
-and everything it contributed is left out; the host and the other plugins go on (PLG-3).
+and everything it contributed is left out; the host and the other plugins go on.
 ``TOOLPLUG_STRICT_PLUGINS=1`` turns any such failure into a :class:`PluginLoadError`.
 """
 
@@ -137,7 +137,7 @@ class PluginManager:
         self._register(plugin, record)
 
     def register(self, plugin: Any, name: str | None = None, *, distribution: str | None = None) -> PluginRecord:
-        """Register a plugin object directly (a module, class or instance with hook functions) (PLG-5)."""
+        """Register a plugin object directly (a module, class or instance with hook functions)."""
         plugin_name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
         record = PluginRecord(plugin_name, given_distribution=distribution)
         if plugin_name in self.records:

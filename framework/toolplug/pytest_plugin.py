@@ -1,4 +1,4 @@
-"""pytest fixtures for tool authors, registered through the ``pytest11`` entry point (UX-2).
+"""pytest fixtures for tool authors, registered through the ``pytest11`` entry point.
 
 Installed with toolplug, so any plugin package's tests can ask for:
 
@@ -203,7 +203,7 @@ def check_tool_contract(
 ) -> ContractReport:
     """Check one tool the way the host will use it; raise :class:`ToolContractError` on the first broken rule.
 
-    1. The definition passes every registry check (DEF-4).
+    1. The definition passes every registry check.
     2. It converts to the three wire shapes; each is JSON, names and schemas fit the APIs, and where
        ``strict`` is set the OpenAI shapes carry a schema in which every property is required.
     3. It runs on ``examples`` and on up to ``max_examples`` argument sets generated from its schema

@@ -1,6 +1,6 @@
 """The central registry: definitions from every source, joined to implementations and validated once.
 
-Every definition is checked the same way whatever its source (DEF-4); a rejected one becomes a
+Every definition is checked the same way whatever its source; a rejected one becomes a
 :class:`Diagnostic` naming the tool, the plugin and the field, and never crashes the host.
 """
 
@@ -102,7 +102,7 @@ class RegisteredTool:
 
 @runtime_checkable
 class DefinitionSource(Protocol):
-    """Where definitions come from (DEF-3). The code source asks implementations; others bring data.
+    """Where definitions come from. The code source asks implementations; others bring data.
 
     ``load_definitions`` returns definitions; each is joined to an implementation by its
     ``implementation_key``. ``implementations`` returns implementations the source brings itself
@@ -305,7 +305,7 @@ class ToolRegistry:
     def check(
         self, definition: ToolDefinition, implementation: ToolImplementation | None, *, plugin: str = "app"
     ) -> list[Diagnostic]:
-        """Every DEF-4 problem of ``definition`` (without the uniqueness check)."""
+        """Every problem the registry finds in ``definition`` (without the uniqueness check)."""
         return self._check(definition, implementation, plugin)
 
     def _check(

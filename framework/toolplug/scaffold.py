@@ -1,4 +1,4 @@
-"""``toolplug new NAME``: a new tool package rendered from the plugin template (UX-2).
+"""``toolplug new NAME``: a new tool package rendered from the plugin template.
 
 The template is a complete, working package (``toolplug/plugin_template/``, shipped inside the
 installed toolplug as package data) whose name is the placeholder ``example-tools``. Rendering copies

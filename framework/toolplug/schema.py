@@ -22,7 +22,7 @@ JsonSchema = dict[str, Any]
 
 
 class ToolParameterSchemaBuilder:
-    """Writes the JSON Schema of a tool's arguments; optional means absent from ``required`` (DEF-5).
+    """Writes the JSON Schema of a tool's arguments; optional means absent from ``required``.
 
     >>> ToolParameterSchemaBuilder().required_string("city", "The city.").build()["required"]
     ['city']
@@ -152,7 +152,7 @@ def copy_json(value: Any) -> Any:
 
 
 class ToolSettingsSchemaBuilder:
-    """Writes a tool's settings schema (DEF-5): plain, secret, choice from an option source, enum."""
+    """Writes a tool's settings schema: plain, secret, choice from an option source, enum."""
 
     def __init__(self) -> None:
         self._fields: list[SettingsField] = []
@@ -247,7 +247,7 @@ class StrictSchemaError(InvalidArgumentError):
 def to_openai_strict(
     schema: Mapping[str, Any], *, max_depth: int = MAX_STRICT_DEPTH, max_nodes: int = MAX_STRICT_NODES
 ) -> JsonSchema:
-    """Convert plain JSON Schema to what OpenAI's strict mode accepts (DEF-7).
+    """Convert plain JSON Schema to what OpenAI's strict mode accepts.
 
     Every property becomes required; one that was optional allows null instead (``["string", "null"]``
     and ``null`` among its enum values), recursively; every object gets ``additionalProperties: false``.

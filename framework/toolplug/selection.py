@@ -1,4 +1,4 @@
-"""Which tools a model may see, and why every other tool is left out (SEL-1..8).
+"""Which tools a model may see, and why every other tool is left out.
 
 The rules compose as small filters, each returning a readable reason or None: visibility for the
 component, the admin's plugin policy for the component, the user's selection, the model's tool
@@ -34,7 +34,7 @@ class SelectionRequest:
 
 @dataclass(frozen=True, slots=True)
 class ExcludedTool:
-    """A tool the selector left out, with every reason (SEL-7)."""
+    """A tool the selector left out, with every reason."""
 
     tool: RegisteredTool
     reasons: tuple[str, ...]
@@ -54,7 +54,7 @@ class Selection:
 
     @property
     def instructions(self) -> str:
-        """The non-empty system_prompt_instructions of the runnable tools, combined (SEL-8)."""
+        """The non-empty system_prompt_instructions of the runnable tools, combined."""
         return combine_instructions(self.runnable)
 
     def reasons_for(self, tool_id: str) -> tuple[str, ...]:
@@ -81,7 +81,7 @@ def combine_instructions(tools: Iterable[RegisteredTool]) -> str:
 
 
 def append_instructions(system_prompt: str | None, tools: Iterable[RegisteredTool]) -> str:
-    """``system_prompt`` with the combined tool instructions appended (SEL-8)."""
+    """``system_prompt`` with the combined tool instructions appended."""
     combined = combine_instructions(tools)
     base = (system_prompt or "").rstrip()
     if not combined:
@@ -183,7 +183,7 @@ def _names_plugin(names: Collection[str], plugin: str) -> bool:
 def chat_may_continue(
     required: ConfidenceLevel | None, confidence: ConfidenceLevel | None, trusted: bool
 ) -> bool:
-    """Whether a provider may receive a chat whose tool data requires ``required`` (SEL-5)."""
+    """Whether a provider may receive a chat whose tool data requires ``required``."""
     if required is None or confidence is None:
         return True
     return trusted or confidence >= required

@@ -3,7 +3,7 @@
 Plain values live in ``settings.json`` in the user's config folder (``$TOOLPLUG_SETTINGS_DIR``
 overrides the folder, so tests and CI never touch a real user's files). Secrets live only in the
 keyring (service ``toolplug``, key ``<toolId>.<fieldName>``). An admin's locked value wins over
-everything; an admin default pre-fills a field until the user saves a value (SET-3).
+everything; an admin default pre-fills a field until the user saves a value.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Option:
 
 @dataclass(frozen=True, slots=True)
 class OptionSource:
-    """A named list of choices kept once in code and shared by every tool that offers it (SET-2)."""
+    """A named list of choices kept once in code and shared by every tool that offers it."""
 
     name: str
     options: tuple[Option, ...]
@@ -210,7 +210,7 @@ class ConfigurationStatus:
 
 
 class ToolSettingsService:
-    """Reads and writes tool settings and decides whether a tool is configured (SET-1..3, SEL-4).
+    """Reads and writes tool settings and decides whether a tool is configured.
 
     :param locked: ``{tool_id: {field: value}}`` from the host config; wins over everything.
     :param defaults: ``{tool_id: {field: value}}`` from the host config; used until the user saves a value.
@@ -342,7 +342,7 @@ class ToolSettingsService:
     def configuration_status(
         self, definition: ToolDefinition, validate: Callable[[Mapping[str, Any]], Sequence[str]] | None = None
     ) -> ConfigurationStatus:
-        """Configured means every required field has a valid value and ``validate`` finds nothing (SEL-4)."""
+        """Configured means every required field has a valid value and ``validate`` finds nothing."""
         try:
             values = self.effective(definition)
         except KeyringUnavailableError as exc:

@@ -1,4 +1,4 @@
-"""The settings reference admins read (SET-4), generated from the registered definitions."""
+"""The settings reference admins read, generated from the registered definitions."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a tool author writes: a ToolImplementation subclass, a ``@tool`` function, or ``function_tool``.
 
-A code tool is one object: its definition and its implementation (DEF-2). Provider-defined and custom
-tools have no ``execute``; the loop ends a step when the model calls one (LOOP-7).
+A code tool is one object: its definition and its implementation. Provider-defined and custom
+tools have no ``execute``; the loop ends a step when the model calls one.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ NeedsApproval = bool | Callable[[dict[str, Any]], bool | Awaitable[bool]]
 
 
 class ToolImplementation:
-    """Base class of a code tool: definition and implementation in one object (DEF-2).
+    """Base class of a code tool: definition and implementation in one object.
 
     Subclasses set :attr:`implementation_key`, return their :class:`ToolDefinition` from
     :meth:`definition` and do the work in :meth:`execute`. An implementation whose definitions come
@@ -233,7 +233,7 @@ def function_tool(
 def dynamic_tool(
     name: str, description: str, json_schema: Mapping[str, Any], execute: Callable[..., Any], **options: Any
 ) -> FunctionTool:
-    """A tool whose schema is only known at run time; its parsed calls are marked dynamic (DEF-8)."""
+    """A tool whose schema is only known at run time; its parsed calls are marked dynamic."""
     return function_tool(name, description, json_schema, execute, dynamic=True, **options)
 
 
@@ -249,7 +249,7 @@ def provider_defined_tool(
 ) -> FunctionTool:
     """A tool the provider runs (``openai.web_search``, ``anthropic.web_search_20250305``); never executed here.
 
-    With ``input_schema``, the input of its provider-executed calls is validated (LOOP-12).
+    With ``input_schema``, the input of its provider-executed calls is validated.
     """
     if not _PROVIDER_TOOL_ID.match(id):
         raise InvalidArgumentError("id", f"{id!r} is not of the form '<provider>.<tool>'")
@@ -330,7 +330,7 @@ def tool(
     timeout: float | None = None,
     **definition_fields: Any,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Turn a typed function (sync or async) into a tool (DEF-6).
+    """Turn a typed function (sync or async) into a tool.
 
     The schema comes from the type hints (through pydantic), the description for the model from the
     docstring's first paragraph, each argument's description from its ``Args:`` entry. A parameter

@@ -1,4 +1,4 @@
-"""The UI message stream: a streamed run as the chunks a chat web app reads (LOOP-14).
+"""The UI message stream: a streamed run as the chunks a chat web app reads.
 
 :func:`to_ui_message_stream` turns the typed parts of :func:`toolplug.loop.stream_text` (or
 :meth:`toolplug.loop.Agent.stream`) into the AI SDK's UI message stream chunks: JSON-ready dicts with
@@ -11,7 +11,7 @@ chunk by chunk) reads them back into a :class:`~toolplug.messages.UIMessage`, wh
     async for event in ui_message_stream_sse(to_ui_message_stream(stream)):
         await response.write(event)
 
-The rules, from the SDK's tool documentation:
+The rules:
 
 - A valid call is ``tool-input-start``, ``tool-input-delta``..., ``tool-input-available``, then
   ``tool-output-available`` (or ``tool-output-error``, or ``tool-output-denied``). The call chunks carry
@@ -299,7 +299,7 @@ async def to_ui_message_stream(
     send_sources: bool = True,
     message_id: str | None = None,
 ) -> AsyncIterator[UIMessageChunk]:
-    """The UI message stream of a streamed run: JSON-ready chunk dicts, in order (LOOP-14).
+    """The UI message stream of a streamed run: JSON-ready chunk dicts, in order.
 
     :param stream: a :class:`~toolplug.loop.StreamTextResult` (or any iterable of its parts); it is
         consumed here, so read its ``result`` afterwards.

@@ -2,14 +2,14 @@
 
 - :func:`extract` turns HTML into an :class:`ExtractedWebPage`: Markdown of the main content with
   navigation, headers, footers, asides, cookie banners, scripts, styles and hidden elements removed,
-  plus title, description, author and published date (WEB-3). Built on selectolax (parsing, choosing
+  plus title, description, author and published date. Built on selectolax (parsing, choosing
   the main content, pruning boilerplate, and writing Markdown straight from its nodes), imported on
   first use so importing toolplug stays cheap.
 - :func:`retrieve` fetches one page under a :class:`~toolplug.net.TargetPolicy` and extracts it.
   Hosts use it directly for pages a user typed (with ``TargetPolicy.user_chosen()``).
-- :func:`allocate_budget` shares a character budget between results (WEB-7).
+- :func:`allocate_budget` shares a character budget between results.
 - :class:`WebPageContentSanitizer` passes every field that reaches the model through the
-  prompt-injection guard in one batch, after truncation (WEB-9).
+  prompt-injection guard in one batch, after truncation.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def extract(
     include_images: bool = False,
     remove_hidden: bool = True,
 ) -> ExtractedWebPage:
-    """Extract the main content of ``html`` as Markdown, with the page's metadata (WEB-3).
+    """Extract the main content of ``html`` as Markdown, with the page's metadata.
 
     :param url: the page's URL; relative links become absolute against it.
     :param content_selector: a CSS selector choosing the main content (e.g. ``article``); the
@@ -789,7 +789,7 @@ async def retrieve(
 
 
 def allocate_budget(lengths: Sequence[int], total: int, minimum: int) -> list[int]:
-    """Share ``total`` characters between results of the given lengths, in ranking order (WEB-7).
+    """Share ``total`` characters between results of the given lengths, in ranking order.
 
     Each result first receives up to ``minimum`` (never more than its length), in ranking order while
     the budget lasts; what remains goes to the results in ranking order, each taking what it still
@@ -836,7 +836,7 @@ _PAGE_FIELDS = ("title", "description", "author", "published", "markdown")
 
 
 class WebPageContentSanitizer:
-    """Passes every field of extracted pages that reaches the model through the guard (WEB-9).
+    """Passes every field of extracted pages that reaches the model through the guard.
 
     Call it after truncating: only what the model receives needs checking. All pages (and any extra
     texts, such as search result titles) go to the guard in one batch, so the user sees one report

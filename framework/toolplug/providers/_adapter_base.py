@@ -46,7 +46,7 @@ def dumps(value: Any) -> str:
 
 
 def openai_tool_output(result: ToolResultPart) -> str:
-    """A tool result as OpenAI reads it (LOOP-11): errors as ``{"error": value}``, denied as its reason."""
+    """A tool result as OpenAI reads it: errors as ``{"error": value}``, denied as its reason."""
     output = result.output
     output_type = result.output_type
     if output_type is OutputType.TEXT:
@@ -220,7 +220,7 @@ _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class HTTPProviderAdapter:
-    """A provider adapter over HTTP, stateful for one call (LOOP-1). Subclasses fill in the wire format."""
+    """A provider adapter over HTTP, stateful for one call. Subclasses fill in the wire format."""
 
     path: ClassVar[str]
     """The request path under the base URL."""

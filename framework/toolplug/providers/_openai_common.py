@@ -60,7 +60,7 @@ def offer_tools(
     parallel: bool | None,
     extra: Mapping[str, Any] | None,
 ) -> None:
-    """Put the tools into ``body`` with their choice; ``parallel_tool_calls`` as toolplug decides (LOOP-9),
+    """Put the tools into ``body`` with their choice; ``parallel_tool_calls`` as toolplug decides,
     else as the extra parameters say. Without tools none of these fields are sent."""
     if not tools:
         return
@@ -76,7 +76,7 @@ def offer_tools(
 
 
 def custom_call_part(call_id: str, name: str, text: Any, item_id: Any = None) -> ToolCallPart:
-    """A custom tool call as the loop takes it: the model's free-form text as input (DEF-8)."""
+    """A custom tool call as the loop takes it: the model's free-form text as input."""
     meta: dict[str, Any] = {"custom": True}
     if item_id:
         meta["item_id"] = item_id

@@ -1,4 +1,4 @@
-"""The Anthropic Messages adapter (``api = "anthropic"``) — WIRE-4.
+"""The Anthropic Messages adapter (``api = "anthropic"``).
 
 The model's turn is one assistant message whose content blocks mix text, thinking and tool_use; it
 goes back unchanged — thinking blocks with their signatures, redacted thinking with its data, the
@@ -181,7 +181,7 @@ def anthropic_assistant_content(parts: Sequence[AssistantPart]) -> list[dict[str
 
 
 def anthropic_tool_result(result: ToolResultPart) -> dict[str, Any] | None:
-    """One result as a ``tool_result`` block; ``is_error`` for failed, blocked and denied calls (LOOP-11)."""
+    """One result as a ``tool_result`` block; ``is_error`` for failed, blocked and denied calls."""
     if result.provider_executed:
         return None
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.tool_call_id}

@@ -1,4 +1,4 @@
-"""The provider adapter protocol (LOOP-1) and the round types every adapter returns.
+"""The provider adapter protocol and the round types every adapter returns.
 
 One loop drives every provider. An adapter translates between the canonical conversation
 (:mod:`toolplug.messages`) and one provider API's wire format, and is stateful for a single call: it
@@ -106,7 +106,7 @@ class RoundRequest:
 
     @property
     def parallel_tool_calls(self) -> bool | None:
-        """False when tools are offered and calls run one at a time (LOOP-9); None to omit the parameter.
+        """False when tools are offered and calls run one at a time; None to omit the parameter.
 
         Chat Completions sends it as ``parallel_tool_calls`` and extra parameters cannot override it.
         """
@@ -215,7 +215,7 @@ class ToolInputStartDelta:
 
     An adapter sets only the id, the name and ``provider_executed``; the loop adds the offered tool's
     ``title``, ``tool_metadata`` and ``dynamic`` (True for a dynamic tool or an unknown name) before it
-    emits the delta (LOOP-14, DEF-8).
+    emits the delta.
     """
 
     tool_call_id: str
@@ -252,7 +252,7 @@ RoundDelta: TypeAlias = TextDelta | ReasoningDelta | ToolInputStartDelta | ToolI
 
 @runtime_checkable
 class ProviderAdapter(Protocol):
-    """A provider API adapter, stateful for one call (LOOP-1). See the module docstring."""
+    """A provider API adapter, stateful for one call. See the module docstring."""
 
     provider_id: str
     """The host's name for the provider (steps and traces name it)."""

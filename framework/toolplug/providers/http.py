@@ -1,4 +1,4 @@
-"""The HTTP side of every provider adapter (WIRE-5): one client, retries, error mapping, SSE, recording.
+"""The HTTP side of every provider adapter: one client, retries, error mapping, SSE, recording.
 
 * :class:`ProviderHTTPClient` sends JSON to one provider's API over an ``httpx2.AsyncClient`` (the
   host's shared one, see :func:`shared_http_client`, or one opened per request), with a timeout and

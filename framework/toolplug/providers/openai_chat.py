@@ -1,10 +1,10 @@
-"""The OpenAI Chat Completions adapter (``api = "openai-chat"``; any OpenAI-compatible server) — WIRE-2.
+"""The OpenAI Chat Completions adapter (``api = "openai-chat"``; any OpenAI-compatible server).
 
 Tool calls arrive in ``message.tool_calls``; each result goes back as its own ``role: "tool"``
 message. A call without an id gets one here, because the id only has to match between our request
 and our answer. With tools offered and calls run one at a time (concurrency 1) the request sets
 ``parallel_tool_calls: false``, which extra parameters cannot override; without tools the parameter is
-left out (LOOP-9). Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
+left out. Errors reach the model as ``{"error": value}``, a denied call as its reason.
 
 Custom (free-form text) tools are offered as ``type: "custom"``; their calls arrive as ``custom`` tool
 calls (streamed too), become calls whose input is the model's text, and go back as they came.

@@ -1,4 +1,4 @@
-"""The OpenAI Responses adapter (``api = "openai-responses"``) — WIRE-3.
+"""The OpenAI Responses adapter (``api = "openai-responses"``).
 
 The model's calls arrive as ``function_call`` output items; results go back as
 ``function_call_output`` input items correlated by ``call_id``. The id comes from the provider, so a
@@ -10,7 +10,7 @@ Custom tools (free-form text, regex or lark grammar) are read from ``custom_tool
 answered with ``custom_tool_call_output``; provider-executed items (web search, file search, code
 interpreter, MCP) are kept in the round as provider-executed calls and results and replayed
 unchanged, and so are ``mcp_list_tools`` items (kept as a provider-executed ``mcp_list_tools`` call and
-its result). Errors reach the model as ``{"error": value}``, a denied call as its reason (LOOP-11).
+its result). Errors reach the model as ``{"error": value}``, a denied call as its reason.
 
 A function tool with an output schema (``metadata["output_schema"]``) is offered with ``output_schema``;
 OpenAI then parses its string results as JSON, so its text and denied results go as JSON string
@@ -227,7 +227,7 @@ class ResponsesReplay:
 def responses_tool_output(
     result: ToolResultPart, *, json_strings: bool = False, breakpoint: dict[str, Any] | None = None
 ) -> str | list[dict[str, Any]]:
-    """A result's ``output``: a string (OpenAI's mapping, LOOP-11), content parts for files, or, with a
+    """A result's ``output``: a string (OpenAI's mapping of output types), content parts for files, or, with a
     cache breakpoint, a scalar result as one ``input_text`` carrying it.
 
     ``json_strings``: the tool has an output schema, so text and denied results go as JSON string literals.

@@ -1,4 +1,4 @@
-"""One canonical tool definition, each provider API's tool shape (WIRE-1, DEF-7, DEF-8).
+"""One canonical tool definition, each provider API's tool shape.
 
 Chat Completions nests a function under ``function``, the Responses API takes the same fields flat,
 and Anthropic Messages calls the schema ``input_schema`` and nests nothing. The OpenAI strict
@@ -94,7 +94,7 @@ def output_schema_of(definition: ToolDefinition) -> dict[str, Any] | None:
     """The JSON Schema of a function tool's output (``metadata["output_schema"]``), or None.
 
     The Responses API takes it as ``output_schema`` and then parses the tool's string results as JSON,
-    so the adapter sends that tool's text and denied results as JSON string literals (LOOP-11).
+    so the adapter sends that tool's text and denied results as JSON string literals.
     """
     schema = definition.metadata.get("output_schema")
     if definition.kind is not ToolKind.FUNCTION and definition.kind is not ToolKind.DYNAMIC:

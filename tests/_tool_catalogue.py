@@ -112,9 +112,6 @@ flags|feature flag|feature flags|toggles that turn product features on or off fo
 experiments|A/B experiment|A/B experiments|split tests comparing product variants and conversion|name: the experiment name, variants: the variants, traffic_percent: share of traffic
 surveys|survey|surveys|questionnaires sent to customers or staff to collect answers|title: the survey title, questions: the questions, audience: who answers
 forms|form response|form responses|submissions to web forms such as sign-ups and contact forms|form: the form id, submitted_after: date filter, email: the submitter
-esign|signature envelope|signature envelopes|contracts sent for electronic signature (e-sign)|document: the file to sign, signers: who must sign, message: a note to signers
-contracts|contract|contracts|legal agreements with vendors and customers, with renewal dates|counterparty: the other party, value: the contract value, renewal_date: when it renews
-realestate|property listing|property listings|houses and apartments for sale or rent|city: where, bedrooms: number of bedrooms, max_price: the budget
 """
 
 # action | template of the description ({entity}, {plural}, {context}) | extra argument (name: description) or ""

@@ -208,12 +208,6 @@ HELDOUT: tuple[tuple[str, str, str], ...] = (
     ("summary of the staff survey answers", "surveys", "stats"),
     ("sign-up form submissions since monday", "forms", "list"),
     ("export the contact form entries to csv", "forms", "export"),
-    ("send the NDA out for electronic signature", "esign", "create"),
-    ("who still has to sign the envelope", "esign", "get"),
-    ("which vendor agreements renew next month", "contracts", "search"),
-    ("record a new agreement with the supplier", "contracts", "create"),
-    ("two bedroom apartments for rent in Lisbon under 1500", "realestate", "search"),
-    ("list my house for sale", "realestate", "create"),
 )
 
 DEVELOPMENT: tuple[tuple[str, str, str], ...] = (
@@ -257,8 +251,6 @@ DEVELOPMENT: tuple[tuple[str, str, str], ...] = (
     ("store a new password", "vault", "create"),
     ("alert when latency is high", "monitoring", "create"),
     ("enable a feature flag", "flags", "update"),
-    ("contract renewal dates", "contracts", "list"),
-    ("apartments for sale in Porto", "realestate", "search"),
     ("schedule a newsletter", "newsletter", "create"),
     ("delete my note", "notes", "delete"),
     ("cancel the vet appointment for my dog", "vet", "delete"),

@@ -1,0 +1,579 @@
+"""Tool search: a large catalogue offered to the model a few tools at a time.
+
+Selection decides which tools are runnable; this module decides which of the runnable tools are sent
+now. Tools are *deferred* by their author (``ToolDefinition.deferred``), by the admin (plugin or tool
+ids) or by a threshold (``offer_at_most``). The model finds deferred tools through the client-side
+``search_tools`` tool (BM25 over each definition's text), or through the provider's own tool search
+where the provider supports it; found tools join the offered tools from the next step on. Search only
+ever sees runnable tools, so it can never widen what selection allows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolplug.definitions import OutputType, ToolDefinition
+from toolplug.errors import InvalidArgumentError
+from toolplug.registry import RegisteredTool
+from toolplug.tools import ToolImplementation, function_tool
+
+SEARCH_TOOL_NAME = "search_tools"
+"""The function name of the client-side search tool."""
+
+NATIVE_SEARCH_TOOLS = {
+    "anthropic": ("anthropic.tool_search_tool_bm25_20251119", "tool_search_tool_bm25"),
+    "openai-responses": ("openai.tool_search", "tool_search"),
+}
+"""Per API, the provider-defined search tool (id, function name) used for provider-native search."""
+
+_MAX_QUERY_CHARS = 500
+_SYNONYM_WEIGHT = 0.8
+_MAX_RESULTS_CAP = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSearchOptions:
+    """How a run defers tools and lets the model search for them.
+
+    Search is on when any tool is deferred: by ``deferred``, by ``offer_at_most``, or by the tool's
+    author. The user's selection and ``always`` are never deferred.
+    """
+
+    deferred: tuple[str, ...] = ()
+    """Plugin or tool ids whose tools are deferred (``mcp`` covers ``mcp.github``)."""
+    offer_at_most: int | None = None
+    """When more tools are runnable than this, the rest are deferred."""
+    always: tuple[str, ...] = ()
+    """Tool ids always sent up front."""
+    max_results: int = 5
+    """Matches one search returns (at most 20)."""
+    native: bool = True
+    """Use the provider's own tool search where its profile says the model supports it; False forces
+    the client-side ``search_tools`` tool."""
+    serve_deferred: bool = True
+    """``toolplug serve`` lists deferred tools too (MCP clients select for themselves)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deferred", tuple(self.deferred))
+        object.__setattr__(self, "always", tuple(self.always))
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise InvalidArgumentError for options that cannot work."""
+        limit = self.offer_at_most
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise InvalidArgumentError("tool_search.offer_at_most", f"must be a positive integer, got {limit!r}")
+        results = self.max_results
+        if isinstance(results, bool) or not isinstance(results, int) or not 1 <= results <= _MAX_RESULTS_CAP:
+            raise InvalidArgumentError(
+                "tool_search.max_results", f"must be an integer from 1 to {_MAX_RESULTS_CAP}, got {results!r}"
+            )
+        for name in ("deferred", "always"):
+            for entry in getattr(self, name):
+                if not isinstance(entry, str) or not entry:
+                    raise InvalidArgumentError(f"tool_search.{name}", f"holds ids, not {entry!r}")
+
+
+# --- deferral --------------------------------------------------------------------------------------
+
+
+def _covers(entry: str, tool: RegisteredTool) -> bool:
+    plugin = tool.plugin
+    return entry in (tool.id, tool.name) or plugin == entry or plugin.startswith(entry + ".")
+
+
+def split_offer(
+    tools: Sequence[RegisteredTool],
+    options: ToolSearchOptions | None,
+    selected: Collection[str] = (),
+) -> tuple[list[RegisteredTool], list[RegisteredTool]]:
+    """The tools sent up front and the deferred ones, each in the given order.
+
+    ``selected`` (the user's explicit selection, tool ids) and ``options.always`` stay up front. Then
+    author-deferred and admin-deferred tools are deferred, and past ``offer_at_most`` the rest too.
+    """
+    opts = options or ToolSearchOptions()
+    keep = set(selected) | set(opts.always)
+    pinned: list[RegisteredTool] = []
+    candidates: list[RegisteredTool] = []
+    deferred: list[RegisteredTool] = []
+    for tool in tools:
+        if tool.id in keep or tool.name in keep:
+            pinned.append(tool)
+        elif tool.definition.deferred or any(_covers(entry, tool) for entry in opts.deferred):
+            deferred.append(tool)
+        else:
+            candidates.append(tool)
+    if opts.offer_at_most is not None:
+        room = max(opts.offer_at_most - len(pinned), 0)
+        deferred = candidates[room:] + deferred
+        candidates = candidates[:room]
+    upfront_ids = {tool.id for tool in pinned} | {tool.id for tool in candidates}
+    upfront = [tool for tool in tools if tool.id in upfront_ids]
+    order = {tool.id: index for index, tool in enumerate(tools)}
+    deferred.sort(key=lambda tool: order[tool.id])
+    return upfront, deferred
+
+
+# --- ranking ---------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
+_STOP_WORDS = frozenset(
+    "a an and are as at be by can do does for from get has have how i in is it its me my of on or our "
+    "please show some that the their them this to was what when where which who will with you your".split()
+)
+# Query words that mean one of the catalogue's common verbs; applied to queries only.
+_SYNONYMS: Mapping[str, tuple[str, ...]] = {
+    "add": ("create", "new"),
+    "make": ("create", "new"),
+    "new": ("create",),
+    "start": ("create",),
+    "book": ("create", "reservation", "booking"),
+    "reserve": ("create", "reservation"),
+    "schedule": ("create",),
+    "write": ("create",),
+    "draft": ("create",),
+    "send": ("create", "share"),
+    "submit": ("create",),
+    "file": ("create",),
+    "log": ("create",),
+    "record": ("create",),
+    "save": ("create",),
+    "buy": ("create", "order"),
+    "order": ("create",),
+    "cancel": ("delete",),
+    "remove": ("delete",),
+    "revoke": ("delete",),
+    "terminate": ("delete",),
+    "drop": ("delete",),
+    "stop": ("delete",),
+    "end": ("delete",),
+    "change": ("update",),
+    "edit": ("update",),
+    "modify": ("update",),
+    "set": ("update",),
+    "move": ("update",),
+    "rename": ("update",),
+    "adjust": ("update",),
+    "extend": ("update",),
+    "turn": ("update",),
+    "find": ("search",),
+    "look": ("search",),
+    "lookup": ("search",),
+    "query": ("search",),
+    "download": ("export",),
+    "total": ("stats", "statistic"),
+    "many": ("stats", "total"),
+    "average": ("stats", "statistic"),
+    "summary": ("stats", "statistic"),
+    "give": ("share",),
+    "invite": ("share",),
+    "access": ("share",),
+    "forward": ("share",),
+    "show": ("get", "list"),
+    "see": ("get", "list"),
+    "view": ("get",),
+    "display": ("get",),
+    "check": ("get",),
+    "status": ("get",),
+    "detail": ("get",),
+    "details": ("get",),
+    "track": ("get",),
+    "read": ("get",),
+    "open": ("get", "create"),
+    "which": ("list",),
+    "all": ("list",),
+    "recent": ("list",),
+    "latest": ("list",),
+    "upcoming": ("list",),
+    "history": ("list",),
+    "past": ("list",),
+    "results": ("list", "stats"),
+    "csv": ("export",),
+    "pdf": ("export",),
+    "post": ("create",),
+    "publish": ("create",),
+    "reply": ("create",),
+    "remind": ("create", "reminder"),
+    "enroll": ("create",),
+    "register": ("create",),
+    "generate": ("create",),
+    "request": ("create",),
+    "apply": ("create", "application"),
+    "pay": ("update", "payment"),
+    "rate": ("stats",),
+    "statistics": ("stats",),
+    "count": ("stats",),
+    "report": ("stats",),
+    "house": ("home",),
+    "home": ("house",),
+    "car": ("driving", "vehicle"),
+    "holiday": ("vacation", "leave"),
+    "vacation": ("leave", "holiday"),
+    "phone": ("mobile", "call"),
+    "meeting": ("event",),
+    "appointment": ("visit", "booking"),
+    "job": ("position",),
+    "money": ("transfer", "payment"),
+    "disable": ("archive",),
+    "pause": ("archive",),
+    "close": ("archive",),
+    "hide": ("archive",),
+}
+
+
+_DOUBLED_KEEP = frozenset("lsz")
+_INVARIANT = frozenset({"news", "series", "species", "analysis", "status", "always"})
+
+
+def _undouble(stem: str) -> str:
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _DOUBLED_KEEP:
+        return stem[:-1]  # logged -> log, running -> run
+    return stem
+
+
+def _stem(word: str) -> str:
+    """A light English stemmer: plurals, -ing, -ed and a final -e, so that grade/grades/graded and
+    create/created/creating meet."""
+    if len(word) <= 3 or word in _INVARIANT:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    elif word.endswith("ing") and len(word) > 5:
+        word = _undouble(word[:-3])
+    elif word.endswith("ed") and len(word) > 4:
+        word = _undouble(word[:-2])
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return [match.group(0).lower() for match in _WORD.finditer(text)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word stems of ``text``: identifiers split at ``_`` and camelCase, stop words dropped,
+    then each pair of neighbouring stems as one phrase term (``time off`` → ``time+off``)."""
+    stems = [_stem(word) for word in _words(text) if word not in _STOP_WORDS]
+    return stems + [f"{first}+{second}" for first, second in zip(stems, stems[1:], strict=False)]
+
+
+def _query_terms(query: str) -> Counter[str]:
+    words = _words(query)
+    terms: Counter[str] = Counter(tokenize(query))
+    for first, second in zip(words, words[1:], strict=False):
+        terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+    for word in words:
+        for synonym in _SYNONYMS.get(word, ()):
+            terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    return terms
+
+
+def _definition_fields(definition: ToolDefinition) -> list[tuple[str, float]]:
+    """The searchable text of a definition, each field with its weight."""
+    parameters = definition.function.parameters
+    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    argument_names: list[str] = []
+    argument_texts: list[str] = []
+    if isinstance(properties, Mapping):
+        for name, spec in properties.items():
+            argument_names.append(str(name))
+            if isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
+                argument_texts.append(spec["description"])
+    return [
+        (definition.function.name, 3.0),
+        (definition.title or "", 2.0),
+        (definition.function.description_for_llm, 1.0),
+        (" ".join(argument_names), 0.5),
+        (" ".join(argument_texts), 0.3),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchMatch:
+    """One tool a search found."""
+
+    id: str
+    name: str
+    title: str
+    description: str
+    """The first line (or sentence) of the description the model reads."""
+    plugin: str
+    score: float
+
+    def as_dict(self) -> dict[str, str]:
+        """The match as the model reads it."""
+        return {"name": self.name, "title": self.title, "description": self.description}
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    line = text.strip().split("\n", 1)[0]
+    sentence = re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0]
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+class ToolIndex:
+    """BM25 over the name, title, description and argument text of a set of tools."""
+
+    K1 = 1.2
+    B = 0.3
+
+    def __init__(self, tools: Iterable[RegisteredTool]) -> None:
+        self._tools: list[RegisteredTool] = list(tools)
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._lengths: list[float] = []
+        for index, tool in enumerate(self._tools):
+            weights: Counter[str] = Counter()
+            length = 0.0
+            for text, weight in _definition_fields(tool.definition):
+                terms = tokenize(text)
+                for term in terms:
+                    weights[term] += weight  # type: ignore[assignment]
+                if weight >= 1.0:  # argument text matches but does not dilute: long schemas are no worse
+                    length += weight * len(terms)
+            self._lengths.append(length or 1.0)
+            for term, weight in weights.items():
+                self._postings.setdefault(term, []).append((index, weight))
+        self._average = sum(self._lengths) / len(self._lengths) if self._lengths else 1.0
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def tools(self) -> list[RegisteredTool]:
+        """The indexed tools, in order."""
+        return list(self._tools)
+
+    def search(
+        self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
+    ) -> list[SearchMatch]:
+        """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
+        scores: dict[int, float] = {}
+        count = len(self._tools)
+        for term, query_weight in _query_terms(query[:_MAX_QUERY_CHARS]).items():
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+            for index, weight in postings:
+                norm = self.K1 * (1 - self.B + self.B * self._lengths[index] / self._average)
+                scores[index] = scores.get(index, 0.0) + query_weight * idf * weight * (self.K1 + 1) / (weight + norm)
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        matches: list[SearchMatch] = []
+        for index, score in ranked:
+            tool = self._tools[index]
+            if plugin and not (tool.plugin == plugin or tool.plugin.startswith(plugin + ".")):
+                continue
+            if tag and tag not in _tags(tool.definition):
+                continue
+            definition = tool.definition
+            matches.append(
+                SearchMatch(
+                    tool.id,
+                    tool.name,
+                    definition.title or tool.name,
+                    _one_line(definition.function.description_for_llm),
+                    tool.plugin,
+                    round(score, 4),
+                )
+            )
+            if len(matches) >= limit:
+                break
+        return matches
+
+
+def _tags(definition: ToolDefinition) -> tuple[str, ...]:
+    tags = definition.metadata.get("tags")
+    return tuple(str(tag) for tag in tags) if isinstance(tags, list | tuple) else ()
+
+
+# --- the search tool --------------------------------------------------------------------------------
+
+
+def search_tool_description(deferred: Sequence[RegisteredTool]) -> str:
+    """What the model reads about ``search_tools``: how many tools it covers and how to ask.
+
+    It depends only on the deferred catalogue, so it stays byte-identical while the catalogue does
+    (and the provider's prompt cache holds).
+    """
+    plugins = sorted({tool.plugin for tool in deferred})
+    shown = ", ".join(plugins[:30]) + (", ..." if len(plugins) > 30 else "")
+    return (
+        f"Search {len(deferred)} more tools that are available but not listed yet. "
+        "Call it with a few words describing the task (for example 'create calendar event' or "
+        "'convert currency'); optionally give `plugin` to search one plugin's tools. "
+        "The matching tools become callable from your next step on. "
+        f"Plugins covered: {shown}."
+    )
+
+
+def _search_schema(plugins: Sequence[str]) -> dict[str, Any]:
+    plugin_schema: dict[str, Any] = {"type": "string", "description": "Search only this plugin's tools."}
+    if plugins:
+        plugin_schema["enum"] = list(plugins)
+    return {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "Words describing what the tool should do.", "maxLength": 500},
+            "plugin": plugin_schema,
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+def build_search_tool(index: ToolIndex, *, max_results: int = 5) -> ToolImplementation:
+    """The client-side ``search_tools`` tool over ``index``.
+
+    Its result is JSON: ``{"query": ..., "found": [names], "matches": [{name, title, description}]}``;
+    the loop reads ``found`` to offer those tools from the next step on.
+    """
+    plugins = sorted({tool.plugin for tool in index.tools})
+
+    def search(arguments: Mapping[str, Any]) -> dict[str, Any]:
+        query = str(arguments.get("query") or "")
+        plugin = arguments.get("plugin")
+        matches = index.search(query, limit=max_results, plugin=plugin if isinstance(plugin, str) else None)
+        return {
+            "query": query,
+            "found": [match.name for match in matches],
+            "matches": [match.as_dict() for match in matches],
+        }
+
+    return function_tool(
+        SEARCH_TOOL_NAME,
+        search_tool_description(index.tools),
+        _search_schema(plugins),
+        search,
+        title="Search tools",
+        metadata={"toolplug": {"tool_search": True}},
+    )
+
+
+# --- what a run found --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSearchRecord:
+    """One search in a run: which call asked, what, and which tools it found."""
+
+    call_id: str
+    query: str
+    found: tuple[str, ...]
+    native: bool = False
+    """The provider ran the search (its own tool search)."""
+
+
+def found_by_result(tool_name: str, call_input: Mapping[str, Any], output: Any) -> tuple[str, tuple[str, ...]] | None:
+    """(query, found names) when ``tool_name``'s result is a tool search's, else None.
+
+    Reads the client-side ``search_tools`` result and the providers' own search results (Anthropic's
+    ``tool_references``, the Responses API's loaded ``tools``).
+    """
+    if tool_name == SEARCH_TOOL_NAME:
+        value = _as_json(output)
+        if isinstance(value, Mapping) and isinstance(value.get("found"), list):
+            return str(value.get("query", "")), tuple(str(name) for name in value["found"])
+        return None
+    if tool_name in {name for _, name in NATIVE_SEARCH_TOOLS.values()}:
+        value = _as_json(output)
+        query = str(call_input.get("query") or call_input.get("pattern") or call_input.get("paths") or "")
+        return query, _native_found(value)
+    return None
+
+
+def _native_found(value: Any) -> tuple[str, ...]:
+    names: list[str] = []
+    if isinstance(value, Mapping):
+        for reference in value.get("tool_references") or ():
+            if isinstance(reference, Mapping) and reference.get("tool_name"):
+                names.append(str(reference["tool_name"]))
+        for tool in value.get("tools") or ():
+            if isinstance(tool, Mapping) and tool.get("name"):
+                names.append(str(tool["name"]))
+    return tuple(names)
+
+
+def _as_json(output: Any) -> Any:
+    if isinstance(output, str):
+        try:
+            return json.loads(output)
+        except ValueError:
+            return None
+    return output
+
+
+@dataclass(slots=True)
+class ToolSearchState:
+    """A run's search: the deferred tools, the index over them, and what was found so far."""
+
+    deferred: dict[str, RegisteredTool]
+    """The deferred tools by function name."""
+    index: ToolIndex
+    search_tool: RegisteredTool
+    native: bool = False
+    found: list[str] = field(default_factory=list)
+    """Names found so far, in the order they were found."""
+
+    @classmethod
+    def create(
+        cls, deferred: Sequence[RegisteredTool], options: ToolSearchOptions | None, *, native: bool = False
+    ) -> ToolSearchState:
+        """The state for a run whose ``deferred`` tools are not sent until found."""
+        index = ToolIndex(deferred)
+        max_results = (options or ToolSearchOptions()).max_results
+        tool = RegisteredTool.from_implementation(build_search_tool(index, max_results=max_results))
+        return cls({tool.name: tool for tool in deferred}, index, tool, native=native)
+
+    def is_hidden(self, name: str) -> bool:
+        """True for a deferred tool that no search has found yet (in client-side search)."""
+        return not self.native and name in self.deferred and name not in self.found
+
+    def learn(self, names: Iterable[str]) -> None:
+        """Mark ``names`` found; unknown names (not deferred here) are ignored."""
+        for name in names:
+            if name in self.deferred and name not in self.found:
+                self.found.append(name)
+
+    def learn_from_results(self, results: Iterable[tuple[str, Mapping[str, Any], Any, OutputType]]) -> None:
+        """Mark found what the given (tool name, input, output, output type) search results found."""
+        for tool_name, call_input, output, output_type in results:
+            if output_type.is_error:
+                continue
+            found = found_by_result(tool_name, call_input, output)
+            if found is not None:
+                self.learn(found[1])
+
+    def hidden_error(self, name: str) -> str:
+        """The error a call to a deferred, not yet found tool gets."""
+        return (
+            f"Unknown tool {name!r}: it is not available yet. Call {SEARCH_TOOL_NAME} with words describing "
+            "the task to find it; found tools can be called from the next step on."
+        )
+
+
+__all__ = [
+    "NATIVE_SEARCH_TOOLS",
+    "SEARCH_TOOL_NAME",
+    "SearchMatch",
+    "ToolIndex",
+    "ToolSearchOptions",
+    "ToolSearchRecord",
+    "ToolSearchState",
+    "build_search_tool",
+    "found_by_result",
+    "search_tool_description",
+    "split_offer",
+    "tokenize",
+]

@@ -157,7 +157,8 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
     where = f"component '{component}'" + (f", provider '{provider}'" if provider else ", no provider")
     click.echo(f"Tools for {where}:")
     for status in statuses:
-        click.echo(f"  {status.id}  ({status.plugin})  {status.status}")
+        marker = " (deferred: offered once a search finds it)" if status.deferred else ""
+        click.echo(f"  {status.id}  ({status.plugin})  {status.status}{marker}")
         for reason in status.reasons:
             click.echo(f"      - {reason}")
     if any(reason.startswith("not configured") for status in statuses for reason in status.reasons):

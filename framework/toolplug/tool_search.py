@@ -34,6 +34,7 @@ NATIVE_SEARCH_TOOLS = {
 
 _MAX_QUERY_CHARS = 500
 _SYNONYM_WEIGHT = 0.8
+_LOOKUP_BONUS = 1.15
 _MAX_RESULTS_CAP = 20
 
 
@@ -280,7 +281,51 @@ def _query_terms(query: str) -> Counter[str]:
     return terms
 
 
-def _definition_fields(definition: ToolDefinition) -> list[tuple[str, float]]:
+_READ_VERBS = frozenset(
+    _stem(word)
+    for word in "list get search find show read fetch lookup query retrieve view describe check look count".split()
+)
+
+
+def _action_verb(definition: ToolDefinition) -> str:
+    """The stemmed first word of the description: tool descriptions open with their verb."""
+    words = _words(definition.function.description_for_llm[:80])
+    return _stem(words[0]) if words else ""
+
+
+def _vocabulary(tools: Sequence[RegisteredTool]) -> frozenset[str]:
+    words: set[str] = set()
+    for tool in tools:
+        words.update(tokenize(tool.definition.function.description_for_llm))
+    return frozenset(word for word in words if "+" not in word and len(word) > 1)
+
+
+def _split_compounds(terms: list[str], vocabulary: frozenset[str]) -> list[str]:
+    """``terms`` plus the two halves of each unknown compound made of known words (``fooddelivery``)."""
+    extra: list[str] = []
+    for term in terms:
+        if "+" in term or term in vocabulary or len(term) < 5:
+            continue
+        for cut in range(2, len(term) - 1):
+            head, tail = term[:cut], term[cut:]
+            if head in vocabulary and _stem(tail) in vocabulary:
+                extra += [head, _stem(tail)]
+                break
+    return terms + extra
+
+
+_DETERMINERS = frozenset("a an the my our your this that these those all some me us her him them it".split())
+
+
+def _asks_for_action(query: str, terms: Mapping[str, float], verbs: frozenset[str]) -> bool:
+    """True when the query names a tool verb, or opens as an imperative ("ship a parcel")."""
+    if any(term in verbs for term in terms):
+        return True
+    words = _words(query[:80])
+    return len(words) > 1 and words[1] in _DETERMINERS
+
+
+def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tuple[str, float]]:
     """The searchable text of a definition, each field with its weight."""
     parameters = definition.function.parameters
     properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
@@ -293,6 +338,7 @@ def _definition_fields(definition: ToolDefinition) -> list[tuple[str, float]]:
                 argument_texts.append(spec["description"])
     return [
         (definition.function.name, 3.0),
+        (plugin.replace(".", " "), 1.0),
         (definition.title or "", 2.0),
         (definition.function.description_for_llm, 1.0),
         (" ".join(argument_names), 0.5),
@@ -333,11 +379,14 @@ class ToolIndex:
         self._tools: list[RegisteredTool] = list(tools)
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._lengths: list[float] = []
+        self._verbs = [_action_verb(tool.definition) for tool in self._tools]
+        self._verb_vocabulary = frozenset(self._verbs)
+        vocabulary = _vocabulary(self._tools)
         for index, tool in enumerate(self._tools):
             weights: Counter[str] = Counter()
             length = 0.0
-            for text, weight in _definition_fields(tool.definition):
-                terms = tokenize(text)
+            for text, weight in _definition_fields(tool.definition, tool.plugin):
+                terms = _split_compounds(tokenize(text), vocabulary)
                 for term in terms:
                     weights[term] += weight  # type: ignore[assignment]
                 if weight >= 1.0:  # argument text matches but does not dilute: long schemas are no worse
@@ -361,7 +410,8 @@ class ToolIndex:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
         scores: dict[int, float] = {}
         count = len(self._tools)
-        for term, query_weight in _query_terms(query[:_MAX_QUERY_CHARS]).items():
+        terms = _query_terms(query[:_MAX_QUERY_CHARS])
+        for term, query_weight in terms.items():
             postings = self._postings.get(term)
             if not postings:
                 continue
@@ -369,6 +419,11 @@ class ToolIndex:
             for index, weight in postings:
                 norm = self.K1 * (1 - self.B + self.B * self._lengths[index] / self._average)
                 scores[index] = scores.get(index, 0.0) + query_weight * idf * weight * (self.K1 + 1) / (weight + norm)
+        if not _asks_for_action(query, terms, self._verb_vocabulary):
+            # No action asked for: a question about things ("unread emails") wants a lookup.
+            for index in scores:
+                if self._verbs[index] in _READ_VERBS:
+                    scores[index] *= _LOOKUP_BONUS
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         matches: list[SearchMatch] = []
         for index, score in ranked:

@@ -10,6 +10,8 @@ ever sees runnable tools, so it can never widen what selection allows.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import math
 import re
@@ -18,8 +20,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolplug.definitions import OutputType, ToolDefinition
-from toolplug.errors import InvalidArgumentError
+from toolplug.definitions import ToolDefinition
+from toolplug.errors import InvalidArgumentError, NoSuchToolError, ToolCallError
 from toolplug.registry import RegisteredTool
 from toolplug.tools import ToolImplementation, function_tool
 
@@ -126,8 +128,55 @@ def split_offer(
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
 _STOP_WORDS = frozenset(
-    "a an and are as at be by can do does for from get has have how i in is it its me my of on or our "
-    "please show some that the their them this to was what when where which who will with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "get",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "show",
+        "some",
+        "that",
+        "the",
+        "their",
+        "them",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
 )
 # Query words that mean one of the catalogue's common verbs; applied to queries only.
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -267,13 +316,13 @@ def tokenize(text: str) -> list[str]:
     """Lower-case word stems of ``text``: identifiers split at ``_`` and camelCase, stop words dropped,
     then each pair of neighbouring stems as one phrase term (``time off`` → ``time+off``)."""
     stems = [_stem(word) for word in _words(text) if word not in _STOP_WORDS]
-    return stems + [f"{first}+{second}" for first, second in zip(stems, stems[1:], strict=False)]
+    return stems + [f"{first}+{second}" for first, second in itertools.pairwise(stems)]
 
 
 def _query_terms(query: str) -> Counter[str]:
     words = _words(query)
     terms: Counter[str] = Counter(tokenize(query))
-    for first, second in zip(words, words[1:], strict=False):
+    for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
     for word in words:
         for synonym in _SYNONYMS.get(word, ()):
@@ -283,7 +332,23 @@ def _query_terms(query: str) -> Counter[str]:
 
 _READ_VERBS = frozenset(
     _stem(word)
-    for word in "list get search find show read fetch lookup query retrieve view describe check look count".split()
+    for word in [
+        "list",
+        "get",
+        "search",
+        "find",
+        "show",
+        "read",
+        "fetch",
+        "lookup",
+        "query",
+        "retrieve",
+        "view",
+        "describe",
+        "check",
+        "look",
+        "count",
+    ]
 )
 
 
@@ -314,7 +379,28 @@ def _split_compounds(terms: list[str], vocabulary: frozenset[str]) -> list[str]:
     return terms + extra
 
 
-_DETERMINERS = frozenset("a an the my our your this that these those all some me us her him them it".split())
+_DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "your",
+        "this",
+        "that",
+        "these",
+        "those",
+        "all",
+        "some",
+        "me",
+        "us",
+        "her",
+        "him",
+        "them",
+        "it",
+    ]
+)
 
 
 def _asks_for_action(query: str, terms: Mapping[str, float], verbs: frozenset[str]) -> bool:
@@ -451,6 +537,20 @@ class ToolIndex:
 def _tags(definition: ToolDefinition) -> tuple[str, ...]:
     tags = definition.metadata.get("tags")
     return tuple(str(tag) for tag in tags) if isinstance(tags, list | tuple) else ()
+
+
+class DeferredToolNotFoundError(NoSuchToolError):
+    """The model called a deferred tool that no search has found yet."""
+
+    def __init__(self, tool_name: str, *, tool_call_id: str | None = None) -> None:
+        ToolCallError.__init__(
+            self,
+            f"Unknown tool {tool_name!r}: it is not available yet. Call {SEARCH_TOOL_NAME} with words "
+            "describing the task to find it; found tools can be called from the next step on.",
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+        )
+        self.available_tools = None
 
 
 # --- the search tool --------------------------------------------------------------------------------
@@ -601,26 +701,92 @@ class ToolSearchState:
             if name in self.deferred and name not in self.found:
                 self.found.append(name)
 
-    def learn_from_results(self, results: Iterable[tuple[str, Mapping[str, Any], Any, OutputType]]) -> None:
-        """Mark found what the given (tool name, input, output, output type) search results found."""
-        for tool_name, call_input, output, output_type in results:
-            if output_type.is_error:
-                continue
-            found = found_by_result(tool_name, call_input, output)
-            if found is not None:
-                self.learn(found[1])
+    def learn_from(self, parts: Iterable[Any]) -> None:
+        """Mark found what the searches among ``parts`` (calls and results, in order) found."""
+        for record in searches_in(parts):
+            self.learn(record.found)
 
-    def hidden_error(self, name: str) -> str:
-        """The error a call to a deferred, not yet found tool gets."""
-        return (
-            f"Unknown tool {name!r}: it is not available yet. Call {SEARCH_TOOL_NAME} with words describing "
-            "the task to find it; found tools can be called from the next step on."
-        )
+    def learn_from_messages(self, messages: Iterable[Any]) -> None:
+        """Mark found what earlier searches of the conversation found (found tools stay found)."""
+        self.learn_from(part for message in messages for part in getattr(message, "content", None) or ())
+
+
+def searches_in(content: Iterable[Any]) -> list[ToolSearchRecord]:
+    """Every tool search among ``content`` (the parts of a run's steps): client and provider-native."""
+    from toolplug.messages import ToolCallPart, ToolResultPart
+
+    calls: dict[str, Any] = {}
+    records: list[ToolSearchRecord] = []
+    for part in content:
+        if isinstance(part, ToolCallPart):
+            calls[part.tool_call_id] = part
+        elif isinstance(part, ToolResultPart) and not part.is_error:
+            call = calls.get(part.tool_call_id)
+            call_input = call.input if call is not None and isinstance(call.input, Mapping) else {}
+            found = found_by_result(part.tool_name, call_input, part.output)
+            if found is not None:
+                records.append(ToolSearchRecord(part.tool_call_id, found[0], found[1], part.provider_executed))
+    return records
+
+
+def native_search_tool(api: str) -> ToolImplementation:
+    """The provider-defined search tool of ``api`` (``anthropic`` or ``openai-responses``)."""
+    from toolplug.tools import provider_defined_tool
+
+    tool_id, name = NATIVE_SEARCH_TOOLS[api]
+    return provider_defined_tool(tool_id, name, title="Tool search")
+
+
+def prepare_search(
+    tools: dict[str, RegisteredTool], options: ToolSearchOptions | None, native_api: str | None
+) -> ToolSearchState | None:
+    """Set up a run's search over ``tools`` (changed in place), or None when nothing is deferred.
+
+    Client-side: the ``search_tools`` tool joins ``tools`` and deferred tools stay hidden until found.
+    Provider-native (``native_api`` set and ``options.native``): the provider's search tool joins, and the
+    deferred tools are sent marked ``deferred`` for the provider to search.
+    """
+    deferred = split_offer(list(tools.values()), options)[1]
+    if not deferred:
+        return None
+    use_native = native_api in NATIVE_SEARCH_TOOLS and (options is None or options.native)
+    state = ToolSearchState.create(deferred, options, native=use_native)
+    added = (
+        RegisteredTool.from_implementation(native_search_tool(native_api or "")) if use_native else state.search_tool
+    )
+    if added.name in tools:
+        raise InvalidArgumentError("tools", f"a tool is called {added.name!r}, the name tool search needs")
+    if use_native:
+        for tool in deferred:
+            if not tool.definition.deferred:
+                tools[tool.name] = dataclasses.replace(
+                    tool, definition=tool.definition.model_copy(update={"deferred": True})
+                )
+    tools[added.name] = added
+    return state
+
+
+def offered_names(
+    state: ToolSearchState, tools: Mapping[str, RegisteredTool], active: Sequence[str] | None
+) -> list[str]:
+    """The names to send this step: up-front tools in order, then the search tool, then found tools
+    in the order they were found (new ones go last, so the start of the list stays cached)."""
+    names = list(tools) if active is None else list(active)
+    wanted = set(names)
+    search_names = {name for _, name in NATIVE_SEARCH_TOOLS.values()} | {SEARCH_TOOL_NAME}
+    upfront = [n for n in names if n not in state.deferred and n not in search_names]
+    search = [n for n in tools if n in search_names and (active is None or n in wanted)]
+    if state.native:
+        deferred = [n for n in names if n in state.deferred]
+        return upfront + search + deferred
+    found = [n for n in state.found if active is None or n in wanted]
+    return upfront + search + found
 
 
 __all__ = [
     "NATIVE_SEARCH_TOOLS",
     "SEARCH_TOOL_NAME",
+    "DeferredToolNotFoundError",
     "SearchMatch",
     "ToolIndex",
     "ToolSearchOptions",
@@ -628,7 +794,11 @@ __all__ = [
     "ToolSearchState",
     "build_search_tool",
     "found_by_result",
+    "native_search_tool",
+    "offered_names",
+    "prepare_search",
     "search_tool_description",
+    "searches_in",
     "split_offer",
     "tokenize",
 ]

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (one service per line of data)
 """A synthetic catalogue of 1,000 realistic tools for the tool-search tests and benchmark.
 
 One hundred plugins, each a service of its own domain (calendars, tickets, invoices, flights, smart
@@ -123,9 +124,17 @@ _ACTIONS = (
     ("delete", "Delete a {entity} {context} permanently.", "{entity_key}_id: the id"),
     ("search", "Search {plural} {context} by keywords.", "query: the words to look for"),
     ("export", "Export {plural} {context} to a CSV or PDF file.", "format: csv or pdf"),
-    ("share", "Share a {entity} {context} with another person by email.", "{entity_key}_id: the id, email: who gets access"),
+    (
+        "share",
+        "Share a {entity} {context} with another person by email.",
+        "{entity_key}_id: the id, email: who gets access",
+    ),
     ("archive", "Archive a {entity} {context} so it no longer shows in lists.", "{entity_key}_id: the id"),
-    ("stats", "Report statistics and totals for {plural} {context} over a date range.", "from_date: start, to_date: end"),
+    (
+        "stats",
+        "Report statistics and totals for {plural} {context} over a date range.",
+        "from_date: start, to_date: end",
+    ),
 )
 
 
@@ -181,8 +190,10 @@ def build_catalogue() -> list[CatalogueTool]:
             if action == "list":
                 arguments += _arguments(entity_arguments, entity_key)[:1]
             required = [arguments[0][0]] if arguments and action not in ("list", "export", "stats") else []
-            tool_id = f"{plugin}_{action}_{entity_key}" if action not in ("list", "search", "export", "stats") else (
-                f"{plugin}_{action}_{_key(plural)}"
+            tool_id = (
+                f"{plugin}_{action}_{entity_key}"
+                if action not in ("list", "search", "export", "stats")
+                else (f"{plugin}_{action}_{_key(plural)}")
             )
             title = f"{action.capitalize()} {plural if action in ('list', 'search', 'export', 'stats') else entity}"
             tools.append(CatalogueTool(plugin, tool_id, title, description, _schema(arguments, required)))

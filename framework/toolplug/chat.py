@@ -14,6 +14,7 @@ A provider with its own ``base_url`` (a local OpenAI-compatible server) may need
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,6 +29,7 @@ from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
 from toolplug.providers.base import ProviderAdapter, Usage
 from toolplug.selection import append_instructions, chat_may_continue
+from toolplug.tool_search import ToolSearchOptions
 
 if TYPE_CHECKING:
     from toolplug.host import Host
@@ -102,6 +104,10 @@ class ChatResult:
                 for step in self.steps
             ],
             "sources": [source.model_dump() for source in self.sources],
+            "tool_searches": [
+                {"call_id": record.call_id, "query": record.query, "found": list(record.found), "native": record.native}
+                for record in self.loop_result.tool_searches
+            ],
             "traces": [trace.as_dict() for trace in self.traces],
             "usage": {
                 "input_tokens": self.usage.input_tokens,
@@ -175,6 +181,7 @@ async def run_host_chat(
         max_result_chars=limits.max_tool_result_characters,
         tool_call_concurrency=1,
         on_event=on_event,
+        tool_search=_tool_search_options(host, selected),
     )
     if instructions:
         options.instructions = instructions
@@ -222,6 +229,14 @@ async def run_host_chat(
         stop_reason=result.stop_reason,
         loop_result=result,
     )
+
+
+def _tool_search_options(host: Host, selected: Sequence[str] | None) -> ToolSearchOptions:
+    """``[tool_search]``, with the user's own selection always offered up front."""
+    options = host.config.tool_search.options()
+    if not selected:
+        return options
+    return dataclasses.replace(options, always=(*options.always, *selected))
 
 
 def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection]:

@@ -435,6 +435,9 @@ def chat(
         click.echo("\nSources used by tools:")
         for source in result.sources:
             click.echo(f"  - {source.title or source.url}: {source.url}")
+    for search in result.loop_result.tool_searches:
+        found = ", ".join(search.found) or "nothing"
+        click.echo(f"Searched tools: {search.query!r} → {found}")
 
 
 # --- entry point -------------------------------------------------------------------------------------

@@ -90,6 +90,9 @@ class ProviderSection(_Section):
     timeout: float = 120.0
     max_retries: int = 2
     extra: dict[str, Any] = Field(default_factory=dict)
+    native_tool_search: bool | None = None
+    """Use the API's own tool search for deferred tools (Anthropic, Responses); None: where the model
+    is known to support it."""
     """Extra request-body parameters (cannot override what toolplug sets for safety)."""
 
     @field_validator("timeout")

@@ -11,11 +11,12 @@ ever sees runnable tools, so it can never widen what selection allows.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -288,6 +289,7 @@ def _undouble(stem: str) -> str:
     return stem
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A light English stemmer: plurals, -ing, -ed and a final -e, so that grade/grades/graded and
     create/created/creating meet."""
@@ -309,7 +311,7 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return [match.group(0).lower() for match in _WORD.finditer(text)]
+    return [word.lower() for word in _WORD.findall(text)]
 
 
 def tokenize(text: str) -> list[str]:
@@ -358,24 +360,25 @@ def _action_verb(definition: ToolDefinition) -> str:
     return _stem(words[0]) if words else ""
 
 
-def _vocabulary(tools: Sequence[RegisteredTool]) -> frozenset[str]:
-    words: set[str] = set()
-    for tool in tools:
-        words.update(tokenize(tool.definition.function.description_for_llm))
-    return frozenset(word for word in words if "+" not in word and len(word) > 1)
+def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[str, list[str]]) -> list[str]:
+    """``terms`` plus the two halves of each unknown compound made of known words (``fooddelivery``).
 
-
-def _split_compounds(terms: list[str], vocabulary: frozenset[str]) -> list[str]:
-    """``terms`` plus the two halves of each unknown compound made of known words (``fooddelivery``)."""
+    ``known`` caches the split of each term across the tools of one index.
+    """
     extra: list[str] = []
     for term in terms:
         if "+" in term or term in vocabulary or len(term) < 5:
             continue
-        for cut in range(2, len(term) - 1):
-            head, tail = term[:cut], term[cut:]
-            if head in vocabulary and _stem(tail) in vocabulary:
-                extra += [head, _stem(tail)]
-                break
+        halves = known.get(term)
+        if halves is None:
+            halves = []
+            for cut in range(2, len(term) - 1):
+                head, tail = term[:cut], _stem(term[cut:])
+                if head in vocabulary and tail in vocabulary:
+                    halves = [head, tail]
+                    break
+            known[term] = halves
+        extra += halves
     return terms + extra
 
 
@@ -467,12 +470,18 @@ class ToolIndex:
         self._lengths: list[float] = []
         self._verbs = [_action_verb(tool.definition) for tool in self._tools]
         self._verb_vocabulary = frozenset(self._verbs)
-        vocabulary = _vocabulary(self._tools)
-        for index, tool in enumerate(self._tools):
+        fields = [
+            [(tokenize(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
+            for tool in self._tools
+        ]
+        # words of the descriptions (field 3), to split identifiers such as "fooddelivery" against
+        vocabulary = frozenset(term for tool_fields in fields for term in tool_fields[3][0] if "+" not in term)
+        splits: dict[str, list[str]] = {}
+        for index, tool_fields in enumerate(fields):
             weights: Counter[str] = Counter()
             length = 0.0
-            for text, weight in _definition_fields(tool.definition, tool.plugin):
-                terms = _split_compounds(tokenize(text), vocabulary)
+            for tokens, weight in tool_fields:
+                terms = _split_compounds(tokens, vocabulary, splits)
                 for term in terms:
                     weights[term] += weight  # type: ignore[assignment]
                 if weight >= 1.0:  # argument text matches but does not dilute: long schemas are no worse
@@ -669,6 +678,26 @@ def _as_json(output: Any) -> Any:
     return output
 
 
+_SEARCH_CACHE: OrderedDict[tuple[Any, ...], tuple[ToolIndex, RegisteredTool]] = OrderedDict()
+_SEARCH_CACHE_SIZE = 8
+
+
+def _cached_search(deferred: tuple[RegisteredTool, ...], max_results: int) -> tuple[ToolIndex, RegisteredTool]:
+    """The index and search tool for a set of deferred tools, built once per set (runs of one host
+    share them). The cached index holds the tools, so the ids in the key stay theirs."""
+    key = (max_results, *((tool.name, tool.plugin, id(tool.definition)) for tool in deferred))
+    cached = _SEARCH_CACHE.get(key)
+    if cached is not None:
+        _SEARCH_CACHE.move_to_end(key)
+        return cached
+    index = ToolIndex(deferred)
+    built = (index, RegisteredTool.from_implementation(build_search_tool(index, max_results=max_results)))
+    _SEARCH_CACHE[key] = built
+    if len(_SEARCH_CACHE) > _SEARCH_CACHE_SIZE:
+        _SEARCH_CACHE.popitem(last=False)
+    return built
+
+
 @dataclass(slots=True)
 class ToolSearchState:
     """A run's search: the deferred tools, the index over them, and what was found so far."""
@@ -686,10 +715,9 @@ class ToolSearchState:
         cls, deferred: Sequence[RegisteredTool], options: ToolSearchOptions | None, *, native: bool = False
     ) -> ToolSearchState:
         """The state for a run whose ``deferred`` tools are not sent until found."""
-        index = ToolIndex(deferred)
         max_results = (options or ToolSearchOptions()).max_results
-        tool = RegisteredTool.from_implementation(build_search_tool(index, max_results=max_results))
-        return cls({tool.name: tool for tool in deferred}, index, tool, native=native)
+        index, search_tool = _cached_search(tuple(deferred), max_results)
+        return cls({tool.name: tool for tool in deferred}, index, search_tool, native=native)
 
     def is_hidden(self, name: str) -> bool:
         """True for a deferred tool that no search has found yet (in client-side search)."""

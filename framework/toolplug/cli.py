@@ -8,42 +8,22 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable
-from functools import wraps
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from toolplug.cli_errors import fail, handles_errors, reporting_errors, set_debug
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
 
 if TYPE_CHECKING:
     from toolplug.host import Host
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(code)
-
-
-def handles_errors(function: F) -> F:
-    """Turn toolplug's usage errors into a message and exit code 2, never a traceback."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except UsageError as exc:
-            _fail(str(exc))
-        except ToolplugError as exc:
-            _fail(f"{type(exc).__name__}: {exc}", 1)
-
-    return wrapper  # type: ignore[return-value]
+_fail = fail
 
 
 class HostContext:
@@ -102,16 +82,22 @@ class PluginCommandGroup(click.Group):
         self._load_plugin_commands(ctx)
         return super().list_commands(ctx)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # Every command, a plugin's too, fails with one line (a traceback only with --debug).
+        return reporting_errors(super().invoke, ctx)
+
 
 @click.group(cls=PluginCommandGroup)
 @click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), envvar="TOOLPLUG_CONFIG",
     help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else built-in defaults.",
 )
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs when something fails.")
 @click.version_option(package_name="toolplug")
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None) -> None:
+def cli(ctx: click.Context, config_path: str | None, debug: bool) -> None:
     """toolplug: tools that language models call, from plugins, under one policy."""
+    set_debug(ctx, debug)
     ctx.obj = HostContext(config_path)
 
 
@@ -240,7 +226,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
-        if outcome.status.value != "ok":
+        if outcome.status.value not in ("ok", "error"):  # a failure was already logged in one line
             click.echo(f"[{outcome.status.value}]", err=True)
     sys.exit(0 if outcome.status.value == "ok" else 1)
 
@@ -437,6 +423,10 @@ def chat(
 
 
 # --- entry point -------------------------------------------------------------------------------------
+
+from toolplug.cli_config import config_group  # noqa: E402  (a command group of its own module)
+
+cli.add_command(config_group)
 
 
 def main() -> None:

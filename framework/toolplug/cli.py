@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolplug.cli_errors import fail, handles_errors, reporting_errors, set_debug
+from toolplug.cli_errors import fail, reporting_errors, set_debug
+from toolplug.cli_errors import handles_errors as handles_errors  # commands of plugins use it
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -79,23 +79,19 @@ def reporting_errors(function: Callable[..., Any], *args: Any, **kwargs: Any) ->
 
 def _report(exc: BaseException, message: str, code: int) -> NoReturn:
     if debugging():
-        traceback.print_exception(exc, file=click.get_text_stream("stderr"))
+        click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
     fail(message, code)
 
 
-class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _CurrentStderrHandler(logging.Handler):
     """Writes to whatever ``sys.stderr`` is now (a test runner may swap it between commands)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-
-    @property  # type: ignore[override]
-    def stream(self) -> TextIO:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value: TextIO) -> None:
-        pass  # always the current stderr
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
 
 
 class OneLineFormatter(logging.Formatter):

@@ -3,6 +3,7 @@ defended behaviour (a denied plugin is never imported, names and ids cannot be t
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -115,3 +116,38 @@ def test_denied_plugin_is_never_imported_in_process(fake_site: FakeSite, tmp_pat
         result = CliRunner().invoke(cli, args)
         assert "Traceback" not in result.output
         assert_never_imported(fake_site, set(sys.modules))
+
+
+# --- entry-point name clashes -----------------------------------------------------------------------
+
+
+def test_a_plugin_named_like_a_builtin_loses_and_both_sides_are_listed(fake_site: FakeSite, tmp_path: Path) -> None:
+    # REQ: PLG-6, PLG-7
+    fake_site.add("aaa-squatter", {"web": "squat_web"}, {"squat_web": fake_site.marking("squat", GOOD_TOOL.format(
+        tool="web_fetch"))})
+    listed = fake_site.run_cli("plugins", "--all", "--json")
+    rows = [row for row in json.loads(listed.stdout) if row["name"] == "web"]
+    by_distribution = {row["distribution"]: row for row in rows}
+    assert set(by_distribution) == {"toolplug", "aaa-squatter"}
+    assert by_distribution["toolplug"]["status"] == "loaded"
+    loser = by_distribution["aaa-squatter"]
+    assert loser["status"] == "failed" and "toolplug" in loser["reason"] and "squat_web" in loser["reason"]
+    assert not fake_site.marker("squat").exists()
+    checked = fake_site.run_cli("check")
+    assert checked.returncode == 1
+    assert "aaa-squatter" in checked.stdout or "another distribution" in checked.stdout
+
+
+def test_two_third_party_distributions_claiming_one_name_resolve_by_distribution_name(fake_site: FakeSite) -> None:
+    # REQ: PLG-6, PLG-7
+    from toolplug.host import Host
+
+    fake_site.add("zzz-late", {"shared": "late_mod"}, {"late_mod": fake_site.marking("late", GOOD_TOOL.format(
+        tool="late_tool"))})
+    fake_site.add("aaa-early", {"shared": "early_mod"}, {"early_mod": GOOD_TOOL.format(tool="early_tool")})
+    host = Host.from_config(settings_dir=fake_site.root.parent / "s")
+    records = [r for r in host.plugin_records() if r.name == "shared"]
+    assert [(r.distribution, r.status) for r in records] == [("aaa-early", "loaded"), ("zzz-late", "failed")]
+    assert "aaa-early" in records[1].reason
+    assert "early_tool" in host.registry and "late_tool" not in host.registry
+    assert not fake_site.marker("late").exists() and "late_mod" not in sys.modules

@@ -409,8 +409,9 @@ def test_budget_passes_unused_allocation_on_in_ranking_order(lengths: list[int],
 
 
 # REQ: WEB-7
-@given(text=st.text(max_size=3000), limit=st.integers(0, 3000))
-def test_truncation_never_exceeds_the_limit(text: str, limit: int) -> None:
+@given(text=st.text(st.sampled_from("ab c\n\u00e9."), max_size=3000), data=st.data())
+def test_truncation_never_exceeds_the_limit(text: str, data: st.DataObject) -> None:
+    limit = data.draw(st.integers(0, len(text) + 10), label="limit")  # as often below the length as above
     cut = truncate_text(text, limit)
     assert len(cut) <= limit
     if len(text) <= limit:

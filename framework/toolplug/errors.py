@@ -209,6 +209,9 @@ class ToolCallRepairError(ToolCallError):
 class ToolChoiceViolationError(ToolCallError):
     """The model called a tool the tool choice did not allow; the call was not executed."""
 
+    partial_result: LoopResult | None = None
+    """Set by the loop: the steps taken before the violating round (stop reason ``provider-error``)."""
+
 
 # --- provider failures -----------------------------------------------------------------------
 

@@ -289,6 +289,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_guard_findings([(outcome.trace.tool_id, report) for report in outcome.trace.guard_reports])
         if outcome.status.value not in ("ok", "error"):  # a failure was already logged in one line
             click.echo(f"[{outcome.status.value}]", err=True)
     sys.exit(0 if outcome.status.value == "ok" else 1)
@@ -483,6 +484,18 @@ def chat(
         click.echo("\nSources used by tools:")
         for source in result.sources:
             click.echo(f"  - {source.title or source.url}: {source.url}")
+    _echo_guard_findings(result.loop_result.guard_reports)
+
+
+def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:
+    """After the answer: what the prompt-injection guard neutralised, per source."""
+    from toolplug.guard import describe_findings
+
+    lines = describe_findings(reports)
+    if lines:
+        click.echo("\nPrompt-injection guard:")
+        for line in lines:
+            click.echo(f"  - {line}")
 
 
 # --- entry point -------------------------------------------------------------------------------------

@@ -436,6 +436,13 @@ def chat(
             click.echo(f"  - {source.title or source.url}: {source.url}")
 
 
+# --- web ---------------------------------------------------------------------------------------------
+
+from toolplug.webui.command import web  # noqa: E402  (the command lives with the chat page it serves)
+
+cli.add_command(web)
+
+
 # --- entry point -------------------------------------------------------------------------------------
 
 

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from toolplug.definitions import ConfidenceLevel, OutputType, SettingKind, Source, ToolExecutionResult
-from toolplug.errors import InvalidToolInputError, ToolExecutionBlockedError, ToolResultError
+from toolplug.errors import (
+    InvalidToolInputError,
+    ToolExecutionBlockedError,
+    ToolExecutionFailedError,
+    ToolResultError,
+)
 from toolplug.secrets import REDACTED, SecretScrubber, exception_chain, register_secrets, scrubber
 
 if TYPE_CHECKING:
@@ -72,6 +77,9 @@ class ToolExecutionContext:
     """The host's prompt-injection guard (:class:`toolplug.guard.PromptInjectionGuard`)."""
     warnings: list[str] = field(default_factory=list)
     """User-visible warnings the tool adds with :meth:`warn`; they end up in the trace."""
+    guard_reports: list[Any] = field(default_factory=list)
+    """What the prompt-injection guard neutralised in this call (:class:`toolplug.guard.GuardReport`,
+    one per guarded batch that found something); they end up in the trace."""
 
     @property
     def provider_confidence(self) -> ConfidenceLevel | None:
@@ -102,6 +110,9 @@ class ToolTrace:
     result_chars: int
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    guard_reports: list[Any] = field(default_factory=list)
+    """What the prompt-injection guard neutralised in the call's results, grouped by source
+    (:class:`toolplug.guard.GuardReport`)."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready copy."""
@@ -115,6 +126,7 @@ class ToolTrace:
             "result_chars": self.result_chars,
             "error": self.error,
             "warnings": list(self.warnings),
+            "guard": [report.as_dict() for report in self.guard_reports],
         }
 
 
@@ -372,9 +384,10 @@ class ToolExecutor:
         try:
             result = await self._run(tool, arguments, context, limit)
             status = CallStatus.OK
-        except ToolExecutionBlockedError as exc:
-            error, status = exc, CallStatus.BLOCKED
-            result = ToolExecutionResult(text_content=str(exc), output_type=OutputType.ERROR_TEXT)
+        except (ToolExecutionBlockedError, ToolExecutionFailedError) as exc:
+            # A refusal or an explained failure: the tool's own words (or result), no traceback.
+            error, result = exc, _explained_result(tool, exc)
+            status = CallStatus.BLOCKED if isinstance(exc, ToolExecutionBlockedError) else CallStatus.ERROR
         except (KeyboardInterrupt, GeneratorExit):
             raise  # the host's Ctrl-C, and a closing coroutine, are never a tool's failure
         except asyncio.CancelledError as exc:
@@ -455,6 +468,7 @@ class ToolExecutor:
             result_chars=len(result.text_content) if result.text_content is not None else len(result.model_text()),
             error=None if error is None else result.text_content,
             warnings=warnings,
+            guard_reports=list(context.guard_reports),
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
 
@@ -474,6 +488,23 @@ def _without_secrets(error: BaseException, scrub: SecretScrubber, had_secrets: b
         for link in exception_chain(error):
             link.__traceback__ = None
     return clean
+
+
+def _explained_result(
+    tool: RegisteredTool, exc: ToolExecutionBlockedError | ToolExecutionFailedError
+) -> ToolExecutionResult:
+    """What the model reads for a refusal or an explained failure: the tool's result, else the message."""
+    blocked = isinstance(exc, ToolExecutionBlockedError)
+    message = str(exc) if blocked else FAILED_PREFIX + str(exc)
+    if not blocked:
+        logger.info("Tool %s (plugin %s) failed: %s", tool.definition.id, tool.plugin, scrubber().text(str(exc)))
+    given = getattr(exc, "result", None)  # a subclass may not have called the base __init__
+    if isinstance(given, ToolExecutionResult):
+        try:
+            return normalize_result(given)
+        except ToolResultError as problem:
+            message += f" (its result could not be used: {problem})"
+    return ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
 
 
 def denied_outcome(

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 from urllib.parse import quote, quote_plus
 
-from toolplug.errors import SecretTooShortError, ToolExecutionBlockedError, ToolFailedError
+from toolplug.errors import SecretTooShortError, ToolExecutionBlockedError, ToolExecutionFailedError, ToolFailedError
 
 MIN_SECRET_LENGTH = 8
 """The shortest secret toolplug accepts: shorter values would be found inside ordinary words."""
@@ -186,7 +186,8 @@ class SecretScrubber:
         """``error`` itself when nothing in its ``__cause__``/``__context__`` chain holds a secret.
 
         Otherwise a copy of the whole chain in which each exception is a :class:`ToolFailedError`
-        (a :class:`ToolExecutionBlockedError` stays one) whose message is ``Type: scrubbed message``.
+        whose message is ``Type: scrubbed message`` (a :class:`ToolExecutionBlockedError` or
+        :class:`ToolExecutionFailedError` stays one, with its message scrubbed).
         """
         if self._pattern is None or not any(self._leaks(link) for link in exception_chain(error)):
             return error
@@ -203,6 +204,8 @@ class SecretScrubber:
         copy: BaseException
         if isinstance(error, ToolExecutionBlockedError):
             copy = ToolExecutionBlockedError(self.text(_safe_str(error)))
+        elif isinstance(error, ToolExecutionFailedError):
+            copy = ToolExecutionFailedError(self.text(_safe_str(error)))
         else:
             copy = ToolFailedError(message)
             copy.original_type = type(error).__qualname__

@@ -352,6 +352,11 @@ class ScrubbingStream(io.TextIOBase):
         return self.target.fileno()
 
     @property
+    def buffer(self) -> Any:
+        """The target's binary stream, for protocols that write bytes (MCP over stdio); not scrubbed."""
+        return self.target.buffer
+
+    @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.target, "encoding", None) or "utf-8"
 

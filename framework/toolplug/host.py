@@ -146,6 +146,10 @@ class Host:
         self.selector = ToolSelector(self.registry, self.settings, config)
         self.guard = _build_guard(self.injection_filters)
         self.executor = ToolExecutor(self.settings.for_execution, guard=self.guard)
+        self.admin_diagnostics = self._admin_mistakes(read)
+        """Config entries that name nothing: a plugin, a default tool or an API nobody provides."""
+        for diagnostic in self.admin_diagnostics:
+            logger.warning("%s", diagnostic.message)
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Host:
@@ -380,9 +384,40 @@ class Host:
 
         return await run_host_chat(self, prompt_or_messages, **options)
 
-    def config_diagnostics(self) -> list[Diagnostic]:
-        """Admin values in ``[tools.<id>]`` that cannot apply: unknown tool, unknown field, a secret, a bad value."""
+    def _admin_mistakes(self, sources: Sequence[tuple[Contribution, str, SourceContents]]) -> list[Diagnostic]:
+        where = self.config.source or "<config>"
+        known = {*self.plugins.records, *(r.name for r in self.plugins.clashes)}
+        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry}
         found = []
+        policy = self.config.plugins
+        entries = [("plugins.deny", name) for name in policy.deny]
+        for component, rules in policy.components.items():
+            entries += [(f"plugins.components.{component}.allow", name) for name in rules.allow or ()]
+            entries += [(f"plugins.components.{component}.deny", name) for name in rules.deny]
+        installed = ", ".join(sorted(known)) or "none"
+        for key, name in entries:
+            if name not in known:
+                message = f"{where}: {key}: {name!r} names no installed plugin (installed: {installed})"
+                found.append(Diagnostic("*", "config", key, message))
+        for tool_id in self.config.host.default_tools or ():
+            if tool_id not in self.registry and tool_id not in self.registry.rejected:
+                message = f"{where}: host.default_tools: {tool_id!r} names no registered tool"
+                found.append(Diagnostic(tool_id, "config", "host.default_tools", message))
+        for provider_id, provider in self.config.providers.items():
+            if provider.api not in self.adapter_factories:
+                apis = ", ".join(sorted(self.adapter_factories))
+                message = f"{where}: providers.{provider_id}.api: unknown API {provider.api!r} (available: {apis})"
+                found.append(Diagnostic("*", "config", f"providers.{provider_id}.api", message))
+        return found
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Everything ``toolplug check`` reports, besides failed plugins: definitions, conflicts and the config."""
+        return [*self.registry.diagnostics, *self.plugin_diagnostics, *self.config_diagnostics()]
+
+    def config_diagnostics(self) -> list[Diagnostic]:
+        """Admin values that cannot apply: in ``[tools.<id>]`` an unknown tool, unknown field, a secret or a bad
+        value; policy entries naming no installed plugin, default tools naming no tool, APIs nobody provides."""
+        found = list(self.admin_diagnostics)
         for tool_id, section in self.config.tools.items():
             where = f"{self.config.source or '<config>'}: tools.{tool_id}"
             if tool_id not in self.registry:

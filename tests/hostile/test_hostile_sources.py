@@ -82,7 +82,7 @@ def run(*args: str) -> tuple[int, str]:
 
     result = CliRunner().invoke(cli, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout
 
 
 @pytest.mark.parametrize("case", sorted(MISBEHAVIOURS))

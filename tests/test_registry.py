@@ -276,7 +276,7 @@ definition_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(definition_like)
 def test_property_arbitrary_definitions_never_crash_the_registry(data: dict[str, Any]) -> None:
     # REQ: DEF-4

@@ -41,6 +41,7 @@ from toolplug.errors import (
     ToolCallRepairError,
     ToolChoiceViolationError,
     ToolExecutionBlockedError,
+    ToolInputRefineError,
     ToolNotRunnableError,
     ToolplugError,
     UnknownToolError,
@@ -136,6 +137,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "Agent",
     "AssistantMessage",
@@ -189,6 +191,7 @@ __all__ = [
     "ToolExecutionResult",
     "ToolExecutor",
     "ToolImplementation",
+    "ToolInputRefineError",
     "ToolKind",
     "ToolMessage",
     "ToolNotRunnableError",

@@ -27,6 +27,7 @@ from toolplug.errors import (
     ToolCallError,
     ToolCallRepairError,
     ToolChoiceViolationError,
+    ToolInputRefineError,
 )
 from toolplug.messages import Message, SystemMessage, ToolCallPart
 from toolplug.registry import RegisteredTool
@@ -54,9 +55,7 @@ class ToolChoice:
     def tool(cls, tool_name: str) -> ToolChoice:
         """The model must call ``tool_name``."""
         if not isinstance(tool_name, str) or not tool_name:
-            raise InvalidArgumentError(
-                "tool_choice", f"a named tool choice needs a tool name, got {tool_name!r}"
-            )
+            raise InvalidArgumentError("tool_choice", f"a named tool choice needs a tool name, got {tool_name!r}")
         return cls("tool", tool_name)
 
     @classmethod
@@ -83,8 +82,7 @@ class ToolChoice:
             return None
         if self.mode == "none":
             return ToolChoiceViolationError(
-                f"Model called tool {call.tool_name!r} although the tool choice is 'none'; "
-                "the call was not executed.",
+                f"Model called tool {call.tool_name!r} although the tool choice is 'none'; the call was not executed.",
                 tool_name=call.tool_name,
                 tool_call_id=call.tool_call_id,
             )
@@ -188,9 +186,7 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
         raw = call.input if isinstance(call.input, str) else repr(call.input)
         return _invalid(
             call,
-            InvalidToolInputError(
-                call.tool_name, raw, f"not valid JSON: {exc}", tool_call_id=call.tool_call_id
-            ),
+            InvalidToolInputError(call.tool_name, raw, f"not valid JSON: {exc}", tool_call_id=call.tool_call_id),
         )
     if definition.kind is ToolKind.PROVIDER_DEFINED and call.provider_executed:
         if not definition.metadata.get("has_input_schema"):
@@ -327,9 +323,12 @@ async def _repair(
 
 
 async def _refine(call: ToolCallPart, tool: RegisteredTool, refine: RefineToolInput) -> ToolCallPart:
-    refined = refine(call.input)
-    if inspect.isawaitable(refined):
-        refined = await refined
+    try:
+        refined = refine(call.input)
+        if inspect.isawaitable(refined):
+            refined = await refined
+    except Exception as exc:  # the refine function is user code; its failure belongs to this call
+        return _invalid(call, ToolInputRefineError(call.tool_name, call.tool_call_id, exc))
     if not tool.validator.is_valid(refined):
         return _invalid(call, _schema_error(tool, refined, call.tool_call_id))
     call.input = refined  # ``call`` is the parser's own copy, never the model's

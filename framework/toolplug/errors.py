@@ -19,6 +19,7 @@
     │   ├── NoSuchToolError
     │   ├── InvalidToolInputError
     │   ├── ToolCallRepairError
+    │   ├── ToolInputRefineError
     │   └── ToolChoiceViolationError
     └── ProviderError                   a provider API failed (status, provider, request id, message)
         ├── ProviderConnectionError     nothing answered
@@ -186,6 +187,17 @@ class ToolCallRepairError(ToolCallError):
         self.original_error = original
 
 
+class ToolInputRefineError(ToolCallError):
+    """A ``refine_tool_input`` function raised while refining a valid call; the call did not run."""
+
+    def __init__(self, tool_name: str, tool_call_id: str | None, cause: BaseException):
+        super().__init__(
+            f"Error refining the input of tool {tool_name!r}: {type(cause).__name__}: {cause}",
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+        )
+
+
 class ToolChoiceViolationError(ToolCallError):
     """The model called a tool the tool choice did not allow; the call was not executed."""
 
@@ -260,6 +272,7 @@ __all__ = [
     "ToolChoiceViolationError",
     "ToolExecutionBlockedError",
     "ToolFailedError",
+    "ToolInputRefineError",
     "ToolNotRunnableError",
     "ToolplugError",
     "UnknownToolError",

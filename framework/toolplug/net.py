@@ -219,9 +219,7 @@ class AddressVerdict:
     def describe(self, address: str) -> str:
         """``127.0.0.1 is loopback (127.0.0.0/8 loopback)``, naming the carried address if any."""
         if self.embedded:
-            return (
-                f"{address} carries {self.embedded}, which is {self.rule.value} ({self.network} {self.range_name})"
-            )
+            return f"{address} carries {self.embedded}, which is {self.rule.value} ({self.network} {self.range_name})"
         return f"{address} is {self.rule.value} ({self.network} {self.range_name})"
 
 
@@ -386,7 +384,10 @@ class TargetPolicy:
         raise URLNotAllowedError(
             f"Refused {where}: {verdict.describe(str(address))}; the {self.kind.value} policy does not allow "
             f"{verdict.rule.value} addresses.",
-            url=url, rule=verdict.rule.value, host=host, address=str(address),
+            url=url,
+            rule=verdict.rule.value,
+            host=host,
+            address=str(address),
         )
 
     def is_allowlisted_host(self, host: str) -> bool:
@@ -422,7 +423,8 @@ def check_url(url: str | httpx2.URL, policy: TargetPolicy = PUBLIC_ONLY) -> http
         if _FORBIDDEN_IN_URL.search(text):
             raise URLNotAllowedError(
                 f"Refused {text[:200]!r}: the URL contains a control character, space or backslash.",
-                url=text, rule="url syntax",
+                url=text,
+                rule="url syntax",
             )
         try:
             parsed = httpx2.URL(text)
@@ -432,20 +434,23 @@ def check_url(url: str | httpx2.URL, policy: TargetPolicy = PUBLIC_ONLY) -> http
                 split = urllib.parse.urlsplit(text)
                 if split.scheme in ("http", "https") and split.hostname:
                     check_host(split.hostname, policy, url=text)
-            raise URLNotAllowedError(f"Refused {text[:200]!r}: not a valid URL ({exc}).", url=text,
-                                     rule="url syntax") from exc
+            raise URLNotAllowedError(
+                f"Refused {text[:200]!r}: not a valid URL ({exc}).", url=text, rule="url syntax"
+            ) from exc
     else:
         parsed = url
     if parsed.scheme not in ("http", "https"):
         raise URLNotAllowedError(
             f"Refused {text[:200]!r}: only http and https URLs can be fetched, not {parsed.scheme or 'none'!r}.",
-            url=text, rule="scheme",
+            url=text,
+            rule="scheme",
         )
     if parsed.userinfo:
         raise URLNotAllowedError(
             "Refused the URL: it contains credentials (user name or password before '@'); "
             "URLs with credentials are never fetched.",
-            url=text.split("//", 1)[0] + "//[credentials removed]@" + parsed.host, rule="credentials",
+            url=text.split("//", 1)[0] + "//[credentials removed]@" + parsed.host,
+            rule="credentials",
             host=parsed.host,
         )
     check_host(parsed.host, policy, url=text)
@@ -459,7 +464,10 @@ def check_host(host: str, policy: TargetPolicy, *, url: str = "") -> IPAddress |
     if "%" in host or _FORBIDDEN_IN_URL.search(host):
         raise URLNotAllowedError(
             f"Refused host {host[:100]!r}: percent-encoding, zone ids and control characters are not allowed "
-            "in a host.", url=url, rule="host syntax", host=host,
+            "in a host.",
+            url=url,
+            rule="host syntax",
+            host=host,
         )
     literal = parse_ip_literal(host)
     if literal is None and not host.isascii():
@@ -478,7 +486,9 @@ def check_host(host: str, policy: TargetPolicy, *, url: str = "") -> IPAddress |
             raise URLNotAllowedError(
                 f"Refused host {host!r}: {special!r} names are special-use and never public; "
                 f"the {policy.kind.value} policy does not allow them.",
-                url=url, rule="special-use name", host=host,
+                url=url,
+                rule="special-use name",
+                host=host,
             )
     return None
 
@@ -537,7 +547,8 @@ class PinnedNetworkBackend(httpcore2.AsyncNetworkBackend):
             if address is None:
                 raise URLNotAllowedError(
                     f"Refused host {host!r}: the resolver answered {str(answer)[:60]!r}, which is not an address.",
-                    rule="dns answer", host=host,
+                    rule="dns answer",
+                    host=host,
                 )
             # Every answer is checked: the OS may pick any of them, and one refused answer means the
             # name points somewhere it must not.
@@ -602,7 +613,9 @@ class PinnedTransport(httpx2.AsyncBaseTransport):
         core_request = httpcore2.Request(
             method=request.method,
             url=httpcore2.URL(
-                scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
                 target=request.url.raw_path,
             ),
             headers=request.headers.raw,
@@ -768,8 +781,9 @@ class SafeHTTPClient:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(limit):
-                result = await self._fetch(url, headers, max_bytes or self.max_bytes, accept_content_type, check,
-                                           truncate, limit)
+                result = await self._fetch(
+                    url, headers, max_bytes or self.max_bytes, accept_content_type, check, truncate, limit
+                )
         except TimeoutError as exc:
             raise FetchTimeoutError(f"Fetching {url[:200]} took longer than {limit:g} seconds.", url=url) from exc
         result.elapsed = time.perf_counter() - started
@@ -797,8 +811,12 @@ class SafeHTTPClient:
         for name, value in (extra_headers or {}).items():
             if name.lower() not in ("cookie", "authorization", "proxy-authorization", "host"):
                 request_headers[name] = value
-        timeouts = {"connect": self.connect_timeout, "read": total_timeout, "write": total_timeout,
-                    "pool": total_timeout}
+        timeouts = {
+            "connect": self.connect_timeout,
+            "read": total_timeout,
+            "write": total_timeout,
+            "pool": total_timeout,
+        }
         while True:
             request = httpx2.Request("GET", current, headers=request_headers, extensions={"timeout": timeouts})
             try:
@@ -821,7 +839,8 @@ class SafeHTTPClient:
                     except (httpx2.InvalidURL, ValueError) as exc:
                         raise URLNotAllowedError(
                             f"Refused the redirect from {str(current)[:200]} to {location[:200]!r}: not a valid URL.",
-                            url=str(current), rule="redirect",
+                            url=str(current),
+                            rule="redirect",
                         ) from exc
                     target = check_url(target, self.policy)
                     if check is not None:
@@ -832,21 +851,28 @@ class SafeHTTPClient:
                 if not 200 <= response.status_code < 300:
                     raise HTTPStatusError(
                         f"{str(current)[:200]} answered HTTP {response.status_code}.",
-                        url=str(current), status_code=response.status_code,
+                        url=str(current),
+                        status_code=response.status_code,
                     )
                 content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if accept_content_type is not None and not accept_content_type(content_type):
                     raise UnsupportedContentTypeError(
                         f"{str(current)[:200]} is {content_type or 'of unknown type'}, which is not supported.",
-                        url=str(current), content_type=content_type,
+                        url=str(current),
+                        content_type=content_type,
                     )
                 body, truncated = await self._read_capped(response, max_bytes, truncate, str(current))
             finally:
                 await response.aclose()
             headers = {k.lower(): v for k, v in response.headers.multi_items()}
             return FetchedResponse(
-                url=url, final_url=str(current), status_code=response.status_code, headers=headers,
-                content=body, redirects=redirects, truncated=truncated,
+                url=url,
+                final_url=str(current),
+                status_code=response.status_code,
+                headers=headers,
+                content=body,
+                redirects=redirects,
+                truncated=truncated,
             )
 
     @staticmethod
@@ -855,7 +881,8 @@ class SafeHTTPClient:
         if declared.isdigit() and int(declared) > max_bytes and not truncate:
             raise ResponseTooLargeError(
                 f"{url[:200]} declares {int(declared)} bytes, over the limit of {max_bytes} bytes.",
-                url=url, limit=max_bytes,
+                url=url,
+                limit=max_bytes,
             )
         chunks: list[bytes] = []
         size = 0

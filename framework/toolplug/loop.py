@@ -1686,6 +1686,7 @@ class Agent:
 
 __all__ = [
     "AGENT_DEFAULT_MAX_STEPS",
+    "CUT_OFF_HINT",
     "UNSET",
     "Agent",
     "ApproveTool",

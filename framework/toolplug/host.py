@@ -228,8 +228,8 @@ class Host:
     # -- plugins and tools ---------------------------------------------------------------------------
 
     def plugin_records(self, *, include_builtin: bool = True) -> list[PluginRecord]:
-        """Every plugin with its status, sorted by name."""
-        records = sorted(self.plugins.records.values(), key=lambda r: r.name)
+        """Every plugin with its status, sorted by name; both sides of a name two distributions claim."""
+        records = sorted([*self.plugins.records.values(), *self.plugins.clashes], key=lambda r: r.name)
         return [r for r in records if include_builtin or not r.builtin]
 
     def scope(self, component: str = "chat", provider_id: str | None = None) -> CallScope:

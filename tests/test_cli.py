@@ -700,7 +700,7 @@ def test_call_json_of_a_tool_the_selector_leaves_out_keeps_the_documented_shape(
 
 def test_check_reports_admin_values_that_cannot_apply(install: Install) -> None:
     # REQ: SET-3, UX-1
-    installed = install(config="[tools.weather]\nlocked = { nosuch = 1 }\n[tools.ghost]\ndefaults = { a = 1 }\n")
+    installed = install(config='[tools.weather]\nlocked = { nosuch = 1 }\n[tools.ghost]\ndefaults = { a = 1 }\n')
     result = installed.invoke("check", "--json")
     assert result.exit_code == 1
     findings = {(f["tool_id"], f["field"]): f["message"] for f in json_of(result)}

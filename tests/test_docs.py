@@ -65,13 +65,8 @@ def code_blocks() -> Iterator[CodeBlock]:
             end = index + 1
             while end < len(lines) and lines[end].strip() != "```":
                 end += 1
-            yield CodeBlock(
-                page.name,
-                index + 1,
-                opening["language"],
-                marker["marker"] if marker else None,
-                "\n".join(lines[index + 1 : end]) + "\n",
-            )
+            yield CodeBlock(page.name, index + 1, opening["language"], marker["marker"] if marker else None,
+                            "\n".join(lines[index + 1:end]) + "\n")
             index = end + 1
 
 
@@ -88,8 +83,7 @@ def expected_signature(name: str) -> str:
         return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
 
     parameters = ", ".join(
-        parameter.name
-        if parameter.annotation is inspect.Parameter.empty
+        parameter.name if parameter.annotation is inspect.Parameter.empty
         else f"{parameter.name}: {text(parameter.annotation)}"
         for parameter in signature.parameters.values()
     )
@@ -175,34 +169,11 @@ def test_every_core_command_is_documented(command: str) -> None:
 @pytest.mark.parametrize(
     ("page", "topics"),
     [
-        (
-            "admin-guide.md",
-            [
-                "[host]",
-                "[plugins]",
-                "[tools.<toolId>]",
-                "[providers.<id>]",
-                "trusted_provider_ids",
-                "[limits]",
-                "locked",
-                "defaults",
-                "deny wins",
-                "untrusted",
-                "very_low",
-                "moderate",
-            ],
-        ),
+        ("admin-guide.md", ["[host]", "[plugins]", "[tools.<toolId>]", "[providers.<id>]", "trusted_provider_ids",
+                            "[limits]", "locked", "defaults", "deny wins", "untrusted", "very_low", "moderate"]),
         ("host-guide.md", ["Host.from_config", "Selection", "Running a chat", "Events for a UI"]),
-        (
-            "writing-tools.md",
-            [
-                "ToolImplementation",
-                "@toolplug.tool",
-                "function_tool",
-                "ToolParameterSchemaBuilder",
-                "ToolSettingsSchemaBuilder",
-            ],
-        ),
+        ("writing-tools.md", ["ToolImplementation", "@toolplug.tool", "function_tool", "ToolParameterSchemaBuilder",
+                              "ToolSettingsSchemaBuilder"]),
         ("security.md", ["link-local", "DNS", "redirect", "Teredo", "cloud-metadata"]),
     ],
 )
@@ -257,12 +228,7 @@ def test_the_site_builds_with_strict(tmp_path: Path) -> None:
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=environment,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False, env=environment,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     page = (tmp_path / "site" / "settings-reference" / "index.html").read_text(encoding="utf-8")

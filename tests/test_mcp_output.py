@@ -32,16 +32,8 @@ def test_a_json_string_or_text_that_is_not_json_becomes_text(output: Any, expect
 
 @pytest.mark.parametrize(
     ("output", "expected"),
-    [
-        ("42", 42),
-        ("true", True),
-        ("null", None),
-        ("", None),
-        (None, None),
-        (3.5, 3.5),
-        ({"a": 1}, {"a": 1}),
-        ('{"content": "not a list"}', {"content": "not a list"}),
-    ],
+    [("42", 42), ("true", True), ("null", None), ("", None), (None, None), (3.5, 3.5), ({"a": 1}, {"a": 1}),
+     ('{"content": "not a list"}', {"content": "not a list"})],
 )
 def test_numbers_booleans_null_empty_missing_and_objects_without_content_become_json(
     output: Any, expected: Any
@@ -95,11 +87,8 @@ def test_is_error_raises_with_the_servers_text() -> None:
 
 @pytest.mark.parametrize(
     ("server", "tool", "expected"),
-    [
-        ("weather", "Get-Forecast", "weather_get_forecast"),
-        ("gh", "search.issues", "gh_search_issues"),
-        ("9s", "x", "mcp_9s_x"),
-    ],
+    [("weather", "Get-Forecast", "weather_get_forecast"), ("gh", "search.issues", "gh_search_issues"),
+     ("9s", "x", "mcp_9s_x")],
 )
 def test_tool_ids_are_valid_lower_case_ids_from_server_and_tool(server: str, tool: str, expected: str) -> None:
     # REQ: MCP-3
@@ -126,13 +115,8 @@ def test_tools_needing_task_support_or_declared_client_features_are_left_out_wit
 def test_config_infers_the_transport_and_keeps_timeouts_and_filters() -> None:
     # REQ: MCP-3
     config = parse_mcp_config(
-        {
-            "servers": {
-                "a": {"command": "srv", "timeout": 5, "tool_timeouts": {"slow": 60}, "exclude": ["x"]},
-                "b": {"url": "http://127.0.0.1:1/mcp"},
-                "c": {"transport": "sse", "url": "http://h/sse"},
-            }
-        }
+        {"servers": {"a": {"command": "srv", "timeout": 5, "tool_timeouts": {"slow": 60}, "exclude": ["x"]},
+                     "b": {"url": "http://127.0.0.1:1/mcp"}, "c": {"transport": "sse", "url": "http://h/sse"}}}
     )
     a, b, c = config.servers["a"], config.servers["b"], config.servers["c"]
     assert (a.kind, b.kind, c.kind) == ("stdio", "http", "sse")

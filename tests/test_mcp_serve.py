@@ -89,11 +89,7 @@ async def exercise(session: Any) -> dict[str, Any]:
         "calls": {
             name: (result.is_error, [block.text for block in result.content])
             for name, result in {
-                "shout": shout,
-                "blocked": blocked,
-                "failed": failed,
-                "invalid": invalid,
-                "unknown": unknown,
+                "shout": shout, "blocked": blocked, "failed": failed, "invalid": invalid, "unknown": unknown,
             }.items()
         },
     }
@@ -110,9 +106,7 @@ def check(answer: dict[str, Any], trace_file: str) -> None:
     assert calls["unknown"][0] is True and "not available here" in calls["unknown"][1][0]
     traces = [json.loads(line) for line in Path(trace_file).read_text(encoding="utf-8").splitlines()]
     assert [(t["tool_id"], t["status"]) for t in traces][-3:] == [
-        ("shout", "ok"),
-        ("guarded_lookup", "blocked"),
-        ("explode", "error"),
+        ("shout", "ok"), ("guarded_lookup", "blocked"), ("explode", "error"),
     ]
 
 
@@ -172,11 +166,7 @@ def test_serve_with_an_unknown_component_is_bad_usage(workspace: dict[str, str])
     # REQ: MCP-5
     env = {**os.environ, **{k: v for k, v in workspace.items() if k != "TRACE_FILE"}}
     completed = subprocess.run(
-        serve_command("--component", "nowhere"),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        serve_command("--component", "nowhere"), env=env, capture_output=True, text=True, timeout=60,
         stdin=subprocess.DEVNULL,
     )
     assert completed.returncode == 2

@@ -37,11 +37,8 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
     approved = definition_for("changed", ORIGINAL_FORECAST, tool_id_for("changed", "Get-Forecast"))
     echo_definition = definition_for(
         "weather",
-        {
-            "name": "echo",
-            "description": "Repeat the text.",
-            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-        },
+        {"name": "echo", "description": "Repeat the text.",
+         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
         "weather_echo",
     )
     previous = keyring.get_keyring()
@@ -59,27 +56,18 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
                                 tool_timeouts={"sleep": 0.5},
                                 pinned={"echo": echo_definition.fingerprint()},
                             ),
-                            "web": {
-                                "transport": "http",
-                                "url": f"{url}/mcp",
-                                "include": ["echo", "parts"],
-                                "secret_headers": {"X-Token": "token"},
-                                "headers": {"X-Team": "qa"},
-                            },
+                            "web": {"transport": "http", "url": f"{url}/mcp", "include": ["echo", "parts"],
+                                    "secret_headers": {"X-Token": "token"}, "headers": {"X-Team": "qa"}},
                             "legacy": {"transport": "sse", "url": f"{url}/sse", "exclude": ["crash", "sleep"]},
                             "changed": stdio(
-                                "--variant",
-                                "changed",
+                                "--variant", "changed",
                                 include=["Get-Forecast"],
-                                pinned={
-                                    "Get-Forecast": {
-                                        "fingerprint": approved.fingerprint(),
-                                        "fields": field_fingerprints(approved),
-                                    }
-                                },
+                                pinned={"Get-Forecast": {"fingerprint": approved.fingerprint(),
+                                                         "fields": field_fingerprints(approved)}},
                             ),
                             "broken": {"command": str(Path(PYTHON).parent / "no-such-mcp-server")},
-                            "silent": {"command": PYTHON, "args": ["-c", "import sys; sys.stdin.read()"], "timeout": 1},
+                            "silent": {"command": PYTHON, "args": ["-c", "import sys; sys.stdin.read()"],
+                                       "timeout": 1},
                             "locked": {"url": f"{url}/mcp", "secret_headers": {"Authorization": "auth"}},
                         }
                     },
@@ -250,7 +238,8 @@ def test_pins_printed_by_the_cli_approve_the_tools_when_pasted(tmp_path: Path) -
     server = stdio()
     args = ", ".join(f'"{arg}"' for arg in server["args"])
     table = (
-        f'[mcp.servers.weather]\ncommand = "{server["command"]}"\nargs = [{args}]\ntimeout = 20\ninclude = ["echo"]\n'
+        f'[mcp.servers.weather]\ncommand = "{server["command"]}"\nargs = [{args}]\ntimeout = 20\n'
+        'include = ["echo"]\n'
     )
     config = tmp_path / "toolplug.toml"
     config.write_text(table, encoding="utf-8")

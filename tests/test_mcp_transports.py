@@ -52,23 +52,17 @@ def test_each_transport_starts_sends_calls_back_and_closes(kind: str, http_url: 
         transport.on_close = lambda: closes.append(True)
         await asyncio.wait_for(transport.start(), 20)
         init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": HANDSHAKE_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "0"}},
         }
         await transport.send(init)
         await asyncio.wait_for(answered.wait(), 20)
         transport.protocol_version = received[0]["result"]["protocolVersion"]
         await transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         answered.clear()
-        await transport.send(
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}
-        )
+        await transport.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                              "params": {"name": "echo", "arguments": {"text": "hi"}}})
         await asyncio.wait_for(answered.wait(), 20)
         await transport.close()
         await transport.close()  # closing twice is harmless; on_close runs once
@@ -76,11 +70,8 @@ def test_each_transport_starts_sends_calls_back_and_closes(kind: str, http_url: 
 
     received, closes, version = asyncio.run(scenario())
     assert received[0]["id"] == 1 and version == HANDSHAKE_VERSION
-    assert received[1] == {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "result": {"content": [{"type": "text", "text": "hi"}], "isError": False},
-    }
+    assert received[1] == {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "hi"}],
+                                                                   "isError": False}}
     assert closes == 1
 
 
@@ -178,16 +169,10 @@ def test_a_session_that_keeps_ending_is_reinitialised_only_once() -> None:
         message = json.loads(request.content)
         if message.get("method") == "initialize":
             initializations.append(message["id"])
-            result = {
-                "protocolVersion": HANDSHAKE_VERSION,
-                "capabilities": {},
-                "serverInfo": {"name": "flaky", "version": "1"},
-            }
-            return httpx2.Response(
-                200,
-                json={"jsonrpc": "2.0", "id": message["id"], "result": result},
-                headers={"mcp-session-id": f"s{len(initializations)}"},
-            )
+            result = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {},
+                      "serverInfo": {"name": "flaky", "version": "1"}}
+            return httpx2.Response(200, json={"jsonrpc": "2.0", "id": message["id"], "result": result},
+                                   headers={"mcp-session-id": f"s{len(initializations)}"})
         if "id" not in message:
             return httpx2.Response(202)
         return httpx2.Response(404, text="Session not found")

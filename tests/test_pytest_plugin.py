@@ -72,9 +72,8 @@ class EchoTool(toolplug.ToolImplementation):
             .required_secret("token", "Token")
             .required_choice("colour", "colours", "Colour")
             .build(),
-            function=FunctionSpec(
-                name="echo", description_for_llm="Echo the text.", parameters=EVERY_KIND, strict=self.strict
-            ),
+            function=FunctionSpec(name="echo", description_for_llm="Echo the text.", parameters=EVERY_KIND,
+                                  strict=self.strict),
         )
 
     async def execute(self, arguments: dict[str, Any], context: toolplug.ToolExecutionContext) -> Any:
@@ -210,9 +209,8 @@ def test_the_contract_check_passes_a_good_tool_and_shows_the_wire_shapes(check_t
     assert responses["name"] == "echo" and responses["strict"] is False and "function" not in responses
     assert anthropic == {"name": "echo", "description": "Echo the text.", "input_schema": EVERY_KIND}
     assert not report.strict
-    assert 'count: optional made required and nullable (type "integer" -> ["integer", "null"])' in (
-        report.strict_changes
-    )
+    assert "count: optional made required and nullable (type \"integer\" -> [\"integer\", \"null\"])" in (
+        report.strict_changes)
 
 
 # REQ: UX-2, DEF-7
@@ -224,9 +222,8 @@ def test_strict_tools_get_the_strict_schema_in_the_openai_shapes_only() -> None:
     assert sorted(function["parameters"]["required"]) == sorted(EVERY_KIND["properties"])
     assert report.wire_shapes["responses"]["parameters"] == function["parameters"]
     assert report.wire_shapes["anthropic"]["input_schema"] == EVERY_KIND
-    assert 'extra.note: optional made required and nullable (type "string" -> ["string", "null"])' in (
-        report.strict_changes
-    )
+    assert "extra.note: optional made required and nullable (type \"string\" -> [\"string\", \"null\"])" in (
+        report.strict_changes)
     # The builders already close every object, so strict mode adds no additionalProperties of its own.
     assert not [change for change in report.strict_changes if "additionalProperties" in change]
 
@@ -240,9 +237,8 @@ def test_the_contract_check_finds_an_exception_on_valid_arguments() -> None:
 # REQ: UX-2, EXE-1
 def test_blocked_calls_and_error_results_are_fine() -> None:
     examples = [{"text": "x", "mode": "a", "loud": True}, {"text": "", "mode": "b"}]
-    report = check_tool_contract(
-        EchoTool(block_loud=True), settings=SETTINGS, option_sources=[COLOURS], examples=examples, max_examples=0
-    )
+    report = check_tool_contract(EchoTool(block_loud=True), settings=SETTINGS, option_sources=[COLOURS],
+                                 examples=examples, max_examples=0)
     assert report.statuses == {"blocked": 1, "ok": 1}
 
 
@@ -308,13 +304,8 @@ class Nested(BaseModel):
 
 def _function_schema() -> dict[str, Any]:
     @toolplug.tool
-    def sample(
-        items: list[Nested],
-        pair: tuple[int, str],
-        level: Literal[1, 2, 3] = 1,
-        maybe: float | None = None,
-        flag: bool = False,
-    ) -> str:
+    def sample(items: list[Nested], pair: tuple[int, str], level: Literal[1, 2, 3] = 1, maybe: float | None = None,
+               flag: bool = False) -> str:
         """Sample."""
         return ""
 
@@ -342,24 +333,16 @@ def test_unsupported_keywords_are_named() -> None:
 def test_absent_optionals_become_null_recursively() -> None:
     value = {"text": "t", "mode": "a", "extra": {}}
     filled = with_absent_as_null(EVERY_KIND, value)
-    assert filled == {
-        "text": "t",
-        "mode": "a",
-        "extra": {"note": None},
-        "count": None,
-        "ratio": None,
-        "loud": None,
-        "tags": None,
-    }
+    assert filled == {"text": "t", "mode": "a", "extra": {"note": None}, "count": None, "ratio": None,
+                      "loud": None, "tags": None}
 
 
 # REQ: DEF-7
 def test_strict_changes_are_listed_in_words() -> None:
     schema = ToolParameterSchemaBuilder.create().required_string("a").optional_enum("b", "", "x", "y").build()
     changed = strict_changes(schema, toolplug.to_openai_strict(schema))
-    assert changed == [
-        'b: optional made required and nullable (type "string" -> ["string", "null"], null added to enum)'
-    ]
+    assert changed == ['b: optional made required and nullable (type "string" -> ["string", "null"], '
+                       "null added to enum)"]
 
 
 # REQ: UX-2

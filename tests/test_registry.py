@@ -276,14 +276,10 @@ def test_standalone_tool_with_a_choice_setting_validates_without_a_host() -> Non
 
 def test_two_tools_may_not_share_a_function_name() -> None:
     # REQ: DEF-4
-    first = make(
-        "alpha_search",
-        function=FunctionSpec(name="search", description_for_llm="x"),
-        compatibility_reason="legacy name",
-    )
-    second = make(
-        "beta_search", function=FunctionSpec(name="search", description_for_llm="y"), compatibility_reason="legacy name"
-    )
+    first = make("alpha_search", function=FunctionSpec(name="search", description_for_llm="x"),
+                 compatibility_reason="legacy name")
+    second = make("beta_search", function=FunctionSpec(name="search", description_for_llm="y"),
+                  compatibility_reason="legacy name")
     registry = register(first)
     register(second, registry)
     assert registry.ids() == ["alpha_search"]

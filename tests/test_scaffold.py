@@ -38,15 +38,8 @@ def test_new_renders_the_template_with_the_name_everywhere(tmp_path: Path) -> No
     package = tmp_path / "acme-weather"
     assert str(package) in result.output
     relative = {path.relative_to(package).as_posix() for path in rendered_files(package)}
-    assert {
-        "pyproject.toml",
-        "README.md",
-        "acme_weather/plugin.py",
-        "acme_weather/notes.py",
-        "acme_weather/temperature.py",
-        "acme_weather/py.typed",
-        "tests/test_acme_weather.py",
-    } <= relative
+    assert {"pyproject.toml", "README.md", "acme_weather/plugin.py", "acme_weather/notes.py",
+            "acme_weather/temperature.py", "acme_weather/py.typed", "tests/test_acme_weather.py"} <= relative
     for path in rendered_files(package):
         text = path.read_text(encoding="utf-8")
         for spelling in PLACEHOLDER_SPELLINGS:
@@ -111,11 +104,7 @@ def test_new_never_overwrites_an_existing_folder(tmp_path: Path) -> None:
 def test_name_spellings() -> None:
     names = PluginNames.parse("acme_weather_tools")
     assert (names.distribution, names.module, names.class_prefix, names.title) == (
-        "acme-weather-tools",
-        "acme_weather_tools",
-        "AcmeWeatherTools",
-        "Acme Weather Tools",
-    )
+        "acme-weather-tools", "acme_weather_tools", "AcmeWeatherTools", "Acme Weather Tools")
     assert PluginNames.parse(PLACEHOLDER).module == "example_tools"
 
 
@@ -143,12 +132,8 @@ def test_the_repository_plugin_template_is_the_shipped_one() -> None:
 def test_the_rendered_package_passes_ruff(tmp_path: Path) -> None:
     package = render_plugin("lint-probe", tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "."],
-        cwd=package,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=package, capture_output=True, text=True,
+        timeout=120, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -164,17 +149,11 @@ def _clean_environment(tmp_path: Path) -> dict[str, str]:
     return environment
 
 
-def _run(
-    command: list[str | Path], cwd: Path, environment: dict[str, str], timings: dict[str, float], label: str
-) -> subprocess.CompletedProcess[str]:
+def _run(command: list[str | Path], cwd: Path, environment: dict[str, str], timings: dict[str, float],
+         label: str) -> subprocess.CompletedProcess[str]:
     started = time.perf_counter()
     done = subprocess.run(
-        [str(part) for part in command],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
+        [str(part) for part in command], cwd=cwd, env=environment, capture_output=True, text=True, timeout=600,
         check=False,
     )
     timings[label] = round(time.perf_counter() - started, 1)
@@ -188,14 +167,8 @@ def test_a_rendered_package_installs_is_discovered_checks_and_passes_its_tests(t
     timings: dict[str, float] = {}
     # Build from a copy, so the build never writes into the working tree others are using.
     source = tmp_path / "toolplug-source"
-    shutil.copytree(
-        ROOT,
-        source,
-        symlinks=True,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "dist", "site", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
-        ),
-    )
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "site", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"))
     venv = tmp_path / "venv"
     done = _run([sys.executable, "-m", "venv", venv], tmp_path, environment, timings, "venv")
     assert done.returncode == 0, done.stderr
@@ -203,13 +176,8 @@ def test_a_rendered_package_installs_is_discovered_checks_and_passes_its_tests(t
     python, toolplug = binaries / "python", binaries / "toolplug"
 
     # toolplug from a built wheel (not editable): `toolplug new` must find the template inside it.
-    done = _run(
-        [python, "-m", "pip", "install", "-q", source, "pytest", "hypothesis"],
-        tmp_path,
-        environment,
-        timings,
-        "install toolplug",
-    )
+    done = _run([python, "-m", "pip", "install", "-q", source, "pytest", "hypothesis"], tmp_path, environment,
+                timings, "install toolplug")
     assert done.returncode == 0, done.stdout + done.stderr
     done = _run([toolplug, "new", "acme-weather", "--dir", tmp_path / "work"], tmp_path, environment, timings, "new")
     assert done.returncode == 0, done.stdout + done.stderr

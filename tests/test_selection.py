@@ -466,13 +466,9 @@ def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> 
         plugin = "mcp.github"
 
         def load_definitions(self) -> list[Any]:
-            return [
-                toolplug.ToolDefinition(
-                    id="github_issues",
-                    implementation_key="github_issues",
-                    function=toolplug.FunctionSpec(name="github_issues", description_for_llm="Issues."),
-                )
-            ]
+            return [toolplug.ToolDefinition(
+                id="github_issues", implementation_key="github_issues",
+                function=toolplug.FunctionSpec(name="github_issues", description_for_llm="Issues."))]
 
         def implementations(self) -> list[Any]:
             return [toolplug.function_tool("github_issues", "Issues.", {"type": "object"}, lambda a: "x")]
@@ -482,12 +478,10 @@ def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> 
         def register_definition_sources(self) -> list[Any]:
             return [Source()]
 
-    config = parse_config(
-        {
-            "host": {"components": ["chat", "writer", "reader"]},
-            "plugins": {"components": {"writer": {"deny": ["mcp"]}, "reader": {"allow": ["mcp"]}}},
-        }
-    )
+    config = parse_config({
+        "host": {"components": ["chat", "writer", "reader"]},
+        "plugins": {"components": {"writer": {"deny": ["mcp"]}, "reader": {"allow": ["mcp"]}}},
+    })
     host = Host(config, plugins=[("mcp", Plugin())], load_entry_points=False, settings_dir=tmp_path)
     assert host.tool("github_issues").plugin == "mcp.github"
     assert "denied" in host.select("writer").reasons_for("github_issues")[0]

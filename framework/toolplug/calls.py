@@ -55,7 +55,9 @@ class ToolChoice:
     def tool(cls, tool_name: str) -> ToolChoice:
         """The model must call ``tool_name``."""
         if not isinstance(tool_name, str) or not tool_name:
-            raise InvalidArgumentError("tool_choice", f"a named tool choice needs a tool name, got {tool_name!r}")
+            raise InvalidArgumentError(
+                "tool_choice", f"a named tool choice needs a tool name, got {tool_name!r}"
+            )
         return cls("tool", tool_name)
 
     @classmethod
@@ -82,7 +84,8 @@ class ToolChoice:
             return None
         if self.mode == "none":
             return ToolChoiceViolationError(
-                f"Model called tool {call.tool_name!r} although the tool choice is 'none'; the call was not executed.",
+                f"Model called tool {call.tool_name!r} although the tool choice is 'none'; "
+                "the call was not executed.",
                 tool_name=call.tool_name,
                 tool_call_id=call.tool_call_id,
             )
@@ -186,7 +189,9 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
         raw = call.input if isinstance(call.input, str) else repr(call.input)
         return _invalid(
             call,
-            InvalidToolInputError(call.tool_name, raw, f"not valid JSON: {exc}", tool_call_id=call.tool_call_id),
+            InvalidToolInputError(
+                call.tool_name, raw, f"not valid JSON: {exc}", tool_call_id=call.tool_call_id
+            ),
         )
     if definition.kind is ToolKind.PROVIDER_DEFINED and call.provider_executed:
         if not definition.metadata.get("has_input_schema"):

@@ -9,12 +9,13 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Callable, Mapping
-from functools import wraps
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from toolplug.cli_errors import fail, reporting_errors, set_debug
+from toolplug.cli_errors import handles_errors as handles_errors  # commands of plugins use it
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
 
 if TYPE_CHECKING:
@@ -23,31 +24,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolplug.cli")
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 def _emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(code)
-
-
-def handles_errors(function: F) -> F:
-    """Turn toolplug's usage errors into a message and exit code 2, never a traceback."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except UsageError as exc:
-            _fail(str(exc))
-        except ToolplugError as exc:
-            _fail(f"{type(exc).__name__}: {exc}", 1)
-
-    return wrapper  # type: ignore[return-value]
+_fail = fail
 
 
 class HostContext:
@@ -103,6 +85,10 @@ class PluginCommandGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._plugin_commands(ctx)})
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # Every command, a plugin's too, fails with one line (a traceback only with --debug).
+        return reporting_errors(super().invoke, ctx)
 
 
 def _config_argument(args: list[str]) -> str | None:
@@ -166,16 +152,15 @@ def load_plugin_commands(
 
 @click.group(cls=PluginCommandGroup)
 @click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    envvar="TOOLPLUG_CONFIG",
-    help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else built-in defaults.",
+    "--config", "config_path", type=click.Path(dir_okay=False), envvar="TOOLPLUG_CONFIG",
+    help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else ~/.config/toolplug/config.toml if it exists.",
 )
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs when something fails.")
 @click.version_option(package_name="toolplug")
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None) -> None:
+def cli(ctx: click.Context, config_path: str | None, debug: bool) -> None:
     """toolplug: tools that language models call, from plugins, under one policy."""
+    set_debug(ctx, debug)
     ctx.obj = HostContext(config_path)
 
 
@@ -241,8 +226,7 @@ def check(state: HostContext, as_json: bool) -> None:
     findings = [d.as_dict() for d in [*host.registry.diagnostics, *host.config_diagnostics()]]
     findings += [
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
-        for r in host.plugin_records()
-        if r.status == "failed"
+        for r in host.plugin_records() if r.status == "failed"
     ]
     if as_json:
         _emit_json(findings)
@@ -280,18 +264,10 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
         _fail(f"the arguments do not match the schema of {tool_id!r}: {exc.reason}")
     except ToolNotRunnableError as exc:
         if as_json:
-            _emit_json(
-                {
-                    "status": "blocked",
-                    "output_type": "error-text",
-                    "text": str(exc),
-                    "json": None,
-                    "sources": [],
-                    "required_provider_confidence": None,
-                    "trace": None,
-                    "reasons": exc.reasons,
-                }
-            )
+            _emit_json({
+                "status": "blocked", "output_type": "error-text", "text": str(exc), "json": None, "sources": [],
+                "required_provider_confidence": None, "trace": None, "reasons": exc.reasons,
+            })
         _fail(str(exc), 1)
     result = outcome.result
     payload = {
@@ -313,7 +289,8 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
-        if outcome.status.value != "ok":
+        _echo_guard_findings([(outcome.trace.tool_id, report) for report in outcome.trace.guard_reports])
+        if outcome.status.value not in ("ok", "error"):  # a failure was already logged in one line
             click.echo(f"[{outcome.status.value}]", err=True)
     sys.exit(0 if outcome.status.value == "ok" else 1)
 
@@ -414,10 +391,8 @@ def settings_provider_key(state: HostContext, provider_id: str) -> None:
 
     host = state.host
     host.scope("chat" if "chat" in host.config.host.components else host.config.host.components[0], provider_id)
-    value = (
-        click.prompt(f"API key for {provider_id}", hide_input=True)
-        if sys.stdin.isatty()
-        else (sys.stdin.readline().rstrip("\r\n"))
+    value = click.prompt(f"API key for {provider_id}", hide_input=True) if sys.stdin.isatty() else (
+        sys.stdin.readline().rstrip("\r\n")
     )
     if not value:
         raise UsageError("An empty API key cannot be stored.")
@@ -446,11 +421,7 @@ def settings_docs(state: HostContext, as_json: bool) -> None:
 @cli.command()
 @click.argument("name")
 @click.option(
-    "--dir",
-    "directory",
-    default=".",
-    show_default=True,
-    type=click.Path(file_okay=False),
+    "--dir", "directory", default=".", show_default=True, type=click.Path(file_okay=False),
     help="The folder in which the package folder NAME is created.",
 )
 @handles_errors
@@ -543,6 +514,7 @@ def chat(
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_guard_findings(result.loop_result.guard_reports)
     notice = result.stop_notice()
     if notice is not None:
         click.echo(notice, err=True)
@@ -550,7 +522,22 @@ def chat(
         sys.exit(1)
 
 
+def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:
+    """After the answer: what the prompt-injection guard neutralised, per source."""
+    from toolplug.guard import describe_findings
+
+    lines = describe_findings(reports)
+    if lines:
+        click.echo("\nPrompt-injection guard:")
+        for line in lines:
+            click.echo(f"  - {line}")
+
+
 # --- entry point -------------------------------------------------------------------------------------
+
+from toolplug.cli_config import config_group  # noqa: E402  (a command group of its own module)
+
+cli.add_command(config_group)
 
 
 def main() -> None:

@@ -20,9 +20,9 @@ import codecs
 import functools
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
@@ -120,6 +120,31 @@ class GuardReport:
         """True when some filter neutralised something."""
         return any(report.findings for report in self.sources)
 
+    @property
+    def finding_count(self) -> int:
+        """How many items the filters neutralised, over every source."""
+        return sum(len(report.findings) for report in self.sources)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy: the findings grouped by source, the warnings and the filters that ran."""
+        return {
+            "text_count": self.text_count,
+            "sources": [
+                {
+                    "kind": report.source.kind,
+                    "source": report.source.identifier,
+                    "texts_changed": report.texts_changed,
+                    "findings": [
+                        {"family": f.family, "rule": f.rule, "excerpt": f.excerpt} for f in report.findings
+                    ],
+                }
+                for report in self.sources
+                if report.findings or report.texts_changed
+            ],
+            "warnings": list(self.warnings),
+            "filters_run": list(self.filters_run),
+        }
+
     def summary(self) -> str:
         """A one-paragraph description for a user."""
         if not self.found_anything:
@@ -138,6 +163,22 @@ class GuardResult:
 
     texts: list[str]
     report: GuardReport
+
+
+def describe_findings(reports: Iterable[tuple[str, GuardReport]]) -> list[str]:
+    """One line per source for a user: how many items the guard neutralised there, of which families,
+    and which tool read it. ``reports``: ``(tool id, report)`` pairs, e.g. from the calls' traces."""
+    counts: dict[tuple[str, str], list[InjectionFinding]] = {}
+    for tool_id, report in reports:
+        for source_report in report.sources:
+            counts.setdefault((source_report.source.identifier, tool_id), []).extend(source_report.findings)
+    lines = []
+    for (identifier, tool_id), findings in counts.items():
+        if findings:
+            families = ", ".join(sorted({f.family for f in findings}))
+            noun = "item" if len(findings) == 1 else "items"
+            lines.append(f"{len(findings)} {noun} neutralised in {identifier} (read by {tool_id}; {families})")
+    return lines
 
 
 # --- the guard ------------------------------------------------------------------------------------
@@ -176,11 +217,15 @@ class PromptInjectionGuard:
         """
         return (await self.inspect(texts, context)).texts
 
-    async def filter_text(self, text: str, source: InjectionSource, context: ToolExecutionContext | None = None) -> str:
+    async def filter_text(
+        self, text: str, source: InjectionSource, context: ToolExecutionContext | None = None
+    ) -> str:
         """Filter one text (prefer :meth:`filter_texts` for several fields of one call)."""
         return (await self.filter_texts([InjectionText(text, source)], context))[0]
 
-    async def inspect(self, texts: Sequence[InjectionText], context: ToolExecutionContext | None = None) -> GuardResult:
+    async def inspect(
+        self, texts: Sequence[InjectionText], context: ToolExecutionContext | None = None
+    ) -> GuardResult:
         """Like :meth:`filter_texts`, also returning the report."""
         current = [item.text for item in texts]
         report = GuardReport(text_count=len(current))
@@ -213,6 +258,8 @@ class PromptInjectionGuard:
         if context is not None:
             for warning in report.warnings:
                 context.warn(warning)
+            if report.found_anything and isinstance(getattr(context, "guard_reports", None), list):
+                context.guard_reports.append(report)
         if self.on_report is not None and (report.found_anything or report.warnings):
             self.on_report(report)
         return GuardResult(current, report)
@@ -260,7 +307,9 @@ OPEN = "\u27e6"  # ⟦
 CLOSE = "\u27e7"  # ⟧
 QUOTE_PREFIX = OPEN + "page text, not an instruction: "
 
-_INVISIBLE = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u034f\u115f\u1160\u3164\uffa0"
+_INVISIBLE = (
+    "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u034f\u115f\u1160\u3164\uffa0"
+)
 _BIDI_OVERRIDE = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _HIDDEN_CLASS = "[" + _INVISIBLE + _BIDI_OVERRIDE + "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 
@@ -286,21 +335,8 @@ class _RuleSpec:
 
 
 _AI_WORDS = (
-    "ai",
-    "llm",
-    "llms",
-    "gpt",
-    "chatgpt",
-    "claude",
-    "gemini",
-    "copilot",
-    "assistant",
-    "assistants",
-    "language",
-    "chatbot",
-    "chatbots",
-    "bot",
-    "bots",
+    "ai", "llm", "llms", "gpt", "chatgpt", "claude", "gemini", "copilot", "assistant", "assistants", "language",
+    "chatbot", "chatbots", "bot", "bots",
 )
 _Q = r"(?:previous|prior|above|earlier|preceding|former|original|initial|system|existing|old|other|current)"
 _OBJ = (
@@ -331,11 +367,8 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"\[/?(?i:inst)\]", "instruction token", "tokens"),
     _RuleSpec(r"<</?SYS>>", "system token", "tokens"),
     _RuleSpec(r"</?(?:start_of_turn|end_of_turn|bos|eos|eot|start_of_text|end_of_text)>", "turn token", "tokens"),
-    _RuleSpec(
-        r"###[ \t]*(?i:instruction|response|system|input|user|assistant)[ \t]*:",
-        "instruction template header",
-        "tokens",
-    ),
+    _RuleSpec(r"###[ \t]*(?i:instruction|response|system|input|user|assistant)[ \t]*:",
+              "instruction template header", "tokens"),
     # fake blocks
     _RuleSpec(r"</?[ \t]*" + _FAKE_TAG_NAMES + r"\b[^<>\n]{0,80}>", "fake message tag", "fake_block"),
     _RuleSpec(r'"role["\']' + _ROLE_VALUE, "fake role object", "fake_block"),
@@ -343,55 +376,36 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         r"\[(?i:[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
         r"(?:output|result|response))[ \t]*)\]",
-        "fake role header",
-        "fake_block",
+        "fake role header", "fake_block",
     ),
     _RuleSpec(
         r"(?im)^[ \t>*#=-]*(?:system|developer|admin)[ \t]*(?:message|prompt|instructions?|override|notice|update|note)"
         r"[ \t*]*:",
-        "fake system block",
-        "fake_block",
-        ("system", "developer", "admin"),
-        12,
+        "fake system block", "fake_block", ("system", "developer", "admin"), 12,
     ),
     _RuleSpec(r"(?m)^[ \t>*#=-]*SYSTEM[ \t*]*:", "fake system block", "fake_block", ("system",), 12),
     _RuleSpec(
         r"(?i)\b(?:end|begin|start)[ \t]+of[ \t]+(?:the[ \t]+)?(?:system[ \t]+prompt|instructions|tool[ \t]+"
         r"(?:output|result|response)|function[ \t]+(?:output|result)|user[ \t]+(?:message|input)|untrusted"
         r"[ \t]+(?:content|input)|web[ \t]?page|search[ \t]+results?)\b",
-        "fake block boundary",
-        "fake_block",
-        ("end of ", "begin of ", "start of "),
+        "fake block boundary", "fake_block", ("end of ", "begin of ", "start of "),
     ),
     _RuleSpec(r"(?m)(?:^|\n\n)Human:[ \t]", "fake dialogue turn", "fake_block", ("human ",), 2),
     # exfiltration
-    _RuleSpec(
-        r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)",
-        "image URL carrying data",
-        "exfiltration",
-    ),
-    _RuleSpec(
-        r"\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)",
-        "link URL carrying data",
-        "exfiltration",
-    ),
-    _RuleSpec(
-        r"<(?i:img\b[^>]{0,200}src=[\"']?[^\"'\s>]*\?[^\"'\s>]*)" + _EXFIL_PLACEHOLDER + r"[^>]*>",
-        "image URL carrying data",
-        "exfiltration",
-    ),
-    _RuleSpec(
-        r"\[[^\]\n]{1,40}\]:[ \t]*(?i:https?)://\S*\?\S*" + _EXFIL_PLACEHOLDER + r"\S*",
-        "link URL carrying data",
-        "exfiltration",
-    ),
+    _RuleSpec(r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "image URL carrying data",
+              "exfiltration"),
+    _RuleSpec(r"\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "link URL carrying data",
+              "exfiltration"),
+    _RuleSpec(r"<(?i:img\b[^>]{0,200}src=[\"']?[^\"'\s>]*\?[^\"'\s>]*)" + _EXFIL_PLACEHOLDER + r"[^>]*>",
+              "image URL carrying data", "exfiltration"),
+    _RuleSpec(r"\[[^\]\n]{1,40}\]:[ \t]*(?i:https?)://\S*\?\S*" + _EXFIL_PLACEHOLDER + r"\S*",
+              "link URL carrying data", "exfiltration"),
     _RuleSpec(
         r"(?i)\b(?:append|add|include|insert|encode|embed|put)\b[^.\n]{0,60}\b(?:conversation|chat|history|"
         r"messages?|secrets?|password|api[ \t]?keys?|tokens?|credentials|personal[ \t]+data|user'?s?[ \t]+data|"
         r"summary|memory|email)\b[^.\n]{0,60}\b(?:to|in|into|as)[ \t]+(?:the[ \t]+|this[ \t]+|a[ \t]+)?"
         r"(?:url|link|query|image|request|parameter)",
-        "instruction to leak data through a URL",
-        "exfiltration",
+        "instruction to leak data through a URL", "exfiltration",
         ("append ", "add ", "include ", "insert ", "encode ", "embed ", "put "),
     ),
     _RuleSpec(
@@ -399,162 +413,81 @@ _RULES: tuple[_RuleSpec, ...] = (
         r"(?:the|this|all|your|the[ \t]+user'?s?)[ \t]+(?:\w+[ \t]+)?"
         r"(?:conversation|chat|data|history|messages|files|credentials|passwords?|keys?|"
         r"api[ \t]keys?|summary|information|details|secrets?)\b[^.\n]{0,80}\b(?:to|at)[ \t]+(?:\S+@\S+|https?://)",
-        "instruction to send data away",
-        "exfiltration",
+        "instruction to send data away", "exfiltration",
         ("send ", "forward ", "email ", "post ", "upload ", "transmit ", "leak ", "exfiltrate "),
     ),
     # override
     _RuleSpec(
         r"(?i)\b(?:ignore|disregard|forget|override|bypass|discard|drop|abandon)[ \t]+(?:"
-        + _DET
-        + r"*"
-        + _Q
-        + r"[ \t]+(?:\w+[ \t]+)?"
-        + _OBJ
-        + r"|all[ \t]+"
-        + _DET
-        + r"*"
-        + _OBJ
-        + r"|your[ \t]+"
-        + _OBJ
-        + r"|(?:everything|anything)[ \t]+(?:above|before|you[ \t]+(?:were|have[ \t]+been)"
+        + _DET + r"*" + _Q + r"[ \t]+(?:\w+[ \t]+)?" + _OBJ + r"|all[ \t]+" + _DET + r"*" + _OBJ
+        + r"|your[ \t]+" + _OBJ + r"|(?:everything|anything)[ \t]+(?:above|before|you[ \t]+(?:were|have[ \t]+been)"
         r"[ \t]+told))\b",
-        "instruction override",
-        "override",
+        "instruction override", "override",
         ("ignore ", "disregard ", "forget ", "override ", "bypass ", "discard ", "drop ", "abandon "),
     ),
     _RuleSpec(
         r"(?i)\b(?:ignoriere|ignorieren|vergiss|vergessen|ignora|ignorez|ignorer|olvida|oubliez|negeer|ignoruj)"
         r"[ \t]+(?:\w+[ \t]+){0,3}?(?:anweisungen|instruktionen|regeln|instrucciones|reglas|instructions|consignes"
         r"|istruzioni|regole|instructies|instrukcje)\b",
-        "instruction override",
-        "override",
-        (
-            "ignoriere",
-            "ignorieren",
-            "vergiss",
-            "vergessen",
-            "ignora",
-            "ignorez",
-            "ignorer",
-            "olvida",
-            "oubliez",
-            "negeer",
-            "ignoruj",
-        ),
+        "instruction override", "override",
+        ("ignoriere", "ignorieren", "vergiss", "vergessen", "ignora", "ignorez", "ignorer", "olvida", "oubliez",
+         "negeer", "ignoruj"),
     ),
     _RuleSpec(
         r"(?i)\byou[ \t]+are[ \t]+(?:now|no[ \t]+longer)[ \t]+(?:DAN\b|an?[ \t]+(?:unrestricted|unfiltered|uncensored"
         r"|different|new|evil|jailbroken)\b|in[ \t]+(?:developer|god|jailbreak|DAN|admin)[ \t]+mode"
         r"|free[ \t]+(?:from|of)|bound[ \t]+by|restricted|an?[ \t]+AI)",
-        "role reassignment",
-        "override",
-        ("you are ",),
+        "role reassignment", "override", ("you are ",),
     ),
     _RuleSpec(
         r"(?i)\b(?:new|updated|revised|real|actual|true|hidden|secret)[ \t]+(?:system[ \t]+)?(?:instructions|prompt|"
         r"directives?|task|orders)[ \t]*:",
-        "new instructions",
-        "override",
-        ("instructions", "prompt", "directive", "directives", "task", "orders"),
-        40,
+        "new instructions", "override", ("instructions", "prompt", "directive", "directives", "task", "orders"), 40,
     ),
     _RuleSpec(
         r"(?i)\b(?:reveal|print|output|repeat|leak|disclose|dump|exfiltrate|tell[ \t]+me)[ \t]+(?:\w+[ \t]+)?"
         r"(?:your|the)[ \t]+(?:full[ \t]+|entire[ \t]+|original[ \t]+|hidden[ \t]+|initial[ \t]+|secret[ \t]+)*"
         r"(?:system[ \t]+prompt|initial[ \t]+prompt|hidden[ \t]+prompt|instructions[ \t]+above|previous[ \t]+"
         r"instructions|conversation(?:[ \t]+history)?|chat[ \t]+history|api[ \t]+keys?)\b",
-        "prompt or data extraction",
-        "override",
+        "prompt or data extraction", "override",
         ("reveal ", "print ", "output ", "repeat ", "leak ", "disclose ", "dump ", "exfiltrate ", "tell me "),
     ),
     _RuleSpec(
         r"(?i)(?:^|[.!?\n][ \t]*|[\"'(][ \t]*)(?:dear[ \t]+|hey[ \t]+|hi[ \t]+|attention[ \t,]+|note[ \t]+to[ \t]+"
-        r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?|to[ \t]+(?:the|any|all)[ \t]+)?"
-        + _AI
+        r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?|to[ \t]+(?:the|any|all)[ \t]+)?" + _AI
         + r"[ \t]*,[ \t]*(?:you[ \t]+(?:must|should|will|need|have|are)|please|ignore|disregard|do[ \t]+not|don't|never"
         r"|stop|instead|from[ \t]+now|forget|it[ \t]+is[ \t]+important)",
-        "text addressed to the model",
-        "override",
-        _AI_WORDS,
-        40,
+        "text addressed to the model", "override", _AI_WORDS, 40,
     ),
     _RuleSpec(
         r"(?i)(?:^|[.!?\n][ \t]*|[\"'(][ \t]*)(?:dear[ \t]+|attention[ \t,]+|note[ \t]+to[ \t]+"
-        r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?)?"
-        + _AI
+        r"(?:the[ \t]+|any[ \t]+|all[ \t]+)?)?" + _AI
         + r"[ \t]*[:!][ \t]*(?:ignore|disregard|do[ \t]+not|don't|never|stop|forget|from[ \t]+now"
         r"|important|you[ \t]+must|execute|override)",
-        "text addressed to the model",
-        "override",
-        _AI_WORDS,
-        40,
+        "text addressed to the model", "override", _AI_WORDS, 40,
     ),
     _RuleSpec(
         r"(?i)\b(?:note|message|instructions?|attention|notice|directive|command|warning|request)[ \t]+(?:to|for)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?" + _AI + r"\b[ \t]*(?:[:,.!-]|reading|processing|summari[sz]ing)",
-        "text addressed to the model",
-        "override",
-        _AI_WORDS,
-        30,
+        "text addressed to the model", "override", _AI_WORDS, 30,
     ),
-    _RuleSpec(
-        r"(?i)\b(?:if|when)[ \t]+you[ \t]+are[ \t]+an?[ \t]+" + _AI + r"\b",
-        "text addressed to the model",
-        "override",
-        _AI_WORDS,
-        25,
-    ),
-    _RuleSpec(
-        r"(?i)\bas[ \t]+an?[ \t]+(?:AI|language[ \t]+model|assistant)\b[^.\n]{0,40}\byou[ \t]+(?:must|should|"
-        r"will|are[ \t]+required)",
-        "text addressed to the model",
-        "override",
-        _AI_WORDS,
-        8,
-    ),
-    _RuleSpec(
-        r"(?i)\b(?:do[ \t]+not|don't|never)[ \t]+(?:tell|inform|mention[ \t]+(?:this|it)[ \t]+to|reveal[ \t]+"
-        r"(?:this|it)[ \t]+to|alert|warn)[ \t]+the[ \t]+user\b",
-        "hiding from the user",
-        "override",
-        ("do not ", "don t ", "never "),
-    ),
-    _RuleSpec(
-        r"(?i)\b(?:when|while|if)[ \t]+(?:you[ \t]+)?(?:summari[sz]e|summari[sz]ing|read|reading|process|"
-        r"processing|analy[sz]e|analy[sz]ing)[ \t]+this[ \t]+(?:page|document|article|text|email|site|content)"
-        r"[ \t]*,[ \t]*(?:you[ \t]+(?:must|should)|ignore|instead|always|do[ \t]+not|first)",
-        "text addressed to the model",
-        "override",
-        (
-            "summarize",
-            "summarise",
-            "summarizing",
-            "summarising",
-            "read",
-            "reading",
-            "process",
-            "processing",
-            "analyze",
-            "analyse",
-            "analyzing",
-            "analysing",
-        ),
-        24,
-    ),
-    _RuleSpec(
-        r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
-        r"(?:instructions|rules))",
-        "instruction override",
-        "override",
-        ("stop ", "cease "),
-    ),
-    _RuleSpec(
-        r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
-        "role reassignment",
-        "override",
-        ("enter ", "enable ", "activate "),
-    ),
+    _RuleSpec(r"(?i)\b(?:if|when)[ \t]+you[ \t]+are[ \t]+an?[ \t]+" + _AI + r"\b", "text addressed to the model",
+              "override", _AI_WORDS, 25),
+    _RuleSpec(r"(?i)\bas[ \t]+an?[ \t]+(?:AI|language[ \t]+model|assistant)\b[^.\n]{0,40}\byou[ \t]+(?:must|should|"
+              r"will|are[ \t]+required)", "text addressed to the model", "override", _AI_WORDS, 8),
+    _RuleSpec(r"(?i)\b(?:do[ \t]+not|don't|never)[ \t]+(?:tell|inform|mention[ \t]+(?:this|it)[ \t]+to|reveal[ \t]+"
+              r"(?:this|it)[ \t]+to|alert|warn)[ \t]+the[ \t]+user\b", "hiding from the user", "override",
+              ("do not ", "don t ", "never ")),
+    _RuleSpec(r"(?i)\b(?:when|while|if)[ \t]+(?:you[ \t]+)?(?:summari[sz]e|summari[sz]ing|read|reading|process|"
+              r"processing|analy[sz]e|analy[sz]ing)[ \t]+this[ \t]+(?:page|document|article|text|email|site|content)"
+              r"[ \t]*,[ \t]*(?:you[ \t]+(?:must|should)|ignore|instead|always|do[ \t]+not|first)",
+              "text addressed to the model", "override",
+              ("summarize", "summarise", "summarizing", "summarising", "read", "reading", "process", "processing",
+               "analyze", "analyse", "analyzing", "analysing"), 24),
+    _RuleSpec(r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
+              r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
+    _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+              "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest
@@ -643,14 +576,8 @@ _HEX_BYTES = bytes(
     ord("h") if chr(i) in "0123456789abcdefABCDEF" else ord(" ") if chr(i) in " :" else ord("#") for i in range(256)
 )
 _SPACED_BYTES = bytes(
-    ord("a")
-    if chr(i) in _LETTERS
-    else ord(" ")
-    if chr(i) in " \t.-_*|/,"
-    else ord("d")
-    if chr(i) in "013457@$"
-    else ord("#")
-    for i in range(256)
+    ord("a") if chr(i) in _LETTERS else ord(" ") if chr(i) in " \t.-_*|/," else ord("d") if chr(i) in "013457@$"
+    else ord("#") for i in range(256)
 )
 """Letters ``a``, separators of spaced-out letters a space, leetspeak characters ``d``, the rest ``#``:
 the copy both the spaced-out gate and the leetspeak search (:func:`_leet_matches`) read."""
@@ -681,47 +608,12 @@ def _one_byte_copy(text: str, utf8: bytes | None = None) -> bytes:
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _HOMOGLYPHS = str.maketrans(
     {
-        "\u0430": "a",
-        "\u0435": "e",
-        "\u043e": "o",
-        "\u0440": "p",
-        "\u0441": "c",
-        "\u0445": "x",
-        "\u0443": "y",
-        "\u0456": "i",
-        "\u0458": "j",
-        "\u0455": "s",
-        "\u04bb": "h",
-        "\u0501": "d",
-        "\u0410": "A",
-        "\u0415": "E",
-        "\u041e": "O",
-        "\u0420": "P",
-        "\u0421": "C",
-        "\u0425": "X",
-        "\u0406": "I",
-        "\u041c": "M",
-        "\u041d": "H",
-        "\u0422": "T",
-        "\u0412": "B",
-        "\u041a": "K",
-        "\u03bf": "o",
-        "\u03b1": "a",
-        "\u03b5": "e",
-        "\u03b9": "i",
-        "\u039f": "O",
-        "\u0391": "A",
-        "\u0395": "E",
-        "\u0399": "I",
-        "\u03a4": "T",
-        "\u039d": "N",
-        "\u03bd": "v",
-        "\u0432": "b",
-        "\u043a": "k",
-        "\u043c": "m",
-        "\u043d": "h",
-        "\u0442": "t",
-        "\u0433": "r",
+        "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0445": "x", "\u0443": "y",
+        "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u04bb": "h", "\u0501": "d", "\u0410": "A", "\u0415": "E",
+        "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0425": "X", "\u0406": "I", "\u041c": "M", "\u041d": "H",
+        "\u0422": "T", "\u0412": "B", "\u041a": "K", "\u03bf": "o", "\u03b1": "a", "\u03b5": "e", "\u03b9": "i",
+        "\u039f": "O", "\u0391": "A", "\u0395": "E", "\u0399": "I", "\u03a4": "T", "\u039d": "N", "\u03bd": "v",
+        "\u0432": "b", "\u043a": "k", "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u0433": "r",
     }
 )
 
@@ -784,14 +676,9 @@ def _excerpt(text: str, limit: int = 80) -> str:
 def _defang(text: str) -> str:
     """Make markup inert while keeping it readable: angle brackets, pipes in tokens, square brackets."""
     return (
-        text.replace(OPEN, "[")
-        .replace(CLOSE, "]")
-        .replace("<|", "\u2039|")
-        .replace("|>", "|\u203a")
-        .replace("<", "\u2039")
-        .replace(">", "\u203a")
-        .replace("[INST]", "\u27e6INST\u27e7")
-        .replace("[/INST]", "\u27e6/INST\u27e7")
+        text.replace(OPEN, "[").replace(CLOSE, "]")
+        .replace("<|", "\u2039|").replace("|>", "|\u203a").replace("<", "\u2039").replace(">", "\u203a")
+        .replace("[INST]", "\u27e6INST\u27e7").replace("[/INST]", "\u27e6/INST\u27e7")
     )
 
 
@@ -899,15 +786,9 @@ def _neutralise_run(
             run = text[i:j]
             before = text[i - 1] if i else ""
             after = text[j] if j < len(text) else ""
-            if (
-                len(run) == 1
-                and run in "\u200c\u200d"
-                and (
-                    compiled.emoji_near.match(before or " ")
-                    or compiled.emoji_near.match(after or " ")
-                    or not before.isascii()
-                    or not after.isascii()
-                )
+            if len(run) == 1 and run in "\u200c\u200d" and (
+                compiled.emoji_near.match(before or " ") or compiled.emoji_near.match(after or " ")
+                or not before.isascii() or not after.isascii()
             ):
                 out.append(run)  # joiners inside emoji sequences and non-Latin scripts
             elif len(run) == 1 and run == "\ufeff" and i == 0:
@@ -1042,18 +923,13 @@ def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     matches: list[tuple[int, int]] = []
     for other in sorted({*_all_finds(shape, b"ac", 1), *_all_finds(shape, b"ca")}):
         if "\u0370" <= text[other] <= "\u04ff":
-            matches.append((other, other + 1) if shape[other - 1 : other] == b"a" else (other, other + 2))
+            matches.append((other, other + 1) if shape[other - 1:other] == b"a" else (other, other + 2))
     return matches
 
 
 def _view_spans(
-    text: str,
-    compiled: _Compiled,
-    raw: bytes | None = None,
-    words: bytes | None = None,
-    script: bool | None = None,
-    utf8: bytes | None = None,
-    letters: bytes | None = None,
+    text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
@@ -1068,7 +944,7 @@ def _view_spans(
 
     def scan(start: int, end: int, view: str) -> None:
         for s, e, _family, rule in _rule_spans(view, compiled, start):
-            if text[s:e] != view[s - start : e - start]:
+            if text[s:e] != view[s - start:e - start]:
                 spans.append((s, e, "encoded", f"obfuscated {rule}"))
 
     # A letter next to a leetspeak character, located with ``bytes.find`` in the letters/leet/other copy.
@@ -1092,13 +968,8 @@ def _view_spans(
 
 
 def _neutralise_rules(
-    text: str,
-    raw: bytes,
-    findings: list[InjectionFinding],
-    compiled: _Compiled,
-    script: bool,
-    utf8: bytes | None = None,
-    letters: bytes | None = None,
+    text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
+    utf8: bytes | None = None, letters: bytes | None = None,
 ) -> str:
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
@@ -1109,11 +980,9 @@ def _neutralise_rules(
     out: list[str] = []
     position = 0
     for start, end, family, rule in _merge(spans):
-        if (
-            family == "override"
-            or (family == "encoded" and "override" in rule)
-            or (family == "exfiltration" and ("instruction" in rule))
-        ):
+        if family == "override" or (family == "encoded" and "override" in rule) or (family == "exfiltration" and (
+            "instruction" in rule
+        )):
             start, end = _sentence(text, start, end, compiled)
         if start < position:
             start = position
@@ -1147,9 +1016,8 @@ def _merge(spans: list[Span]) -> list[Span]:
 
 def _sentence(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int, int]:
     """Widen a match to the sentence around it, so the whole instruction is quoted."""
-    left = max(
-        text.rfind(".", 0, start), text.rfind("\n", 0, start), text.rfind("!", 0, start), text.rfind("?", 0, start)
-    )
+    left = max(text.rfind(".", 0, start), text.rfind("\n", 0, start), text.rfind("!", 0, start),
+               text.rfind("?", 0, start))
     left = max(left + 1, start - 300)
     while left < start and text[left] in " \t":
         left += 1
@@ -1201,7 +1069,7 @@ def _neutralise_encoded(
         hex_patterns.append(compiled.plain_hex)
     for pattern in hex_patterns:
         for match in pattern.finditer(raw):
-            digits = compiled.hex_noise.sub("", text[match.start() - 1 : match.end() - 1])
+            digits = compiled.hex_noise.sub("", text[match.start() - 1:match.end() - 1])
             try:
                 decoded = bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
@@ -1209,7 +1077,7 @@ def _neutralise_encoded(
             if _printable(decoded) and _looks_malicious(decoded, compiled):
                 replacements.append((match.start() - 1, match.end() - 1, "hex", decoded))
     for match in compiled.url_encoded.finditer(raw) if b"%" in raw else ():
-        decoded = urllib.parse.unquote(text[match.start() - 1 : match.end() - 1])
+        decoded = urllib.parse.unquote(text[match.start() - 1:match.end() - 1])
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((match.start() - 1, match.end() - 1, "URL encoding", decoded))
     spaced_out: list[tuple[int, int]] = []
@@ -1219,11 +1087,8 @@ def _neutralise_encoded(
         if spaced_out and gate.start() < spaced_out[-1][1]:
             continue
         window_end = min(len(text), gate.start() + 2000)
-        spaced_out.extend(
-            m.span()
-            for m in compiled.spaced.finditer(text, max(0, gate.start() - 8), window_end)
-            if not spaced_out or m.start() >= spaced_out[-1][1]
-        )
+        spaced_out.extend(m.span() for m in compiled.spaced.finditer(text, max(0, gate.start() - 8), window_end)
+                          if not spaced_out or m.start() >= spaced_out[-1][1])
     for start, end in spaced_out:
         found = text[start:end]
         collapsed = compiled.separators.sub("", found)
@@ -1263,39 +1128,16 @@ def _base64_runs(shape: bytes) -> list[tuple[int, int]]:
         end = shape.find(b" ", found)  # the copy ends with a space
         token = shape[start:end]
         body = token.rstrip(b"=")
-        if b"=" not in body and len(token) - len(body) <= 2 and start > 0 and shape[start - 1 : start] == b" ":
+        if b"=" not in body and len(token) - len(body) <= 2 and start > 0 and shape[start - 1:start] == b" ":
             runs.append((start - 1, end - 1))
         found = shape.find(_LONG_TOKEN, end)
     return runs
 
 
-_COMMON_WORDS = tuple(
-    sorted(
-        (
-            "ignore",
-            "all",
-            "previous",
-            "prior",
-            "instructions",
-            "disregard",
-            "the",
-            "above",
-            "your",
-            "system",
-            "prompt",
-            "reveal",
-            "rules",
-            "forget",
-            "everything",
-            "you",
-            "are",
-            "now",
-            "new",
-        ),
-        key=len,
-        reverse=True,
-    )
-)
+_COMMON_WORDS = tuple(sorted((
+    "ignore", "all", "previous", "prior", "instructions", "disregard", "the", "above", "your", "system", "prompt",
+    "reveal", "rules", "forget", "everything", "you", "are", "now", "new",
+), key=len, reverse=True))
 
 
 def _words(collapsed: str) -> str:
@@ -1326,4 +1168,5 @@ __all__ = [
     "InjectionText",
     "PromptInjectionGuard",
     "SourceReport",
+    "describe_findings",
 ]

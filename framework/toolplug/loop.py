@@ -390,6 +390,11 @@ class LoopResult:
         return self.steps[-1]
 
     @property
+    def guard_reports(self) -> list[tuple[str, Any]]:
+        """What the prompt-injection guard neutralised, as ``(tool id, GuardReport)`` pairs in call order."""
+        return [(trace.tool_id, report) for trace in self.traces for report in trace.guard_reports]
+
+    @property
     def text(self) -> str:
         """The final step's text: the answer."""
         return self.steps[-1].text if self.steps else ""

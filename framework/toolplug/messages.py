@@ -144,7 +144,13 @@ class ToolApprovalResponsePart:
 
 UserPart: TypeAlias = TextPart | FilePart
 AssistantPart: TypeAlias = (
-    TextPart | ReasoningPart | ReasoningFilePart | FilePart | ToolCallPart | ToolResultPart | ToolApprovalRequestPart
+    TextPart
+    | ReasoningPart
+    | ReasoningFilePart
+    | FilePart
+    | ToolCallPart
+    | ToolResultPart
+    | ToolApprovalRequestPart
 )
 ToolPart: TypeAlias = ToolResultPart | ToolApprovalResponsePart
 Part: TypeAlias = AssistantPart | ToolPart
@@ -260,7 +266,9 @@ def prune_messages(
     parts is one group, pruned when everything after it up to the next reasoning part was pruned.
     """
     if reasoning not in ("none", "all", "before-last-message"):
-        raise InvalidArgumentError("reasoning", f"must be 'none', 'all' or 'before-last-message', got {reasoning!r}")
+        raise InvalidArgumentError(
+            "reasoning", f"must be 'none', 'all' or 'before-last-message', got {reasoning!r}"
+        )
     if empty_messages not in ("remove", "keep"):
         raise InvalidArgumentError("empty_messages", f"must be 'remove' or 'keep', got {empty_messages!r}")
     result: list[Message] = list(messages)
@@ -280,7 +288,9 @@ def prune_messages(
     if tool_calls:
         call_tool_names, approval_tool_calls = _tool_indexes(result)
         for rule in tool_calls:
-            result = _apply_tool_rule(result, rule, group_of, group_count, call_tool_names, approval_tool_calls)
+            result = _apply_tool_rule(
+                result, rule, group_of, group_count, call_tool_names, approval_tool_calls
+            )
 
     if empty_messages == "remove":
         result = [message for message in result if len(message.content) > 0]
@@ -323,7 +333,9 @@ def _apply_tool_rule(
     call_tool_names: dict[str, str],
     approval_tool_calls: dict[str, str],
 ) -> list[Message]:
-    first_kept_group = group_count if rule.keep_last_messages is None else group_count - rule.keep_last_messages
+    first_kept_group = (
+        group_count if rule.keep_last_messages is None else group_count - rule.keep_last_messages
+    )
     kept_call_ids: set[str] = set()
     kept_approval_ids: set[str] = set()
     for index, message in enumerate(messages):
@@ -579,7 +591,9 @@ def convert_to_model_messages(
                 if isinstance(part, TextUIPart):
                     user_parts.append(TextPart(part.text, part.provider_metadata))
                 elif isinstance(part, FileUIPart):
-                    user_parts.append(FilePart(part.url, part.media_type, part.filename, part.provider_metadata))
+                    user_parts.append(
+                        FilePart(part.url, part.media_type, part.filename, part.provider_metadata)
+                    )
                 elif isinstance(part, DataUIPart) and convert_data_part is not None:
                     data_part = convert_data_part(part)
                     if data_part is not None:
@@ -595,7 +609,9 @@ def convert_to_model_messages(
                     block.append(part)
             _convert_block(block, converted, tools, ignore_incomplete_tool_calls, convert_data_part)
         else:
-            raise InvalidArgumentError("messages", f"message {message.id!r} has unknown role {message.role!r}")
+            raise InvalidArgumentError(
+                "messages", f"message {message.id!r} has unknown role {message.role!r}"
+            )
     return converted
 
 
@@ -691,7 +707,9 @@ def _ui_tool_result(part: ToolUIPart, tools: Mapping[str, Any] | None) -> ToolRe
     if part.state == "output-error":
         output: Any = part.error_text or ""
         output_type = OutputType.ERROR_TEXT
-    elif tools is not None and not part.dynamic and not part.provider_executed and part.tool_name not in tools:
+    elif (
+        tools is not None and not part.dynamic and not part.provider_executed and part.tool_name not in tools
+    ):
         output, output_type = TOOL_NO_LONGER_AVAILABLE, OutputType.TEXT
     else:
         output = part.output

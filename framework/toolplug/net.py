@@ -29,6 +29,7 @@ import enum
 import ipaddress
 import re
 import socket
+import ssl
 import time
 import unicodedata
 import urllib.parse
@@ -219,7 +220,9 @@ class AddressVerdict:
     def describe(self, address: str) -> str:
         """``127.0.0.1 is loopback (127.0.0.0/8 loopback)``, naming the carried address if any."""
         if self.embedded:
-            return f"{address} carries {self.embedded}, which is {self.rule.value} ({self.network} {self.range_name})"
+            return (
+                f"{address} carries {self.embedded}, which is {self.rule.value} ({self.network} {self.range_name})"
+            )
         return f"{address} is {self.rule.value} ({self.network} {self.range_name})"
 
 
@@ -384,10 +387,7 @@ class TargetPolicy:
         raise URLNotAllowedError(
             f"Refused {where}: {verdict.describe(str(address))}; the {self.kind.value} policy does not allow "
             f"{verdict.rule.value} addresses.",
-            url=url,
-            rule=verdict.rule.value,
-            host=host,
-            address=str(address),
+            url=url, rule=verdict.rule.value, host=host, address=str(address),
         )
 
     def is_allowlisted_host(self, host: str) -> bool:
@@ -423,8 +423,7 @@ def check_url(url: str | httpx2.URL, policy: TargetPolicy = PUBLIC_ONLY) -> http
         if _FORBIDDEN_IN_URL.search(text):
             raise URLNotAllowedError(
                 f"Refused {text[:200]!r}: the URL contains a control character, space or backslash.",
-                url=text,
-                rule="url syntax",
+                url=text, rule="url syntax",
             )
         try:
             parsed = httpx2.URL(text)
@@ -434,25 +433,25 @@ def check_url(url: str | httpx2.URL, policy: TargetPolicy = PUBLIC_ONLY) -> http
                 split = urllib.parse.urlsplit(text)
                 if split.scheme in ("http", "https") and split.hostname:
                     check_host(split.hostname, policy, url=text)
-            raise URLNotAllowedError(
-                f"Refused {text[:200]!r}: not a valid URL ({exc}).", url=text, rule="url syntax"
-            ) from exc
+            raise URLNotAllowedError(f"Refused {text[:200]!r}: not a valid URL ({exc}).", url=text,
+                                     rule="url syntax") from exc
     else:
         parsed = url
     if parsed.scheme not in ("http", "https"):
         raise URLNotAllowedError(
             f"Refused {text[:200]!r}: only http and https URLs can be fetched, not {parsed.scheme or 'none'!r}.",
-            url=text,
-            rule="scheme",
+            url=text, rule="scheme",
         )
     if parsed.userinfo:
         raise URLNotAllowedError(
             "Refused the URL: it contains credentials (user name or password before '@'); "
             "URLs with credentials are never fetched.",
-            url=text.split("//", 1)[0] + "//[credentials removed]@" + parsed.host,
-            rule="credentials",
+            url=text.split("//", 1)[0] + "//[credentials removed]@" + parsed.host, rule="credentials",
             host=parsed.host,
         )
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        raise URLNotAllowedError(f"Refused {text[:200]!r}: port {parsed.port} is not a TCP port (1-65535).",
+                                 url=text, rule="url syntax", host=parsed.host)
     check_host(parsed.host, policy, url=text)
     return parsed
 
@@ -464,10 +463,7 @@ def check_host(host: str, policy: TargetPolicy, *, url: str = "") -> IPAddress |
     if "%" in host or _FORBIDDEN_IN_URL.search(host):
         raise URLNotAllowedError(
             f"Refused host {host[:100]!r}: percent-encoding, zone ids and control characters are not allowed "
-            "in a host.",
-            url=url,
-            rule="host syntax",
-            host=host,
+            "in a host.", url=url, rule="host syntax", host=host,
         )
     literal = parse_ip_literal(host)
     if literal is None and not host.isascii():
@@ -486,9 +482,7 @@ def check_host(host: str, policy: TargetPolicy, *, url: str = "") -> IPAddress |
             raise URLNotAllowedError(
                 f"Refused host {host!r}: {special!r} names are special-use and never public; "
                 f"the {policy.kind.value} policy does not allow them.",
-                url=url,
-                rule="special-use name",
-                host=host,
+                url=url, rule="special-use name", host=host,
             )
     return None
 
@@ -547,8 +541,7 @@ class PinnedNetworkBackend(httpcore2.AsyncNetworkBackend):
             if address is None:
                 raise URLNotAllowedError(
                     f"Refused host {host!r}: the resolver answered {str(answer)[:60]!r}, which is not an address.",
-                    rule="dns answer",
-                    host=host,
+                    rule="dns answer", host=host,
                 )
             # Every answer is checked: the OS may pick any of them, and one refused answer means the
             # name points somewhere it must not.
@@ -613,9 +606,7 @@ class PinnedTransport(httpx2.AsyncBaseTransport):
         core_request = httpcore2.Request(
             method=request.method,
             url=httpcore2.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
+                scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
                 target=request.url.raw_path,
             ),
             headers=request.headers.raw,
@@ -690,6 +681,12 @@ class FetchedResponse:
         match = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.I)
         return match.group(1) if match else None
 
+    def looks_binary(self) -> bool:
+        """True when the body is not text whatever its Content-Type says: a NUL byte or many other
+        control bytes near the start, or the signature of a common binary format (PDF, images,
+        archives, executables)."""
+        return looks_binary(self.content)
+
     @property
     def text(self) -> str:
         """The body as text: the declared charset, else UTF-8, bad bytes replaced."""
@@ -704,6 +701,39 @@ class FetchedResponse:
 
 
 ContentTypeCheck = Callable[[str], bool]
+
+_BINARY_SIGNATURES = (
+    b"%PDF-", b"\x89PNG", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"PK\x03\x04", b"\x1f\x8b", b"BZh91AY",
+    b"7z\xbc\xaf", b"Rar!\x1a", b"\x7fELF", b"MZ\x90\x00", b"\xca\xfe\xba\xbe", b"OggS\x00", b"ID3\x03", b"ID3\x04",
+    b"fLaC\x00", b"wOFF\x00", b"wOF2\x00", b"\xd0\xcf\x11\xe0", b"SQLite format 3\x00",
+)
+_CONTROL_BYTES = bytes(i for i in range(32) if i not in (9, 10, 12, 13, 27))
+
+
+def _connection_failure(url: str, exc: BaseException) -> str:
+    """What went wrong connecting to ``url``, in words: a TLS failure, a refused connection, or else."""
+    text = str(exc) or type(exc).__name__
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(chain) < 10:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    if any(isinstance(item, ssl.SSLError) for item in chain) or "SSL" in text or "CERTIFICATE" in text.upper():
+        return f"Could not fetch {url[:200]}: the TLS (https) connection failed ({text})."
+    if any(isinstance(item, ConnectionRefusedError) for item in chain) or "connection attempts failed" in text:
+        return f"Could not fetch {url[:200]}: the server refused the connection or did not answer ({text})."
+    return f"Could not fetch {url[:200]}: {text}"
+
+
+def looks_binary(content: bytes) -> bool:
+    """True for a body that is not text: a known binary signature at the start, a NUL byte, or more
+    than one control byte in ten among its first 4 KiB (text formats have none but tab and newlines)."""
+    head = content[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # UTF-16 (or UTF-32) text with its byte-order mark: NUL bytes are expected
+    if head.startswith(_BINARY_SIGNATURES) or b"\x00" in head:
+        return True
+    return bool(head) and len(head) - len(head.translate(None, _CONTROL_BYTES)) > len(head) // 10
 
 
 class SafeHTTPClient:
@@ -781,9 +811,8 @@ class SafeHTTPClient:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(limit):
-                result = await self._fetch(
-                    url, headers, max_bytes or self.max_bytes, accept_content_type, check, truncate, limit
-                )
+                result = await self._fetch(url, headers, max_bytes or self.max_bytes, accept_content_type, check,
+                                           truncate, limit)
         except TimeoutError as exc:
             raise FetchTimeoutError(f"Fetching {url[:200]} took longer than {limit:g} seconds.", url=url) from exc
         result.elapsed = time.perf_counter() - started
@@ -811,12 +840,8 @@ class SafeHTTPClient:
         for name, value in (extra_headers or {}).items():
             if name.lower() not in ("cookie", "authorization", "proxy-authorization", "host"):
                 request_headers[name] = value
-        timeouts = {
-            "connect": self.connect_timeout,
-            "read": total_timeout,
-            "write": total_timeout,
-            "pool": total_timeout,
-        }
+        timeouts = {"connect": self.connect_timeout, "read": total_timeout, "write": total_timeout,
+                    "pool": total_timeout}
         while True:
             request = httpx2.Request("GET", current, headers=request_headers, extensions={"timeout": timeouts})
             try:
@@ -824,7 +849,7 @@ class SafeHTTPClient:
             except httpx2.TimeoutException as exc:
                 raise FetchTimeoutError(f"Connecting to {current.host} timed out.", url=str(current)) from exc
             except httpx2.TransportError as exc:
-                raise FetchConnectionError(f"Could not fetch {str(current)[:200]}: {exc}", url=str(current)) from exc
+                raise FetchConnectionError(_connection_failure(str(current), exc), url=str(current)) from exc
             response.request = request
             try:
                 if response.status_code in REDIRECT_STATUSES and "location" in response.headers:
@@ -839,8 +864,7 @@ class SafeHTTPClient:
                     except (httpx2.InvalidURL, ValueError) as exc:
                         raise URLNotAllowedError(
                             f"Refused the redirect from {str(current)[:200]} to {location[:200]!r}: not a valid URL.",
-                            url=str(current),
-                            rule="redirect",
+                            url=str(current), rule="redirect",
                         ) from exc
                     target = check_url(target, self.policy)
                     if check is not None:
@@ -851,28 +875,21 @@ class SafeHTTPClient:
                 if not 200 <= response.status_code < 300:
                     raise HTTPStatusError(
                         f"{str(current)[:200]} answered HTTP {response.status_code}.",
-                        url=str(current),
-                        status_code=response.status_code,
+                        url=str(current), status_code=response.status_code,
                     )
                 content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if accept_content_type is not None and not accept_content_type(content_type):
                     raise UnsupportedContentTypeError(
                         f"{str(current)[:200]} is {content_type or 'of unknown type'}, which is not supported.",
-                        url=str(current),
-                        content_type=content_type,
+                        url=str(current), content_type=content_type,
                     )
                 body, truncated = await self._read_capped(response, max_bytes, truncate, str(current))
             finally:
                 await response.aclose()
             headers = {k.lower(): v for k, v in response.headers.multi_items()}
             return FetchedResponse(
-                url=url,
-                final_url=str(current),
-                status_code=response.status_code,
-                headers=headers,
-                content=body,
-                redirects=redirects,
-                truncated=truncated,
+                url=url, final_url=str(current), status_code=response.status_code, headers=headers,
+                content=body, redirects=redirects, truncated=truncated,
             )
 
     @staticmethod
@@ -881,8 +898,7 @@ class SafeHTTPClient:
         if declared.isdigit() and int(declared) > max_bytes and not truncate:
             raise ResponseTooLargeError(
                 f"{url[:200]} declares {int(declared)} bytes, over the limit of {max_bytes} bytes.",
-                url=url,
-                limit=max_bytes,
+                url=url, limit=max_bytes,
             )
         chunks: list[bytes] = []
         size = 0
@@ -930,6 +946,7 @@ __all__ = [
     "check_host",
     "check_url",
     "classify_address",
+    "looks_binary",
     "parse_ip_literal",
     "system_resolver",
 ]

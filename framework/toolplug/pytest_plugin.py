@@ -396,7 +396,9 @@ def _not_strict(schema: Any, path: str = "(root)") -> list[str]:
     return loose
 
 
-def _settings_for(registered: RegisteredTool, settings: Mapping[str, Any] | None, host: Host | None) -> dict[str, Any]:
+def _settings_for(
+    registered: RegisteredTool, settings: Mapping[str, Any] | None, host: Host | None
+) -> dict[str, Any]:
     definition = registered.definition
     if settings is None and host is not None:
         values = dict(host.settings.effective(definition))
@@ -443,14 +445,9 @@ def _run_examples(
         with asyncio.Runner() as runner:
 
             def run_one(arguments: Mapping[str, Any]) -> None:
-                _check_one(
-                    registered,
-                    report,
-                    arguments,
-                    lambda args: runner.run(
-                        executor.execute(registered, args, scope=call_scope, call_id=f"contract_{report.examples_run}")
-                    ),
-                )
+                _check_one(registered, report, arguments, lambda args: runner.run(
+                    executor.execute(registered, args, scope=call_scope, call_id=f"contract_{report.examples_run}")
+                ))
 
             for arguments in examples:
                 run_one(arguments)
@@ -576,23 +573,10 @@ class UnsupportedSchemaError(ValueError):
     """The schema uses a keyword the argument generator does not handle."""
 
 
-_UNSUPPORTED = frozenset(
-    {
-        "not",
-        "if",
-        "then",
-        "else",
-        "dependentSchemas",
-        "dependentRequired",
-        "patternProperties",
-        "contains",
-        "propertyNames",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-        "$dynamicRef",
-        "$recursiveRef",
-    }
-)
+_UNSUPPORTED = frozenset({
+    "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "patternProperties", "contains",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
+})
 _MAX_ITEMS = 5
 _MAX_REF_DEPTH = 4
 _SAFE_INTEGER = 2**53 - 1
@@ -641,14 +625,9 @@ class _Generator:
             return st.sampled_from(list(schema["enum"]))
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                return st.one_of(
-                    [
-                        self.build({**_without(schema, key), **branch}, ref_depth)
-                        if isinstance(branch, Mapping)
-                        else self.build(branch, ref_depth)
-                        for branch in schema[key]
-                    ]
-                )
+                return st.one_of([self.build({**_without(schema, key), **branch}, ref_depth)
+                                  if isinstance(branch, Mapping) else self.build(branch, ref_depth)
+                                  for branch in schema[key]])
         if "allOf" in schema:
             parts = schema["allOf"]
             if len(parts) != 1 or not isinstance(parts[0], Mapping):
@@ -724,10 +703,7 @@ class _Generator:
         low = schema.get("exclusiveMinimum", schema.get("minimum"))
         high = schema.get("exclusiveMaximum", schema.get("maximum"))
         floats = st.floats(
-            min_value=low,
-            max_value=high,
-            allow_nan=False,
-            allow_infinity=False,
+            min_value=low, max_value=high, allow_nan=False, allow_infinity=False,
             exclude_min=low is not None and "exclusiveMinimum" in schema,
             exclude_max=high is not None and "exclusiveMaximum" in schema,
         )

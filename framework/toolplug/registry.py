@@ -295,7 +295,9 @@ class ToolRegistry:
             self.diagnostics.extend(problems)
             self.rejected.setdefault(definition.id, origin.plugin)
             return None
-        registered = RegisteredTool(definition, implementation, plugin=origin.plugin, origin=origin, source=source_name)
+        registered = RegisteredTool(
+            definition, implementation, plugin=origin.plugin, origin=origin, source=source_name
+        )
         self._tools[definition.id] = registered
         self._by_name[definition.function.name] = registered
         return registered

@@ -180,7 +180,9 @@ def _names_plugin(names: Collection[str], plugin: str) -> bool:
     return plugin in names or any(plugin.startswith(f"{name}.") for name in names)
 
 
-def chat_may_continue(required: ConfidenceLevel | None, confidence: ConfidenceLevel | None, trusted: bool) -> bool:
+def chat_may_continue(
+    required: ConfidenceLevel | None, confidence: ConfidenceLevel | None, trusted: bool
+) -> bool:
     """Whether a provider may receive a chat whose tool data requires ``required``."""
     if required is None or confidence is None:
         return True
@@ -197,3 +199,4 @@ __all__ = [
     "chat_may_continue",
     "combine_instructions",
 ]
+

@@ -91,9 +91,9 @@ class SecretStore:
         from keyring.backends import fail
 
         backend = keyring.get_keyring()
-        if isinstance(backend, fail.Keyring) or (
-            type(backend).__name__ == "ChainerBackend" and not getattr(backend, "backends", True)
-        ):
+        if isinstance(backend, fail.Keyring) or (type(backend).__name__ == "ChainerBackend" and not getattr(
+            backend, "backends", True
+        )):
             raise KeyringUnavailableError(
                 "No OS keyring backend is available, so secret settings cannot be stored. Install one: "
                 "on Linux `pip install secretstorage` with a running Secret Service (GNOME Keyring, KWallet), "
@@ -324,10 +324,7 @@ class ToolSettingsService:
     def check_value(self, field: SettingsField, value: Any) -> str | None:
         """Why ``value`` cannot be stored in ``field``, or None when it can."""
         types: dict[str, type | tuple[type, ...]] = {
-            "string": str,
-            "integer": int,
-            "number": (int, float),
-            "boolean": bool,
+            "string": str, "integer": int, "number": (int, float), "boolean": bool,
         }
         expected = types[field.value_type]
         if (field.value_type != "boolean" and isinstance(value, bool)) or not isinstance(value, expected):

@@ -22,23 +22,21 @@ def settings_reference(host: Host) -> list[dict[str, Any]]:
                 choices = list(field.enum)
             elif field.kind is SettingKind.CHOICE and field.option_source in host.option_sources:
                 choices = host.option_sources[field.option_source].values()
-            rows.append(
-                {
-                    "key": f"{definition.id}.{field.name}",
-                    "tool": definition.id,
-                    "plugin": registered.plugin,
-                    "field": field.name,
-                    "label": registered.implementation.settings_field_label(field),
-                    "type": field.value_type,
-                    "kind": field.kind.value,
-                    "required": field.required,
-                    "meaning": registered.implementation.settings_field_description(field),
-                    "option_source": field.option_source,
-                    "choices": choices,
-                    "default": field.default,
-                    "admin_manageable": field.kind is not SettingKind.SECRET,
-                }
-            )
+            rows.append({
+                "key": f"{definition.id}.{field.name}",
+                "tool": definition.id,
+                "plugin": registered.plugin,
+                "field": field.name,
+                "label": registered.implementation.settings_field_label(field),
+                "type": field.value_type,
+                "kind": field.kind.value,
+                "required": field.required,
+                "meaning": registered.implementation.settings_field_description(field),
+                "option_source": field.option_source,
+                "choices": choices,
+                "default": field.default,
+                "admin_manageable": field.kind is not SettingKind.SECRET,
+            })
     return rows
 
 
@@ -55,19 +53,11 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         if row["tool"] != current:
             current = row["tool"]
-            lines += [
-                "",
-                f"## `{current}` (plugin `{row['plugin']}`)",
-                "",
-                "| key | type | required | meaning | choices | default |",
-                "|---|---|---|---|---|---|",
-            ]
+            lines += ["", f"## `{current}` (plugin `{row['plugin']}`)", "",
+                      "| key | type | required | meaning | choices | default |", "|---|---|---|---|---|---|"]
         kind = "secret (keyring only)" if row["kind"] == "secret" else row["type"]
-        choices = (
-            ", ".join(json.dumps(c) for c in row["choices"])
-            if row["choices"]
-            else (f"from `{row['option_source']}`" if row["option_source"] else "")
-        )
+        choices = ", ".join(json.dumps(c) for c in row["choices"]) if row["choices"] else (
+            f"from `{row['option_source']}`" if row["option_source"] else "")
         default = "" if row["default"] is None else json.dumps(row["default"])
         meaning = _cell(row["meaning"] or row["label"])
         lines.append(

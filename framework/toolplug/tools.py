@@ -408,7 +408,9 @@ def _schema_from_signature(
         from pydantic import Field
 
         fields[parameter.name] = (annotation, Field(default, description=argument_docs.get(parameter.name)))
-    model = create_model(f"{func.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    model = create_model(
+        f"{func.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
     schema = _strip_titles(model.model_json_schema())
     schema.setdefault("properties", {})
     needs_model = any(not _is_json_native(annotation) for annotation, _ in fields.values())

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
-from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy
+from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy, UnsupportedContentTypeError
 
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
@@ -59,155 +59,35 @@ class ExtractedWebPage:
 # --- extraction -----------------------------------------------------------------------------------
 
 _DROP_TAGS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "iframe",
-    "svg",
-    "canvas",
-    "object",
-    "embed",
-    "button",
-    "input",
-    "select",
-    "textarea",
-    "link",
-    "meta",
-    "dialog",
-    "map",
-    "audio",
-    "video",
-    "source",
-    "track",
+    "script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "button", "input",
+    "select", "textarea", "link", "meta", "dialog", "map", "audio", "video", "source", "track",
 )
 _BOILERPLATE_TAGS = ("nav", "aside", "footer")
 _BOILERPLATE_ROLES = (
-    '[role="navigation"]',
-    '[role="banner"]',
-    '[role="contentinfo"]',
-    '[role="complementary"]',
-    '[role="search"]',
-    '[role="dialog"]',
-    '[role="alertdialog"]',
-    '[role="menu"]',
-    '[role="menubar"]',
-    '[role="toolbar"]',
+    '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]',
+    '[role="dialog"]', '[role="alertdialog"]', '[role="menu"]', '[role="menubar"]', '[role="toolbar"]',
 )
 _NEGATIVE_WORDS = frozenset(
     [
-        "comment",
-        "comments",
-        "commentlist",
-        "comment-list",
-        "disqus",
-        "cookie",
-        "cookies",
-        "consent",
-        "gdpr",
-        "cmp",
-        "newsletter",
-        "subscribe",
-        "subscription",
-        "signup",
-        "promo",
-        "promotion",
-        "sponsor",
-        "sponsored",
-        "advert",
-        "advertisement",
-        "ads",
-        "ad",
-        "adslot",
-        "adunit",
-        "dfp",
-        "outbrain",
-        "taboola",
-        "share",
-        "sharing",
-        "sharebar",
-        "social",
-        "socials",
-        "follow",
-        "related",
-        "recommended",
-        "recommendations",
-        "readmore",
-        "read-more",
-        "more-stories",
-        "mostpopular",
-        "most-popular",
-        "popular",
-        "trending",
-        "breadcrumb",
-        "breadcrumbs",
-        "pagination",
-        "pager",
-        "nav",
-        "navbar",
-        "navigation",
-        "menu",
-        "sidebar",
-        "widget",
-        "footer",
-        "masthead",
-        "skip-link",
-        "sr-only",
-        "visually-hidden",
-        "screen-reader-text",
-        "print-only",
-        "toolbar",
-        "tags",
-        "taglist",
-        "tag-list",
-        "author-bio",
-        "byline",
-        "post-meta",
-        "article-meta",
-        "entry-meta",
-        "paywall",
-        "inline-ad",
-        "caption",
-        "captions",
-        "credit",
-        "credits",
-        "timestamp",
-        "dateline",
-        "date",
-        "disclosure",
-        "affiliate",
-        "author",
-        "bio",
-        "related-posts",
-        "newsletter-signup",
-        "inline-newsletter",
+        "comment", "comments", "commentlist", "comment-list", "disqus", "cookie", "cookies", "consent", "gdpr",
+        "cmp", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor",
+        "sponsored", "advert", "advertisement", "ads", "ad", "adslot", "adunit", "dfp", "outbrain", "taboola",
+        "share", "sharing", "sharebar", "social", "socials", "follow", "related", "recommended",
+        "recommendations", "readmore", "read-more", "more-stories", "mostpopular", "most-popular", "popular",
+        "trending", "breadcrumb", "breadcrumbs", "pagination", "pager", "nav", "navbar", "navigation", "menu",
+        "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
+        "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
+        "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
+        "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
+        "newsletter-signup", "inline-newsletter",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
 # A class naming a state ("comments-open", "has-sidebar") describes the page, not the element.
 _STATE_PARTS = frozenset({"enabled", "disabled", "open", "closed", "active", "js", "has", "is", "no", "show", "count"})
 # Structural words say nothing; the other parts of the name decide ("related-wrap" is related stories).
-_NEUTRAL_PARTS = frozenset(
-    {
-        "wrapper",
-        "wrap",
-        "container",
-        "inner",
-        "outer",
-        "holder",
-        "area",
-        "box",
-        "block",
-        "col",
-        "row",
-        "section",
-        "module",
-        "component",
-        "region",
-        "zone",
-        "group",
-    }
-)
+_NEUTRAL_PARTS = frozenset({"wrapper", "wrap", "container", "inner", "outer", "holder", "area", "box", "block", "col",
+                            "row", "section", "module", "component", "region", "zone", "group"})
 # A name ending in a content word is a content element ("article-body", "post-content", "nav-text").
 _CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry", "story", "main", "copy", "prose"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -356,12 +236,8 @@ def _clean_inside(main: Any) -> None:
             if card is None or card.mem_id == main.mem_id or card.tag in ("li", "article"):
                 break
             card = card.parent
-        if (
-            card is not None
-            and card.mem_id != main.mem_id
-            and card.tag in ("li", "article")
-            and len(card.text(strip=True)) < 500
-        ):
+        if (card is not None and card.mem_id != main.mem_id and card.tag in ("li", "article")
+                and len(card.text(strip=True)) < 500):
             card.decompose()
         else:
             node.decompose()
@@ -439,10 +315,8 @@ def _choose_main(tree: Any) -> Any:
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
         if paragraph.tag == "p":
             length = len(paragraph.text(strip=True))
-            if (
-                length > 60
-                and paragraph.mem_id not in linked
-                and (paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5)
+            if length > 60 and paragraph.mem_id not in linked and (
+                paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
             ):
                 prose_lengths[paragraph.mem_id] = length
         if paragraph.tag == "div":
@@ -500,10 +374,8 @@ def _choose_main(tree: Any) -> Any:
             wider = prose(ancestor)
             if wider > own * 1.35 and wider - own > 150:
                 break
-            if (
-                _is_article_mark(ancestor)
-                and ancestor.parent is not None
-                and _is_lone_article(ancestor, ancestor.parent)
+            if _is_article_mark(ancestor) and ancestor.parent is not None and _is_lone_article(
+                ancestor, ancestor.parent
             ):
                 ancestor = None  # don't climb past the page's one article to text further out
                 break
@@ -544,43 +416,16 @@ def _class_weight(node: Any) -> float:
 
 _BLOCK_TAGS = frozenset(
     {
-        "address",
-        "article",
-        "center",
-        "dd",
-        "details",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figure",
-        "figcaption",
-        "footer",
-        "form",
-        "header",
-        "hgroup",
-        "legend",
-        "main",
-        "p",
-        "section",
-        "summary",
-        "body",
-        "html",
-        "tbody",
-        "thead",
-        "tfoot",
-        "tr",
-        "td",
-        "th",
-        "caption",
+        "address", "article", "center", "dd", "details", "div", "dl", "dt", "fieldset", "figure", "figcaption",
+        "footer", "form", "header", "hgroup", "legend", "main", "p", "section", "summary", "body", "html",
+        "tbody", "thead", "tfoot", "tr", "td", "th", "caption",
     }
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "del": "~~", "s": "~~", "strike": "~~"}
 _SPACE = re.compile(r"\s+")
 _LAYOUT_CELLS = ", ".join(
-    f"{cell} {inner}"
-    for cell in ("td", "th")
+    f"{cell} {inner}" for cell in ("td", "th")
     for inner in ("table", "p", "div", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
 )
 _ESCAPE = re.compile(r"\*|(?<!\w)_|_(?!\w)")
@@ -773,7 +618,7 @@ def _tidy(text: str) -> str:
     pieces = []
     last = 0
     for match in _CODE_FENCE.finditer(text):
-        pieces.append(_tidy_prose(text[last : match.start()]))
+        pieces.append(_tidy_prose(text[last:match.start()]))
         pieces.append("\n\n" + match.group(0) + "\n\n")
         last = match.end()
     pieces.append(_tidy_prose(text[last:]))
@@ -822,12 +667,9 @@ def _metadata(tree: Any) -> dict[str, str]:
 
     title_node = tree.css_first("title")
     h1 = tree.css_first("h1")
-    title = (
-        first("og:title", "twitter:title")
-        or ld.get("headline", "")
-        or (title_node.text(strip=True) if title_node is not None else "")
-        or (h1.text(strip=True) if h1 is not None else "")
-    )
+    title = first("og:title", "twitter:title") or ld.get("headline", "") or (
+        title_node.text(strip=True) if title_node is not None else ""
+    ) or (h1.text(strip=True) if h1 is not None else "")
     author = first("author", "article:author", "parsely-author", "sailthru.author", "byl", "dc.creator") or ld.get(
         "author", ""
     )
@@ -839,16 +681,8 @@ def _metadata(tree: Any) -> dict[str, str]:
             text = node.text(strip=True)
             author = text if len(text) <= 100 else ""
     published = first(
-        "article:published_time",
-        "og:published_time",
-        "datepublished",
-        "pubdate",
-        "publishdate",
-        "date",
-        "dc.date.issued",
-        "dc.date",
-        "sailthru.date",
-        "parsely-pub-date",
+        "article:published_time", "og:published_time", "datepublished", "pubdate", "publishdate", "date",
+        "dc.date.issued", "dc.date", "sailthru.date", "parsely-pub-date",
     ) or ld.get("datePublished", "")
     if not published:
         node = tree.css_first("time[datetime]")
@@ -877,10 +711,8 @@ def _json_ld(tree: Any) -> dict[str, str]:
                     found[key] = value.strip()
             author = item.get("author")
             if "author" not in found and author:
-                names = [
-                    a.get("name") if isinstance(a, dict) else a
-                    for a in (author if isinstance(author, list) else [author])
-                ]
+                names = [a.get("name") if isinstance(a, dict) else a for a in (author if isinstance(author, list)
+                                                                                else [author])]
                 joined = ", ".join(str(n) for n in names if isinstance(n, str) and n)
                 if joined:
                     found["author"] = joined
@@ -944,6 +776,12 @@ async def retrieve(
     finally:
         if own:
             await active.aclose()
+    if response.looks_binary():
+        raise UnsupportedContentTypeError(
+            f"{response.final_url} sent a binary body ({response.content_type or 'no Content-Type'}), not an HTML "
+            "page.",
+            url=response.final_url, content_type=response.content_type or "application/octet-stream",
+        )
     html = decode_html(response.content, response.charset)
     if len(html) > 300_000:
         # Large pages take tens of milliseconds to parse; keep the event loop responsive.
@@ -1031,14 +869,11 @@ class WebPageContentSanitizer:
         filtered = await self.guard.filter_texts(batch, context)
         cleaned = []
         for index, page in enumerate(pages):
-            values = filtered[index * len(_PAGE_FIELDS) : (index + 1) * len(_PAGE_FIELDS)]
+            values = filtered[index * len(_PAGE_FIELDS): (index + 1) * len(_PAGE_FIELDS)]
             title, description, author, published, markdown = values
-            cleaned.append(
-                replace(
-                    page, title=title, description=description, author=author, published=published, markdown=markdown
-                )
-            )
-        return cleaned, filtered[len(pages) * len(_PAGE_FIELDS) :]
+            cleaned.append(replace(page, title=title, description=description, author=author, published=published,
+                                   markdown=markdown))
+        return cleaned, filtered[len(pages) * len(_PAGE_FIELDS):]
 
 
 __all__ = [

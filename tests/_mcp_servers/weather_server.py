@@ -21,7 +21,9 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PNG_1PX = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
 
 OBJECT = {"type": "object", "properties": {}}
 
@@ -79,10 +81,8 @@ async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 {"type": "text", "text": "a chart"},
                 {"type": "image", "data": PNG_1PX, "mimeType": "image/png"},
                 {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "n"}},
-                {
-                    "type": "resource",
-                    "resource": {"uri": "file:///r.bin", "mimeType": "application/pdf", "blob": "AAE="},
-                },
+                {"type": "resource", "resource": {"uri": "file:///r.bin", "mimeType": "application/pdf",
+                                                  "blob": "AAE="}},
             ]
         }
     if name == "json_text":

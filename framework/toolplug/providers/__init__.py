@@ -28,23 +28,10 @@ if TYPE_CHECKING:
         Usage,
     )
 
-_FROM_BASE = frozenset(
-    {
-        "FinishReason",
-        "ProviderAdapter",
-        "ProviderAdapterFactory",
-        "ProviderProfile",
-        "ReasoningDelta",
-        "Round",
-        "RoundDelta",
-        "RoundRequest",
-        "TextDelta",
-        "ToolInputDelta",
-        "ToolInputEndDelta",
-        "ToolInputStartDelta",
-        "Usage",
-    }
-)
+_FROM_BASE = frozenset({
+    "FinishReason", "ProviderAdapter", "ProviderAdapterFactory", "ProviderProfile", "ReasoningDelta", "Round",
+    "RoundDelta", "RoundRequest", "TextDelta", "ToolInputDelta", "ToolInputEndDelta", "ToolInputStartDelta", "Usage",
+})
 
 
 def __getattr__(name: str) -> Any:
@@ -55,7 +42,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(base, name)
     raise AttributeError(f"module 'toolplug.providers' has no attribute {name!r}")
-
 
 BUILTIN_APIS: dict[str, str] = {
     "openai-chat": "toolplug.providers.openai_chat",
@@ -88,7 +74,6 @@ class LazyAdapterFactory:
 def builtin_adapter_factories() -> dict[str, ProviderAdapterFactory]:
     """The factories of the built-in APIs, by API name, each imported on first use."""
     return {api: LazyAdapterFactory(api, module) for api, module in BUILTIN_APIS.items()}
-
 
 __all__ = [
     "BUILTIN_APIS",

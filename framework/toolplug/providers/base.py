@@ -170,7 +170,9 @@ class Round:
     @property
     def tool_calls(self) -> list[ToolCallPart]:
         """The calls toolplug has to run (not provider-executed), in model order."""
-        return [part for part in self.content if isinstance(part, ToolCallPart) and not part.provider_executed]
+        return [
+            part for part in self.content if isinstance(part, ToolCallPart) and not part.provider_executed
+        ]
 
     @property
     def provider_executed_calls(self) -> list[ToolCallPart]:

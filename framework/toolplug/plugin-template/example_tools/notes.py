@@ -47,36 +47,12 @@ REGIONS = toolplug.OptionSource.of(
 """Kept once in code; every setting that offers a region names this list."""
 
 SAMPLE_NOTES: tuple[dict[str, Any], ...] = (
-    {
-        "id": 1,
-        "title": "Release checklist",
-        "text": "Steps before each release: tests, changelog, tag.",
-        "tags": ["release", "process"],
-        "author": "ana",
-        "year": 2024,
-        "score": 0.9,
-        "archived": False,
-    },
-    {
-        "id": 2,
-        "title": "On-call handbook",
-        "text": "Who to page, and how the incident review works.",
-        "tags": ["process", "incident"],
-        "author": "ben",
-        "year": 2023,
-        "score": 0.7,
-        "archived": False,
-    },
-    {
-        "id": 3,
-        "title": "Old release notes",
-        "text": "Release notes of the 2019 versions.",
-        "tags": ["release"],
-        "author": "ana",
-        "year": 2019,
-        "score": 0.4,
-        "archived": True,
-    },
+    {"id": 1, "title": "Release checklist", "text": "Steps before each release: tests, changelog, tag.",
+     "tags": ["release", "process"], "author": "ana", "year": 2024, "score": 0.9, "archived": False},
+    {"id": 2, "title": "On-call handbook", "text": "Who to page, and how the incident review works.",
+     "tags": ["process", "incident"], "author": "ben", "year": 2023, "score": 0.7, "archived": False},
+    {"id": 3, "title": "Old release notes", "text": "Release notes of the 2019 versions.",
+     "tags": ["release"], "author": "ana", "year": 2019, "score": 0.4, "archived": True},
 )
 
 
@@ -153,8 +129,7 @@ class SearchNotesTool(toolplug.ToolImplementation):
         wanted_tags = set(arguments.get(TAGS, []))
         conditions = arguments.get(FILTERS, {})
         found = [
-            note
-            for note in notes
+            note for note in notes
             if all(word in f"{note['title']} {note['text']}".casefold() for word in words)
             and wanted_tags <= set(note["tags"])
             and note["score"] >= arguments.get(MIN_SCORE, 0)
@@ -170,10 +145,8 @@ class SearchNotesTool(toolplug.ToolImplementation):
         found = found[: arguments.get(LIMIT, 5)]
         base = settings[SERVICE_URL].rstrip("/")
         return ToolExecutionResult(
-            json_content=[
-                {"title": n["title"], "text": n["text"], "author": n["author"], "year": n["year"]}
-                for n in found
-            ],
+            json_content=[{"title": n["title"], "text": n["text"], "author": n["author"], "year": n["year"]}
+                          for n in found],
             sources=[Source(url=f"{base}/notes/{n['id']}", title=n["title"]) for n in found],
             # Archived notes may hold personal data: later messages of this chat need a medium provider.
             required_provider_confidence=ConfidenceLevel.MEDIUM if include_archived and found else None,

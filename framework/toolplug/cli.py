@@ -474,7 +474,10 @@ def chat(
     Exits 1 when the run ended without an answer (a limit, a result the provider may not see, a call
     left for the caller) or the provider failed; what already happened is printed all the same.
     """
+    import traceback
+
     from toolplug.chat import ChatStreamPrinter, partial_chat_error, run_host_chat
+    from toolplug.cli_errors import debugging
     from toolplug.errors import ProviderError, ToolChoiceViolationError
 
     printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
@@ -494,6 +497,8 @@ def chat(
     except (ProviderError, ToolChoiceViolationError) as exc:
         if printer.printed:
             click.echo()
+        if debugging():
+            click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
         report, lines = partial_chat_error(exc)
         if as_json:
             _emit_json(report)

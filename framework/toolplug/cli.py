@@ -249,7 +249,7 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
 def check(state: HostContext, as_json: bool) -> None:
     """Validate every plugin and tool definition; exit 1 when anything is wrong."""
     host = state.host
-    findings = [d.as_dict() for d in [*host.registry.diagnostics, *host.config_diagnostics()]]
+    findings = [d.as_dict() for d in host.diagnostics()]
     findings += [
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
         for r in host.plugin_records() if r.status == "failed"

@@ -109,6 +109,29 @@ class ProviderSection(_Section):
     """Extra request-body parameters; a field toolplug manages (model, messages, tools, tool_choice,
     stream, the output-token limit...) is an error: use the matching setting instead."""
 
+    @field_validator("api")
+    @classmethod
+    def _plausible_api(cls, value: str) -> str:
+        from toolplug.providers import BUILTIN_APIS
+
+        if value in BUILTIN_APIS:
+            return value
+        if not value.strip() or value != value.strip():
+            raise ValueError(f"unknown API {value!r}")
+        spelled = {_api_spelling(name): name for name in BUILTIN_APIS}
+        near = spelled.get(_api_spelling(value))
+        if near is not None:
+            raise ValueError(f"unknown API {value!r}; did you mean {near!r}?")
+        return value  # a plugin's API: checked once the plugins' adapters are known
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence_is_a_name(cls, value: Any) -> Any:
+        if isinstance(value, str | ConfidenceLevel):
+            return value
+        names = ", ".join(level.label for level in ConfidenceLevel)
+        raise ValueError(f"must be one of the level names ({names}), not {value!r}")
+
     @field_validator("timeout")
     @classmethod
     def _positive_timeout(cls, value: float) -> float:
@@ -199,6 +222,10 @@ class HostConfig(_Section):
     def default_settings(self) -> dict[str, dict[str, Any]]:
         """``{tool_id: {field: value}}`` of every admin default."""
         return {tool_id: dict(section.defaults) for tool_id, section in self.tools.items() if section.defaults}
+
+
+def _api_spelling(name: str) -> str:
+    return "".join(character for character in name.lower() if character.isalnum())
 
 
 def parse_config(data: Mapping[str, Any], *, source: str = "<config>") -> HostConfig:

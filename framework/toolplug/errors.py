@@ -126,6 +126,7 @@ class PluginLoadError(PluginError):
         super().__init__(f"Plugin {plugin!r}{where}: {message}")
         self.plugin = plugin
         self.hook = hook
+        self.reason = message
 
 
 class DefinitionError(PluginError):

@@ -24,7 +24,7 @@ from toolplug.config import ProviderSection
 from toolplug.definitions import ConfidenceLevel, Source
 from toolplug.errors import ConfigError, KeyringUnavailableError, UsageError
 from toolplug.execution import ToolTrace
-from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop
+from toolplug.loop import ApproveTool, LoopOptions, LoopResult, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
 from toolplug.providers.base import ProviderAdapter, Usage
 from toolplug.selection import append_instructions, chat_may_continue
@@ -139,6 +139,7 @@ async def run_host_chat(
     system: str | None = None,
     chat_required_confidence: ConfidenceLevel | None = None,
     http_client: Any = None,
+    approve_tool: ApproveTool | None = None,
 ) -> ChatResult:
     """Run one chat turn with the host's rules; see the module docstring.
 
@@ -151,6 +152,8 @@ async def run_host_chat(
         provider below it that is not trusted is refused before anything is sent.
     :param http_client: an ``httpx2.AsyncClient`` to share; by default ``host.http_client`` when the
         host has one, else one client for the whole turn.
+    :param approve_tool: asked before each call of a tool that needs approval (without it such a call
+        ends the turn, awaiting approval).
     :raises ConfigError: no provider configured, an unknown provider or API, a missing API key.
     :raises UsageError: the provider may not receive this chat's data.
     :raises ProviderError: the provider failed (unreachable, refused the key, rate limits...).
@@ -185,6 +188,7 @@ async def run_host_chat(
         max_result_chars=limits.max_tool_result_characters,
         tool_call_concurrency=1,
         on_event=on_event,
+        approve_tool=approve_tool,
     )
     if instructions:
         options.instructions = instructions

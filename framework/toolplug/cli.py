@@ -451,7 +451,8 @@ def new(name: str, directory: str) -> None:
 
 
 @cli.command()
-@click.argument("prompt")
+@click.argument("prompt", required=False)
+@click.option("--system", default=None, help="A system prompt for the model (the tools' instructions follow it).")
 @click.option("--provider", default=None, help="A provider id from the config (default: the first configured).")
 @click.option("--component", default="chat", show_default=True, help="The host component.")
 @click.option("--stream", is_flag=True, help="Print the answer as it arrives.")
@@ -463,10 +464,22 @@ def new(name: str, directory: str) -> None:
 @pass_host
 @handles_errors
 def chat(
-    state: HostContext, prompt: str, provider: str | None, component: str, stream: bool, record_dir: str | None,
-    as_json: bool,
+    state: HostContext, prompt: str | None, system: str | None, provider: str | None, component: str, stream: bool,
+    record_dir: str | None, as_json: bool,
 ) -> None:
-    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools."""
+    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools.
+
+    Without PROMPT: a conversation, one line a turn (from the terminal or a pipe); /exit or Ctrl-D ends it.
+    """
+    if prompt is None:
+        if as_json:
+            raise UsageError("--json needs a PROMPT; a conversation prints its answers as text.")
+        from toolplug.interactive import run_interactive
+
+        run_interactive(
+            state.host, provider_id=provider, component=component, system=system, stream=stream, record_dir=record_dir
+        )
+        return
     from toolplug.chat import run_host_chat
     from toolplug.providers.base import TextDelta
 
@@ -480,7 +493,7 @@ def chat(
     result = asyncio.run(
         run_host_chat(
             state.host, prompt, provider_id=provider, component=component, stream=stream,
-            on_event=show if stream else None, record_dir=record_dir,
+            on_event=show if stream else None, record_dir=record_dir, system=system,
         )
     )
     if as_json:

@@ -7,6 +7,11 @@ from pathlib import Path
 
 import keyring
 import pytest
+from hypothesis import settings
+
+# Speed is measured in bench/, never asserted: a busy machine must not fail a property test.
+settings.register_profile("toolplug", deadline=None)
+settings.load_profile("toolplug")
 
 from toolplug.memory_keyring import MemoryKeyring
 

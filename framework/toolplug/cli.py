@@ -524,6 +524,13 @@ def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:
             click.echo(f"  - {line}")
 
 
+# --- web ---------------------------------------------------------------------------------------------
+
+from toolplug.webui.command import web  # noqa: E402  (the command lives with the chat page it serves)
+
+cli.add_command(web)
+
+
 # --- entry point -------------------------------------------------------------------------------------
 
 from toolplug.cli_config import config_group  # noqa: E402  (a command group of its own module)

@@ -67,7 +67,7 @@ def _setting(host: Host, registered: RegisteredTool, field: SettingsField) -> di
     try:
         origin: str | None = host.settings.origin(registered.definition, field.name)
     except SettingsError:
-        origin = None  # no keyring to ask: whether a secret is set is unknown
+        origin = "unavailable"  # no keyring to ask: whether a secret is set is unknown
     return {
         "name": field.name,
         "label": implementation.settings_field_label(field),
@@ -75,7 +75,7 @@ def _setting(host: Host, registered: RegisteredTool, field: SettingsField) -> di
         "kind": field.kind.value,
         "type": field.value_type,
         "required": field.required,
-        "set": None if origin is None else origin != "unset",
+        "set": None if origin in (None, "unavailable") else origin != "unset",
         "origin": origin,
         "default": field.default,
         "option_source": field.option_source,

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from toolplug.errors import ProviderError
+from toolplug.errors import ProviderError, ToolChoiceViolationError
 
 if TYPE_CHECKING:
     from toolplug.chat import ChatResult
@@ -181,7 +181,7 @@ class Conversation:
                 chat_required_confidence=self.required_confidence, http_client=http_client,
                 approve_tool=self._approve, **self.chat_options,
             )
-        except ProviderError as exc:
+        except (ProviderError, ToolChoiceViolationError) as exc:
             self.status.stop()
             self._note(f"Error: {type(exc).__name__}: {exc} (the turn is dropped; try again or /exit)")
             return None
@@ -252,6 +252,9 @@ class Conversation:
             self.out.write("\nPrompt-injection guard:\n" + "".join(f"  - {line}\n" for line in findings))
         self.out.write("\n")
         self.out.flush()
+        notice = result.stop_notice()
+        if notice is not None:
+            self._note(notice)
 
     def _note(self, text: str) -> None:
         self.err.write(text + "\n")

@@ -24,6 +24,7 @@ from _tool_search_queries import DEVELOPMENT, HELDOUT
 from click.testing import CliRunner
 
 from toolplug import hookimpl
+from toolplug.chat import run_host_chat
 from toolplug.cli import cli
 from toolplug.config import ProviderSection, parse_config
 from toolplug.errors import ConfigError, InvalidArgumentError
@@ -272,35 +273,32 @@ def catalogue_host(tmp_path: Path, config: dict[str, Any]) -> Host:
 
 
 # REQ: LOOP-15
-def test_search_never_finds_a_tool_the_component_denies(tmp_path: Path) -> None:
-    config = {
-        "host": {"components": ["chat", "desk"]},
-        "plugins": {"components": {"desk": {"deny": ["helpdesk"]}}},
-        "tool_search": {"offer_at_most": 4},
-    }
-    host = catalogue_host(tmp_path, config)
-    runnable = host.select("desk").runnable
-    assert not any(tool.plugin == "helpdesk" for tool in runnable)
+def test_search_never_finds_a_tool_the_component_denies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEARCH_TEST_KEY", KEY)
     with provider_server() as server:
+        config = {
+            "host": {"components": ["chat", "desk"]},
+            "plugins": {"components": {"desk": {"deny": ["helpdesk"]}}},
+            "tool_search": {"offer_at_most": 4},
+            "providers": {
+                "p": {"api": "openai-chat", "model": "m", "base_url": server.url, "api_key_env": "SEARCH_TEST_KEY"}
+            },
+        }
+        host = catalogue_host(tmp_path, config)
         server.reply(
             Reply(200, chat_completion(None, [("c1", SEARCH_TOOL_NAME, '{"query": "support help desk ticket"}')])),
             Reply(200, chat_completion(None, [("c2", "helpdesk_create_ticket", '{"subject": "x"}')])),
             Reply(200, chat_completion("done")),
         )
-        result = asyncio.run(
-            generate_text(
-                chat_adapter(server.url),
-                tools=runnable,
-                prompt="open a ticket",
-                tool_search=host.config.tool_search.options(),
-                stop_when=loop_finished(),
-            )
-        )
-    [search] = result.tool_searches
+        result = asyncio.run(run_host_chat(host, "open a ticket", provider_id="p", component="desk"))
+    [search] = result.loop_result.tool_searches
     assert search.found and not any(name.startswith("helpdesk_") for name in search.found)
-    for request in server.requests:
+    for request in server.requests[:3]:
         assert not any(name.startswith("helpdesk_") for name in offered_names(request.body))
     assert result.steps[1].tool_results[0].is_error
+    # where the component allows the plugin, the same search finds its tools
+    allowed = ToolIndex(host.deferred_tools(host.select("chat", "p").runnable))
+    assert any(m.id.startswith("helpdesk_") for m in allowed.search("support help desk ticket", limit=5))
 
 
 # REQ: LOOP-15

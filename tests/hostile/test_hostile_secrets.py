@@ -569,3 +569,28 @@ def test_a_provider_key_a_tool_reads_from_the_environment_never_reaches_the_prov
     assert key not in sent_back and base64.b64encode(key.encode()).decode() not in sent_back
     assert "[redacted]" in sent_back
     assert key not in json.dumps(result.as_dict())
+
+
+def test_a_provider_that_echoes_the_key_encoded_in_its_error_never_gets_it_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # REQ: EXE-2 — a 400 whose message repeats the key base64- and URL-encoded.
+    from urllib.parse import quote
+
+    from toolplug.chat import run_host_chat
+    from toolplug.errors import ProviderError
+
+    key = "sk-provider/key+7c1d9e=="
+    monkeypatch.setenv("HOSTILE_PROVIDER_KEY", key)
+    echoed = f"bad key {base64.b64encode(key.encode()).decode()} (sent as {quote(key, safe='')})"
+    with provider_server() as server:
+        server.reply(Reply(400, {"error": {"message": echoed, "type": "invalid_request_error"}}))
+        data = {"providers": {"p": {
+            "api": "openai-chat", "model": "m", "base_url": server.url, "api_key_env": "HOSTILE_PROVIDER_KEY",
+        }}}
+        host = Host(parse_config(data), load_entry_points=False, settings_dir=tmp_path)
+        with pytest.raises(ProviderError) as caught:
+            asyncio.run(run_host_chat(host, "go"))
+    for text in (str(caught.value), caught.value.body_message, *traceback.format_exception(caught.value)):
+        assert base64.b64encode(key.encode()).decode() not in text and quote(key, safe="") not in text, text
+    assert "bad key [redacted]" in str(caught.value)

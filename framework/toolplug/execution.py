@@ -516,13 +516,14 @@ def denied_outcome(
     sensitive: frozenset[str] = frozenset(),
 ) -> ToolCallOutcome:
     """The outcome of a call the user (or an approval callback) refused; nothing ran."""
-    text = reason or "Tool call execution denied."
+    scrub = scrubber()
+    text = scrub.text(reason or "Tool call execution denied.")
     result = ToolExecutionResult(text_content=text, output_type=OutputType.EXECUTION_DENIED)
     trace = ToolTrace(
         tool_id=tool_id,
         call_id=call_id,
         plugin=plugin,
-        arguments=redact_arguments(arguments, sensitive),
+        arguments=scrub.json(redact_arguments(arguments, sensitive)),
         status=CallStatus.DENIED,
         duration_ms=0.0,
         result_chars=len(text),

@@ -594,3 +594,14 @@ def test_a_provider_that_echoes_the_key_encoded_in_its_error_never_gets_it_shown
     for text in (str(caught.value), caught.value.body_message, *traceback.format_exception(caught.value)):
         assert base64.b64encode(key.encode()).decode() not in text and quote(key, safe="") not in text, text
     assert "bad key [redacted]" in str(caught.value)
+
+
+def test_a_denied_call_whose_reason_or_arguments_hold_a_secret_is_scrubbed() -> None:
+    # REQ: EXE-2 — an approval callback that echoes what it refused.
+    from toolplug.execution import denied_outcome
+    from toolplug.secrets import register_secrets
+
+    register_secrets([SECRET])
+    outcome = denied_outcome("vault", "c1", "vault", {"key": SECRET}, f"refused to send {SECRET}")
+    assert SECRET not in outcome.text and SECRET not in json.dumps(outcome.trace.as_dict())
+    assert outcome.text == "refused to send [redacted]"

@@ -311,8 +311,9 @@ def register_environment_secrets(environ: Mapping[str, str]) -> None:
 class ScrubbingStream(io.TextIOBase):
     """A text stream that writes to ``target`` with every registered secret scrubbed.
 
-    Text that could be the start of a secret is held back until the next write or :meth:`flush`,
-    so a secret written in pieces (a streamed answer) is caught whole.
+    Text that could be the start of a secret is held back until the next write or :meth:`release`
+    (not :meth:`flush`, which ``click.echo`` calls after every piece), so a secret written in pieces
+    (a streamed answer) is caught whole.
     """
 
     def __init__(self, target: TextIO) -> None:
@@ -335,12 +336,22 @@ class ScrubbingStream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
+        """Flush the target; text held back as a possible start of a secret stays held (see :meth:`release`)."""
+        if not getattr(self.target, "closed", False):
+            self.target.flush()
+
+    def release(self) -> None:
+        """Write out what is held back (scrubbed) and flush: the writer is done."""
         if getattr(self.target, "closed", False):
             return  # nowhere left to write (the stream is being collected after its target closed)
         if self._pending:
             pending, self._pending = self._pending, ""
             self.target.write(_scrubber.text(pending))
         self.target.flush()
+
+    def close(self) -> None:
+        self.release()
+        super().close()
 
     def writable(self) -> bool:
         return True

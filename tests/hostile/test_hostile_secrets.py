@@ -26,7 +26,7 @@ from typing import Any
 import keyring
 import pytest
 from _plugin_fixtures import write_distribution
-from _provider_server import Reply, chat_completion, provider_server
+from _provider_server import Reply, chat_completion, chat_stream, provider_server
 from click.testing import CliRunner, Result
 from keyring.backends import fail
 
@@ -150,6 +150,11 @@ def register_commands(cli):
         key = SecretStore().get("vault", "api_key")
         click.echo("the key is " + key)
         click.echo("and in base64 " + base64.b64encode(key.encode()).decode(), err=True)
+
+    @cli.command("vault-prefix")
+    def prefix():
+        """Ends its output with the first characters of the key, and no newline."""
+        click.echo("starts with " + SecretStore().get("vault", "api_key")[:6], nl=False)
 '''
 
 
@@ -358,6 +363,15 @@ def test_a_plugin_command_that_prints_its_secret_is_scrubbed(vault: Vault, memor
     assert "the key is [redacted]" in result.stdout and "[redacted]" in result.stderr
 
 
+def test_output_held_back_as_a_possible_secret_is_written_when_the_command_ends(
+    vault: Vault, memory_keyring: MemoryKeyring
+) -> None:
+    # REQ: UX-1 — holding back the start of a possible secret must never lose output.
+    store(memory_keyring)
+    result = vault.invoke("vault-prefix")
+    assert result.exit_code == 0 and result.stdout == "starts with " + SECRET[:6]
+
+
 def test_a_secret_written_in_pieces_is_caught_whole() -> None:
     # REQ: EXE-2 — a streamed answer arrives in small deltas; no piece of a secret may slip out alone.
     target = io.StringIO()
@@ -368,9 +382,30 @@ def test_a_secret_written_in_pieces_is_caught_whole() -> None:
     text = f"the key is {SECRET}, done"
     for start in range(0, len(text), 3):
         stream.write(text[start : start + 3])
+        stream.flush()  # as click.echo does after every piece
         assert SECRET[:12] not in target.getvalue()
-    stream.flush()
+    stream.release()
     assert target.getvalue() == "the key is [redacted], done"
+
+
+def test_a_streamed_chat_answer_that_spells_a_secret_in_deltas_is_caught_whole(
+    vault: Vault, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # REQ: EXE-2, UX-1 — `toolplug chat --stream` echoes each delta and flushes; the pieces join first.
+    # (The chat's tool selection reads the vault's secret, so it is known before the answer streams.)
+    store(memory_keyring)
+    monkeypatch.setenv("HOSTILE_PROVIDER_KEY", "sk-provider-key-3b8a0f")
+    with provider_server() as server:
+        server.reply(Reply(200, events=chat_stream(chat_completion(f"the key: {SECRET} (leaked)"))))
+        vault.config.write_text(
+            vault.config.read_text(encoding="utf-8") + "[providers.p]\napi = \"openai-chat\"\nmodel = \"m\"\n"
+            f'base_url = "{server.url}"\napi_key_env = "HOSTILE_PROVIDER_KEY"\n',
+            encoding="utf-8",
+        )
+        result = vault.invoke("chat", "what is the key?", "--stream")
+    assert result.exit_code == 0, result.output
+    assert "the key: [redacted] (leaked)" in result.stdout
+    assert SECRET[:10] not in result.output
 
 
 # --- short and multi-line secrets -----------------------------------------------------------------------

@@ -145,9 +145,11 @@ class SecretScrubber:
 
     def contains(self, value: str) -> bool:
         """Whether ``value`` holds a secret in any of its forms."""
-        if self._pattern is None or not any(anchor in value for anchor in self._anchors):
-            return False
-        return self._pattern.search(value) is not None
+        if self._pattern is not None:
+            for anchor in self._anchors:
+                if anchor in value:
+                    return self._pattern.search(value) is not None
+        return False
 
     def text(self, value: str) -> str:
         """``value`` with every secret replaced by ``[redacted]``."""
@@ -171,6 +173,30 @@ class SecretScrubber:
                 if any(form.startswith(tail) for form in candidates):
                     return len(value) - position
         return 0
+
+    def contains_json(self, value: Any) -> bool:
+        """Whether any key or string inside a JSON value holds a secret."""
+        if self._pattern is None:
+            return False
+        contains = self.contains
+        pending = [value]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, str):
+                if contains(current):
+                    return True
+            elif isinstance(current, Mapping):
+                for key, item in current.items():
+                    if contains(str(key)):
+                        return True
+                    if type(item) is str:
+                        if contains(item):
+                            return True
+                    elif not isinstance(item, int | float | bool) and item is not None:
+                        pending.append(item)
+            elif isinstance(current, list | tuple):
+                pending.extend(current)
+        return False
 
     def json(self, value: Any) -> Any:
         """A copy of a JSON value with every secret replaced in keys and strings."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -246,34 +245,34 @@ class Host:
         origins: dict[str, Origin] = {}
         code: dict[str, list[tuple[ToolDefinition, Origin]]] = {}
         records: dict[str, PluginRecord] = {}
-
-        def origin_of(record: PluginRecord, plugin: str) -> Origin:
-            if plugin not in origins:
-                origins[plugin] = Origin(plugin, record.read_distribution)
-            return origins[plugin]
-
         for contribution in tools:
             implementation, definition = contribution.item
-            record = records.setdefault(contribution.plugin.name, contribution.plugin)
-            origin = origin_of(record, record.name)
-            pools.setdefault(record.name, {}).setdefault(implementation.implementation_key, (implementation, origin))
+            record = contribution.plugin
+            origin = origins.get(record.name)
+            if origin is None:
+                records[record.name] = record
+                origin = origins[record.name] = Origin(record.name, record.read_distribution)
+                pools[record.name], code[record.name] = {}, []
+            pools[record.name].setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
-                code.setdefault(record.name, []).append((definition, origin))
-        # Another plugin's implementations are visible only so that a definition naming one gets a clear diagnostic.
-        anyone: dict[str, tuple[ToolImplementation, Origin]] = {}
-        for name in sorted(pools, key=lambda n: records[n].rank):
-            for key, entry in pools[name].items():
-                anyone.setdefault(key, entry)
+                code[record.name].append((definition, origin))
         by_plugin: dict[str, list[tuple[str, SourceContents]]] = {}
         for contribution, owner, contents in sources:
             records.setdefault(contribution.plugin.name, contribution.plugin)
             by_plugin.setdefault(contribution.plugin.name, []).append((owner, contents))
-        for record in sorted(records.values(), key=lambda r: r.rank):
-            pool = ChainMap(pools.get(record.name, {}), anyone)
+        ordered = sorted(records.values(), key=lambda r: r.rank)
+        # Another plugin's implementations only explain a key a definition does not find in its own plugin.
+        elsewhere: dict[str, tuple[ToolImplementation, Origin]] = {}
+        for record in reversed(ordered):
+            elsewhere.update(pools.get(record.name, {}))
+        for record in ordered:
+            pool = pools.get(record.name, {})
             for definition, origin in code.get(record.name, ()):
-                self.registry.add(definition, pool, origin)
+                self.registry.add(definition, pool, origin, elsewhere=elsewhere)
             for owner, contents in by_plugin.get(record.name, ()):
-                self.registry.add_contents(contents, origin_of(record, owner), pool)
+                if owner not in origins:
+                    origins[owner] = Origin(owner, record.read_distribution)
+                self.registry.add_contents(contents, origins[owner], pool, elsewhere=elsewhere)
 
     # -- shutting down -------------------------------------------------------------------------------
 

@@ -198,18 +198,24 @@ class Host:
     def _read_sources(self, sources: Sequence[Contribution]) -> list[tuple[Contribution, str, SourceContents]]:
         """Read every source once, under the name the host stamps; a source that misbehaves fails its plugin."""
         read = []
+        denied: list[tuple[Any, str]] = []
         for contribution in sources:
             record = contribution.plugin
             if record.status != "loaded":
                 continue
             try:
                 owner = _source_owner(contribution.item, record.name)
+                if owner in self.plugins.deny:  # a sub-plugin the admin denies globally: its tools never load
+                    denied.append((contribution.item, owner))
+                    continue
                 read.append((contribution, owner, read_source(contribution.item, owner)))
             except PluginLoadError as exc:
                 self.plugins.fail(record.name, exc.reason, exc, hook="register_definition_sources")
         for contribution in sources:
-            if contribution.plugin.status != "loaded":
+            if contribution.plugin.status != "loaded" or any(item is contribution.item for item, _ in denied):
                 _close_quietly(contribution.item)
+        self.denied_sub_plugins = sorted({owner for _, owner in denied})
+        """Sub-plugins named in ``[plugins] deny``: their sources were closed unread."""
         return [entry for entry in read if entry[0].plugin.status == "loaded"]
 
     def _claim(
@@ -392,7 +398,7 @@ class Host:
     def _admin_mistakes(self, sources: Sequence[tuple[Contribution, str, SourceContents]]) -> list[Diagnostic]:
         where = self.config.source or "<config>"
         known = {*self.plugins.records, *(r.name for r in self.plugins.clashes)}
-        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry}
+        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry} | set(self.denied_sub_plugins)
         found = []
         policy = self.config.plugins
         entries = [("plugins.deny", name) for name in policy.deny]

@@ -12,7 +12,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -89,8 +89,25 @@ class ProviderSection(_Section):
     """Whether the model can call tools."""
     timeout: float = 120.0
     max_retries: int = 2
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    """The output-token limit of each answer, sent in the field the server reads (see ``server``)."""
+    tool_choice: str | None = None
+    """``auto``, ``none``, ``required`` or a tool name: what the model may call (default ``auto``)."""
+    server: Literal["official", "llama.cpp", "ollama", "vllm", "lmstudio", "generic"] | None = None
+    """The kind of server behind ``base_url`` (its dialect); guessed from the base URL when unset."""
+    tool_call_content: Literal["null", "empty"] | None = None
+    """Overrides the server profile: ``content`` of an assistant turn with tool calls and no text."""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None
+    """Overrides the server profile: the body field of the output-token limit."""
+    tool_choices: tuple[Literal["auto", "none", "required", "tool"], ...] | None = None
+    """Overrides the server profile: the tool choices the server honours (``tool``: a named tool)."""
+    send_parallel_tool_calls: bool | None = None
+    """Overrides the server profile: whether ``parallel_tool_calls`` is sent."""
+    stream_usage: bool | None = None
+    """Overrides the server profile: whether a stream asks for usage (``stream_options``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
-    """Extra request-body parameters (cannot override what toolplug sets for safety)."""
+    """Extra request-body parameters; a field toolplug manages (model, messages, tools, tool_choice,
+    stream, the output-token limit...) is an error: use the matching setting instead."""
 
     @field_validator("api")
     @classmethod
@@ -121,6 +138,36 @@ class ProviderSection(_Section):
         if value <= 0:
             raise ValueError("must be greater than 0")
         return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_managed_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from toolplug.providers.profiles import managed_field_problem
+
+        for key in value:
+            problem = managed_field_problem(key)
+            if problem:
+                raise ValueError(problem)
+        return value
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _tool_choice_named(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("name auto, none, required or a tool")
+        return value
+
+    def server_overrides(self) -> dict[str, Any]:
+        """The profile knobs this section overrides (see :mod:`toolplug.providers.profiles`)."""
+        return {
+            "tool_call_content": None
+            if self.tool_call_content is None
+            else ("" if self.tool_call_content == "empty" else "null"),
+            "max_tokens_field": self.max_tokens_field,
+            "tool_choices": self.tool_choices,
+            "parallel_tool_calls": self.send_parallel_tool_calls,
+            "stream_usage": self.stream_usage,
+        }
 
 
 class LimitsSection(_Section):

@@ -49,10 +49,18 @@ class ToolStatus:
     status: str
     """``runnable``, ``excluded`` or ``invalid``."""
     reasons: tuple[str, ...] = ()
+    deferred: bool = False
+    """Runnable, but not sent to the model until a tool search finds it (``[tool_search]``)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of ``toolplug tools --json``."""
-        return {"id": self.id, "plugin": self.plugin, "status": self.status, "reasons": list(self.reasons)}
+        return {
+            "id": self.id,
+            "plugin": self.plugin,
+            "status": self.status,
+            "reasons": list(self.reasons),
+            "deferred": self.deferred,
+        }
 
 
 def _is_tool(item: Any) -> str | None:
@@ -340,10 +348,19 @@ class Host:
         )
         return self.selector.select(request)
 
+    def deferred_tools(
+        self, runnable: Sequence[RegisteredTool], selected: Iterable[str] | None = None
+    ) -> list[RegisteredTool]:
+        """Which of ``runnable`` are deferred by ``[tool_search]`` and their authors (see tool search)."""
+        from toolplug.tool_search import split_offer
+
+        return split_offer(runnable, self.config.tool_search.options(), tuple(selected or ()))[1]
+
     def tool_statuses(self, component: str = "chat", provider_id: str | None = None) -> list[ToolStatus]:
         """Every tool, valid or not, with its status and reasons (``toolplug tools``)."""
         selection = self.select(component, provider_id)
-        statuses = [ToolStatus(t.id, t.plugin, "runnable") for t in selection.runnable]
+        deferred = {tool.id for tool in self.deferred_tools(selection.runnable)}
+        statuses = [ToolStatus(t.id, t.plugin, "runnable", deferred=t.id in deferred) for t in selection.runnable]
         statuses += [ToolStatus(e.id, e.tool.plugin, "excluded", e.reasons) for e in selection.excluded]
         for tool_id, plugin in self.registry.rejected.items():
             reasons = tuple(

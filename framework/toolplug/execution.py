@@ -19,10 +19,12 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from toolplug import secrets as _secrets
 from toolplug.definitions import ConfidenceLevel, OutputType, SettingKind, Source, ToolExecutionResult
 from toolplug.errors import (
     InvalidToolInputError,
@@ -171,6 +173,7 @@ def normalize_result(value: Any) -> ToolExecutionResult:
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 _PLAIN_SCALARS = (str, int, bool, type(None))
 
 
@@ -380,7 +383,8 @@ class ToolExecutor:
             arguments = self.validate_arguments(tool, arguments)
         started = time.perf_counter()
         context = ToolExecutionContext(
-            tool_id=tool.definition.id, call_id=call_id, scope=scope, settings={}, messages=messages, guard=self.guard
+            tool_id=tool.definition.id, call_id=call_id, scope=scope, settings=_NO_SETTINGS, messages=messages,
+            guard=self.guard,
         )
         limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
@@ -459,7 +463,7 @@ class ToolExecutor:
         duration_ms = (time.perf_counter() - started) * 1000.0
         trace_arguments = redact_arguments(arguments, tool.implementation.sensitive_argument_names)
         warnings = context.warnings
-        scrub = scrubber()
+        scrub = _secrets._scrubber  # the process-wide scrubber, read without a call on this hot path
         if scrub.active:
             result = scrub_result(scrub, result)
             if scrub.contains_json(trace_arguments):

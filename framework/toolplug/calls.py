@@ -27,7 +27,9 @@ from toolplug.errors import (
     ToolCallError,
     ToolCallRepairError,
     ToolChoiceViolationError,
+    ToolInputRefineError,
 )
+from toolplug.execution import redact_arguments, redact_sensitive_text
 from toolplug.messages import Message, SystemMessage, ToolCallPart
 from toolplug.registry import RegisteredTool
 
@@ -250,11 +252,15 @@ def _parse_lenient(raw: Any) -> Any:
 
 
 def _schema_error(tool: RegisteredTool, arguments: Any, call_id: str) -> InvalidToolInputError:
+    # The model reads this text: it repeats no value of a sensitive argument, as traces do not.
+    sensitive = tool.implementation.sensitive_argument_names
     problems = "; ".join(tool.validator.problems(arguments)[:5]) or "does not match the schema"
+    problems = redact_sensitive_text(problems, arguments, sensitive)
+    redacted = redact_arguments(arguments, sensitive) if isinstance(arguments, Mapping) else arguments
     try:
-        shown = json.dumps(arguments, ensure_ascii=False)[:500]
+        shown = json.dumps(redacted, ensure_ascii=False)[:500]
     except (TypeError, ValueError):
-        shown = repr(arguments)[:500]
+        shown = repr(redacted)[:500]
     return InvalidToolInputError(tool.name, shown, problems, tool_call_id=call_id)
 
 
@@ -327,9 +333,12 @@ async def _repair(
 
 
 async def _refine(call: ToolCallPart, tool: RegisteredTool, refine: RefineToolInput) -> ToolCallPart:
-    refined = refine(call.input)
-    if inspect.isawaitable(refined):
-        refined = await refined
+    try:
+        refined = refine(call.input)
+        if inspect.isawaitable(refined):
+            refined = await refined
+    except Exception as exc:  # the refine function is user code; its failure belongs to this call
+        return _invalid(call, ToolInputRefineError(call.tool_name, call.tool_call_id, exc))
     if not tool.validator.is_valid(refined):
         return _invalid(call, _schema_error(tool, refined, call.tool_call_id))
     call.input = refined  # ``call`` is the parser's own copy, never the model's

@@ -195,6 +195,8 @@ class SecretScrubber:
                 "json_content": self.json(result.json_content),
                 "sources": [Source(url=self.text(s.url), title=self.text(s.title)) for s in result.sources],
                 "content": None if result.content is None else self.json(result.content),
+                "display_content": None if result.display_content is None else self.json(result.display_content),
+                "metadata": self.json(result.metadata),
             }
         )
 

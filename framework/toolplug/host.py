@@ -125,7 +125,10 @@ class Host:
 
         self.registry = ToolRegistry(config.host.components, self.option_sources)
         self.definition_sources = [c.item for c in self.plugins.loaded(sources)]
+        self._implementation_pool: dict[str, tuple[ToolImplementation, Origin]] = {}
+        self._source_origins: dict[int, Origin] = {}
         self._build_registry(self.plugins.loaded(tools), self.plugins.loaded(sources))
+        self._watch_sources()
 
         store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
         self.settings = ToolSettingsService(
@@ -204,7 +207,23 @@ class Host:
             source = contribution.item
             record = contribution.plugin
             origin = Origin(getattr(source, "plugin", None) or record.name, record.read_distribution)
+            self._source_origins[id(source)] = origin
             self.registry.add_source(source, origin, pool)
+        self._implementation_pool = pool
+
+    def _watch_sources(self) -> None:
+        for source in self.definition_sources:
+            watch = getattr(source, "watch", None)
+            if callable(watch):
+                watch(self._reload_source)
+
+    def _reload_source(self, source: DefinitionSource) -> None:
+        """A source said its tools changed: its tools in the registry are replaced by what it has now."""
+        origin = self._source_origins.get(id(source))
+        if origin is None or not any(known is source for known in self.definition_sources):
+            return  # closed, or not this host's
+        self.registry.replace_source(source, origin, self._implementation_pool)
+        logger.info("The definition source %r changed: its tools were read again", source.name)
 
     # -- shutting down -------------------------------------------------------------------------------
 

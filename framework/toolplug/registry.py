@@ -7,6 +7,7 @@ Every definition is checked the same way whatever its source; a rejected one bec
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -112,7 +113,10 @@ class DefinitionSource(Protocol):
     A source may also have a ``diagnostics`` attribute: after ``load_definitions`` the registry reads
     it for tools the source left out itself (say, a definition that changed since an admin pinned it).
     A source that holds connections may have a ``close()`` method; :meth:`toolplug.host.Host.close`
-    calls it.
+    calls it. A source whose tools can change while the host runs (an MCP server announcing a new
+    tool list) may have ``watch(listener)``: the host passes a callable, the source calls it with
+    itself once its new definitions are ready, and the host reads the source again and replaces its
+    tools in the registry (:meth:`ToolRegistry.replace_source`).
     """
 
     name: str
@@ -190,6 +194,8 @@ class ToolRegistry:
         self.diagnostics: list[Diagnostic] = []
         self.rejected: dict[str, str] = {}
         """Tool ids that were rejected, with the plugin they came from."""
+        self._source_diagnostics: dict[str, list[Diagnostic]] = {}
+        self._replacing = threading.Lock()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -230,6 +236,40 @@ class ToolRegistry:
         ``implementations`` maps implementation keys to implementations from every plugin;
         the source's own implementations are added to it for this source only.
         """
+        first = len(self.diagnostics)
+        self._add_source(source, origin, implementations)
+        self._source_diagnostics[source.name] = self.diagnostics[first:]
+
+    def replace_source(
+        self,
+        source: DefinitionSource,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+    ) -> None:
+        """Read ``source`` again: its tools and diagnostics replace the ones it brought before.
+
+        Safe while other threads read the registry: the new state is built aside and swapped in.
+        """
+        with self._replacing:
+            old = {id(diagnostic) for diagnostic in self._source_diagnostics.get(source.name, ())}
+            staged = ToolRegistry(self.components, self.option_sources)
+            staged._tools = {key: tool for key, tool in self._tools.items() if tool.source != source.name}
+            staged._by_name = {tool.definition.function.name: tool for tool in staged._tools.values()}
+            staged.diagnostics = [d for d in self.diagnostics if id(d) not in old]
+            staged._source_diagnostics = dict(self._source_diagnostics)
+            staged.add_source(source, origin, implementations)
+            for diagnostic in staged.diagnostics:
+                staged.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
+            self._tools, self._by_name = staged._tools, staged._by_name
+            self.diagnostics, self.rejected = staged.diagnostics, staged.rejected
+            self._source_diagnostics = staged._source_diagnostics
+
+    def _add_source(
+        self,
+        source: DefinitionSource,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+    ) -> None:
         pool = dict(implementations)
         try:
             for implementation in source.implementations():

@@ -100,6 +100,25 @@ def test_a_call_whose_stream_or_connection_drops_is_repeated_once_on_a_new_sessi
     assert time.monotonic() - started < 60  # never a wait for the call's timeout
 
 
+def test_a_call_whose_legacy_event_stream_drops_is_repeated_once_on_a_new_stream() -> None:
+    # REQ: MCP-6 — SSE: the answer was on its way on the event stream when the stream dropped
+    async def scenario(port: int) -> tuple[str, str | None, str | None]:
+        transport = SseTransport("changing", f"http://127.0.0.1:{port}/sse")
+        client = McpClient(transport, server="changing", timeout=10)
+        await client.connect()
+        try:
+            first = transport.endpoint
+            answer = text_of(await client.call_tool("flaky", {"key": "sse", "how": "sse"}))
+            return answer, first, transport.endpoint
+        finally:
+            await client.close()
+
+    with restartable() as server:
+        answer, first, second = asyncio.run(scenario(server.port))
+    assert answer == "answered sse"
+    assert first and second and first != second  # a new stream named a new session endpoint
+
+
 def lost_session_server(status: int, body: str) -> tuple[httpx2.MockTransport, list[int]]:
     """A Streamable HTTP endpoint whose initialize works and whose every later request gets ``status``."""
     initializations: list[int] = []

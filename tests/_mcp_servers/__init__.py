@@ -6,6 +6,7 @@ import contextlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,17 +77,27 @@ def weather_http(*, idle: float | None = None, variant: str = "original") -> Ite
 class RestartableServer:
     """An HTTP MCP server process that a test can kill and start again on the same port."""
 
-    def __init__(self, command: list[str], port: int) -> None:
+    def __init__(self, command: list[str], port: int, env: dict[str, str] | None = None) -> None:
         self.command = command
         self.port = port
+        self.env = env
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - a chatty server must never block on a full pipe
 
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
-        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=self._log, env=self.env)
         self.starts += 1
-        wait_for_port(self.port, self.process)
+        try:
+            wait_for_port(self.port, self.process)
+        except (RuntimeError, TimeoutError) as exc:
+            raise RuntimeError(f"{exc}: {self.log_tail()}") from exc
+
+    def log_tail(self, limit: int = 2000) -> str:
+        """The end of what the server wrote to stderr."""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")[-limit:]
 
     def kill(self) -> None:
         """Kill the server at once (no goodbye to its clients), and reap it."""
@@ -106,6 +117,7 @@ class RestartableServer:
         if self.process is not None:
             stop(self.process)
             self.process = None
+        self._log.close()
 
 
 @contextlib.contextmanager

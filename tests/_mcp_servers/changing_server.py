@@ -17,7 +17,8 @@ What a long-lived client meets in the wild:
 - ``whoami`` answers with the server's process id, so a test sees that a restart happened.
 - ``injected`` has a description and a parameter description that try to speak to the model.
 - ``flaky`` (over HTTP) breaks the first call for each ``key``: ``how = "end"`` ends the call's event
-  stream before the answer, ``how = "abort"`` drops the connection mid-answer; the next call answers.
+  stream before the answer, ``how = "abort"`` drops the connection mid-answer, ``how = "sse"`` drops
+  the legacy transport's event stream as the answer is sent on it; the next call answers.
 
 A restart (kill the process, start it on the same port) forgets every session, as real servers do.
 """
@@ -177,6 +178,7 @@ def corrupt(body: bytes) -> bytes:
 
 
 BROKEN_KEYS: set[str] = set()
+DROP_SSE_STREAM: list[bool] = []
 
 
 class Misbehaving:
@@ -202,6 +204,9 @@ class Misbehaving:
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
                 message = {**message, "headers": headers}
             elif message["type"] == "http.response.body":
+                if scope["path"] == "/sse" and DROP_SSE_STREAM and b"event: message" in message.get("body", b""):
+                    DROP_SSE_STREAM.clear()  # the flaky call's answer, the stream's next message
+                    raise ConnectionAbortedError("dropping the event stream on purpose")
                 if how == ["abort"]:
                     raise ConnectionAbortedError("dropping the connection on purpose")
                 if how == ["end"]:
@@ -228,7 +233,11 @@ def breakage(body: bytes) -> list[str]:
     if key in BROKEN_KEYS:
         return []
     BROKEN_KEYS.add(key)
-    return [str(arguments.get("how", "end"))]
+    how = str(arguments.get("how", "end"))
+    if how == "sse":
+        DROP_SSE_STREAM.append(True)  # the answer will travel on the event stream: drop it there
+        return []
+    return [how]
 
 
 def main() -> None:

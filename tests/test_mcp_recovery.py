@@ -23,7 +23,7 @@ from toolplug.host import Host
 from toolplug_mcp.client import McpClient
 from toolplug_mcp.errors import MCPClientError
 from toolplug_mcp.source import close_all_connections, definition_for, tool_id_for
-from toolplug_mcp.transports import McpTransport, SseTransport, StdioTransport, StreamableHttpTransport
+from toolplug_mcp.transports import McpTransport, SseTransport, StreamableHttpTransport
 
 HANDSHAKE_VERSION = "2025-11-25"
 WAIT_SECONDS = 20.0

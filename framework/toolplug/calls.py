@@ -28,6 +28,7 @@ from toolplug.errors import (
     ToolCallRepairError,
     ToolChoiceViolationError,
 )
+from toolplug.execution import redact_arguments, redact_sensitive_text
 from toolplug.messages import Message, SystemMessage, ToolCallPart
 from toolplug.registry import RegisteredTool
 
@@ -250,11 +251,15 @@ def _parse_lenient(raw: Any) -> Any:
 
 
 def _schema_error(tool: RegisteredTool, arguments: Any, call_id: str) -> InvalidToolInputError:
+    # The model reads this text: it repeats no value of a sensitive argument, as traces do not.
+    sensitive = tool.implementation.sensitive_argument_names
     problems = "; ".join(tool.validator.problems(arguments)[:5]) or "does not match the schema"
+    problems = redact_sensitive_text(problems, arguments, sensitive)
+    redacted = redact_arguments(arguments, sensitive) if isinstance(arguments, Mapping) else arguments
     try:
-        shown = json.dumps(arguments, ensure_ascii=False)[:500]
+        shown = json.dumps(redacted, ensure_ascii=False)[:500]
     except (TypeError, ValueError):
-        shown = repr(arguments)[:500]
+        shown = repr(redacted)[:500]
     return InvalidToolInputError(tool.name, shown, problems, tool_call_id=call_id)
 
 

@@ -8,7 +8,8 @@ step, the sources used by tools (deduplicated), the traces, the usage and the hi
 confidence the chat now requires.
 
 API keys: the provider's ``api_key_env`` variable when it is set, else the OS keyring — service
-``toolplug``, user name ``provider.<id>.api_key`` (``toolplug settings provider-key openai``).
+``toolplug``, user name ``provider.<id>.api_key`` (``toolplug settings provider-key openai``) — else
+``TOOLPLUG_SECRET_PROVIDER_<ID>_API_KEY``. Every key joins the one secret scrubber before it is used.
 A provider with its own ``base_url`` (a local OpenAI-compatible server) may need no key at all.
 """
 
@@ -27,6 +28,7 @@ from toolplug.execution import ToolTrace
 from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
 from toolplug.providers.base import ProviderAdapter, Usage
+from toolplug.secrets import check_secret, environment_variable, register_secrets
 from toolplug.selection import append_instructions, chat_may_continue
 
 if TYPE_CHECKING:
@@ -266,6 +268,9 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
     if provider.api_key_env:
         value = os.environ.get(provider.api_key_env)
         if value:
+            # The key joins every other secret in the one scrubber, so no output can show it.
+            check_secret(value, f"the API key in the environment variable {provider.api_key_env}")
+            register_secrets((value,))
             return value
         if provider.base_url is None:
             raise ConfigError(
@@ -288,8 +293,9 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
         hint = " (no OS keyring backend is available)" if keyring_problem else ""
         raise ConfigError(
             f"No API key for provider {provider_id!r}{hint}. Store it in the keyring: "
-            f"toolplug settings provider-key {provider_id} — or set providers.{provider_id}.api_key_env "
-            "to the name of an environment variable holding it.",
+            f"toolplug settings provider-key {provider_id} — or set "
+            f"{environment_variable('provider', f'{provider_id}.{PROVIDER_KEY_FIELD}')}, or set "
+            f"providers.{provider_id}.api_key_env to the name of an environment variable holding it.",
             key=f"providers.{provider_id}",
         )
     return None  # a server at its own base_url (a local one) may need no key

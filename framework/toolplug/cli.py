@@ -162,6 +162,32 @@ def cli(ctx: click.Context, config_path: str | None, debug: bool) -> None:
     """toolplug: tools that language models call, from plugins, under one policy."""
     set_debug(ctx, debug)
     ctx.obj = HostContext(config_path)
+    _scrub_output(ctx)
+
+
+def _scrub_output(ctx: click.Context) -> None:
+    """Everything the command prints passes the secret scrubber, plugin commands included."""
+    from toolplug.secrets import ScrubbingStream
+
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbingStream(stdout), ScrubbingStream(stderr)
+
+    def restore() -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = stdout, stderr
+
+    ctx.call_on_close(restore)
+
+
+def _read_secret(prompt: str) -> str:
+    """A secret from a hidden prompt, or all of stdin (a multi-line PEM key stays whole)."""
+    if sys.stdin.isatty():
+        return str(click.prompt(prompt, hide_input=True))
+    value = sys.stdin.read()
+    if value.endswith("\r\n"):
+        return value[:-2]
+    return value[:-1] if value.endswith("\n") else value
 
 
 # --- plugins, tools, check ---------------------------------------------------------------------------
@@ -344,14 +370,29 @@ def settings_get(state: HostContext, tool_id: str, field: str | None, as_json: b
     rows = []
     for schema_field in fields:
         origin = host.settings.origin(definition, schema_field.name)
-        is_stored_secret = schema_field.kind.value == "secret" and origin == "keyring"
-        shown = "(secret)" if is_stored_secret else values.get(schema_field.name)
-        rows.append({"field": schema_field.name, "value": shown, "origin": origin})
+        is_secret = schema_field.kind.value == "secret"
+        shown = ("(secret)" if origin in ("keyring", "environment") else None) if is_secret else (
+            values.get(schema_field.name)
+        )
+        rows.append({"field": schema_field.name, "value": shown, "origin": origin, "secret": is_secret})
     if as_json:
-        _emit_json(rows)
+        _emit_json([{k: v for k, v in row.items() if k != "secret"} for row in rows])
         return
     for row in rows:
-        click.echo(f"{tool_id}.{row['field']} = {json.dumps(row['value'])}  ({row['origin']})")
+        click.echo(f"{tool_id}.{row['field']} = {_shown_setting(tool_id, row)}")
+
+
+def _shown_setting(tool_id: str, row: dict[str, Any]) -> str:
+    if not row["secret"]:
+        return f"{json.dumps(row['value'])}  ({row['origin']})"
+    from toolplug.secrets import environment_variable
+
+    variable = environment_variable(tool_id, row["field"])
+    return {
+        "keyring": "set (keyring)",
+        "environment": f"set (environment)  from {variable}",
+        "unavailable": f"not set (no OS keyring can be read; set {variable}, or install a keyring backend)",
+    }.get(row["origin"], f"not set (`toolplug settings secret {tool_id} {row['field']}`, or set {variable})")
 
 
 @settings.command("unset")
@@ -371,12 +412,12 @@ def settings_unset(state: HostContext, tool_id: str, field: str) -> None:
 @pass_host
 @handles_errors
 def settings_secret(state: HostContext, tool_id: str, field: str) -> None:
-    """Store a secret in the OS keyring, read from stdin or a hidden prompt (never from the command line)."""
+    """Store a secret in the OS keyring, read from a hidden prompt or all of stdin (never from the command line).
+
+    From stdin the value is kept whole, a multi-line PEM key included; one trailing newline is dropped.
+    """
     definition = state.host.tool(tool_id).definition
-    if sys.stdin.isatty():
-        value = click.prompt(f"{tool_id}.{field}", hide_input=True)
-    else:
-        value = sys.stdin.readline().rstrip("\r\n")
+    value = _read_secret(f"{tool_id}.{field}")
     state.host.settings.set_secret(definition, field, value)
     click.echo(f"Stored {tool_id}.{field} in the OS keyring.")
 
@@ -391,9 +432,7 @@ def settings_provider_key(state: HostContext, provider_id: str) -> None:
 
     host = state.host
     host.scope("chat" if "chat" in host.config.host.components else host.config.host.components[0], provider_id)
-    value = click.prompt(f"API key for {provider_id}", hide_input=True) if sys.stdin.isatty() else (
-        sys.stdin.readline().rstrip("\r\n")
-    )
+    value = _read_secret(f"API key for {provider_id}")
     if not value:
         raise UsageError("An empty API key cannot be stored.")
     host.settings.secrets.set("provider", f"{provider_id}.{PROVIDER_KEY_FIELD}", value)

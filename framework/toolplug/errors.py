@@ -9,13 +9,15 @@
     │   ├── UnknownToolError            a tool id the registry does not know
     │   ├── ToolNotRunnableError        a tool the selector left out (carries the reasons)
     │   └── SettingsError               a setting that cannot be read or stored
-    │       └── KeyringUnavailableError no OS keyring backend for secrets
+    │       ├── KeyringUnavailableError no OS keyring backend for secrets
+    │       └── SecretTooShortError     a secret too short to be scrubbed safely, refused
     ├── PluginError                     a plugin's fault
     │   ├── PluginLoadError             import failed, a hook raised or returned the wrong type
     │   └── DefinitionError             a tool definition the registry rejected
     ├── ToolExecutionBlockedError       a tool refused on purpose (policy); its message goes to the model
     ├── ToolExecutionFailedError        a tool's ordinary, explained failure (a 404, a refused connection)
     ├── ToolFailedError                 a tool raised and its message held a secret (scrubbed copy)
+    ├── ToolResultError                 a tool returned a value that cannot be serialised as JSON
     ├── ToolCallError                   a model's tool call that cannot run
     │   ├── NoSuchToolError
     │   ├── InvalidToolInputError
@@ -95,6 +97,19 @@ class KeyringUnavailableError(SettingsError):
     """Secrets need an OS keyring backend and none is available."""
 
 
+class SecretTooShortError(SettingsError):
+    """A secret shorter than toolplug can scrub from output without mangling text; it is refused."""
+
+    def __init__(self, where: str, length: int, minimum: int) -> None:
+        super().__init__(
+            f"{where[:1].upper()}{where[1:]} is {length} characters long; toolplug refuses secrets shorter than "
+            f"{minimum} characters, because a value that short cannot be removed from output without "
+            "mangling ordinary text. Use the full credential."
+        )
+        self.length = length
+        self.minimum = minimum
+
+
 # --- plugin faults ---------------------------------------------------------------------------
 
 
@@ -154,6 +169,13 @@ class ToolExecutionFailedError(ToolplugError):
 
 class ToolFailedError(ToolplugError):
     """Stands in for a tool's exception whose message contained a secret; the message is scrubbed."""
+
+    original_type: str = ""
+    """The name of the exception type it stands in for."""
+
+
+class ToolResultError(ToolplugError):
+    """A tool returned a value that cannot be serialised as JSON (bytes, an unknown object, a cycle)."""
 
 
 class ToolCallError(ToolplugError):
@@ -274,6 +296,7 @@ __all__ = [
     "ProviderHTTPError",
     "ProviderRateLimitError",
     "ProviderResponseError",
+    "SecretTooShortError",
     "SettingsError",
     "ToolCallError",
     "ToolCallRepairError",
@@ -282,6 +305,7 @@ __all__ = [
     "ToolExecutionFailedError",
     "ToolFailedError",
     "ToolNotRunnableError",
+    "ToolResultError",
     "ToolplugError",
     "UnknownToolError",
     "UsageError",

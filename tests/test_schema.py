@@ -170,7 +170,7 @@ def fill_nulls(schema: dict[str, Any], value: Any) -> Any:
     }
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(builder=builders(), data=st.data())
 def test_property_builders_and_strict_conversion(builder: ToolParameterSchemaBuilder, data: st.DataObject) -> None:
     # REQ: DEF-5, DEF-7

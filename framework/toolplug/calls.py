@@ -27,6 +27,7 @@ from toolplug.errors import (
     ToolCallError,
     ToolCallRepairError,
     ToolChoiceViolationError,
+    ToolInputRefineError,
 )
 from toolplug.execution import redact_arguments, redact_sensitive_text
 from toolplug.messages import Message, SystemMessage, ToolCallPart
@@ -332,9 +333,12 @@ async def _repair(
 
 
 async def _refine(call: ToolCallPart, tool: RegisteredTool, refine: RefineToolInput) -> ToolCallPart:
-    refined = refine(call.input)
-    if inspect.isawaitable(refined):
-        refined = await refined
+    try:
+        refined = refine(call.input)
+        if inspect.isawaitable(refined):
+            refined = await refined
+    except Exception as exc:  # the refine function is user code; its failure belongs to this call
+        return _invalid(call, ToolInputRefineError(call.tool_name, call.tool_call_id, exc))
     if not tool.validator.is_valid(refined):
         return _invalid(call, _schema_error(tool, refined, call.tool_call_id))
     call.input = refined  # ``call`` is the parser's own copy, never the model's

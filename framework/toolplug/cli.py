@@ -249,7 +249,7 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
 def check(state: HostContext, as_json: bool) -> None:
     """Validate every plugin and tool definition; exit 1 when anything is wrong."""
     host = state.host
-    findings = [d.as_dict() for d in [*host.registry.diagnostics, *host.config_diagnostics()]]
+    findings = [d.as_dict() for d in host.diagnostics()]
     findings += [
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
         for r in host.plugin_records() if r.status == "failed"
@@ -482,48 +482,88 @@ def new(name: str, directory: str) -> None:
 @click.option("--component", default="chat", show_default=True, help="The host component.")
 @click.option("--stream", is_flag=True, help="Print the answer as it arrives.")
 @click.option(
-    "--record", "record_dir", default=None, type=click.Path(file_okay=False),
-    help="Write every HTTP exchange to DIR as numbered JSON files (API keys redacted).",
+    "--tool-choice",
+    default=None,
+    metavar="auto|none|required|TOOL",
+    help="What the model may call: auto, none, required, or one tool (by id). Default: the provider's "
+    "tool_choice, else auto.",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Write every HTTP exchange (retries included) to DIR as numbered JSON files (API keys redacted).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_host
 @handles_errors
 def chat(
-    state: HostContext, prompt: str, provider: str | None, component: str, stream: bool, record_dir: str | None,
+    state: HostContext,
+    prompt: str,
+    provider: str | None,
+    component: str,
+    stream: bool,
+    tool_choice: str | None,
+    record_dir: str | None,
     as_json: bool,
 ) -> None:
-    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools."""
-    from toolplug.chat import run_host_chat
-    from toolplug.providers.base import TextDelta
+    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools.
 
-    printed: list[str] = []
+    Exits 1 when the run ended without an answer (a limit, a result the provider may not see, a call
+    left for the caller) or the provider failed; what already happened is printed all the same.
+    """
+    import traceback
 
-    def show(event: Any) -> None:
-        if isinstance(event, TextDelta) and not as_json:
-            printed.append(event.text)
-            click.echo(event.text, nl=False)
+    from toolplug.chat import ChatStreamPrinter, partial_chat_error, run_host_chat
+    from toolplug.cli_errors import debugging
+    from toolplug.errors import ProviderError, ToolChoiceViolationError
 
-    result = asyncio.run(
-        run_host_chat(
-            state.host, prompt, provider_id=provider, component=component, stream=stream,
-            on_event=show if stream else None, record_dir=record_dir,
+    printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
+    try:
+        result = asyncio.run(
+            run_host_chat(
+                state.host,
+                prompt,
+                provider_id=provider,
+                component=component,
+                stream=stream,
+                on_event=printer if stream and not as_json else None,
+                record_dir=record_dir,
+                tool_choice=tool_choice,
+            )
         )
-    )
+    except (ProviderError, ToolChoiceViolationError) as exc:
+        if printer.printed:
+            click.echo()
+        if debugging():
+            click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
+        report, lines = partial_chat_error(exc)
+        if as_json:
+            _emit_json(report)
+        for line in lines:
+            click.echo(line, err=True)
+        sys.exit(1)
     if as_json:
         _emit_json(result.as_dict())
-        return
-    if printed:
-        # the answer is the last step's text; earlier steps streamed text before their tool calls
-        if not "".join(printed).endswith(result.text):
-            click.echo(f"\n{result.text}", nl=False)
-        click.echo()
     else:
-        click.echo(result.text)
-    if result.sources:
-        click.echo("\nSources used by tools:")
-        for source in result.sources:
-            click.echo(f"  - {source.title or source.url}: {source.url}")
-    _echo_guard_findings(result.loop_result.guard_reports)
+        if printer.printed:
+            # the answer is the last step's text; earlier steps streamed text before their tool calls
+            if result.text and not printer.text_of_last_step.endswith(result.text):
+                click.echo(f"\n{result.text}", nl=False)
+            click.echo()
+        elif result.text:
+            click.echo(result.text)
+        if result.sources:
+            click.echo("\nSources used by tools:")
+            for source in result.sources:
+                click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_guard_findings(result.loop_result.guard_reports)
+    notice = result.stop_notice()
+    if notice is not None:
+        click.echo(notice, err=True)
+    if not result.answered:
+        sys.exit(1)
 
 
 def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:

@@ -22,6 +22,7 @@
     │   ├── NoSuchToolError
     │   ├── InvalidToolInputError
     │   ├── ToolCallRepairError
+    │   ├── ToolInputRefineError
     │   └── ToolChoiceViolationError
     └── ProviderError                   a provider API failed (status, provider, request id, message)
         ├── ProviderConnectionError     nothing answered
@@ -125,6 +126,7 @@ class PluginLoadError(PluginError):
         super().__init__(f"Plugin {plugin!r}{where}: {message}")
         self.plugin = plugin
         self.hook = hook
+        self.reason = message
 
 
 class DefinitionError(PluginError):
@@ -228,6 +230,17 @@ class ToolCallRepairError(ToolCallError):
         self.original_error = original
 
 
+class ToolInputRefineError(ToolCallError):
+    """A ``refine_tool_input`` function raised while refining a valid call; the call did not run."""
+
+    def __init__(self, tool_name: str, tool_call_id: str | None, cause: BaseException):
+        super().__init__(
+            f"Error refining the input of tool {tool_name!r}: {type(cause).__name__}: {cause}",
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+        )
+
+
 class ToolChoiceViolationError(ToolCallError):
     """The model called a tool the tool choice did not allow; the call was not executed."""
 
@@ -304,6 +317,7 @@ __all__ = [
     "ToolExecutionBlockedError",
     "ToolExecutionFailedError",
     "ToolFailedError",
+    "ToolInputRefineError",
     "ToolNotRunnableError",
     "ToolResultError",
     "ToolplugError",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import threading
@@ -12,7 +11,7 @@ import click
 
 from toolplug.cli import handles_errors
 from toolplug.errors import UsageError
-from toolplug_mcp.serve import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+from toolplug_mcp.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 
 
 @click.command()
@@ -57,6 +56,8 @@ def serve(
 
     bridge = ToolServer(host, component, provider, on_trace=write_trace)
     try:
+        import asyncio  # only when serving: --help stays light
+
         if transport == "stdio":
             asyncio.run(serve_stdio(bridge))
         else:
@@ -100,7 +101,7 @@ def pins(state: Any, only: str | None) -> None:
         for source in sources:
             click.echo(f"[mcp.servers.{source.connection.name}.pinned]")
             try:
-                definitions = list(source.load_definitions())
+                definitions = source.server_definitions()  # as the server sent them: what a pin approves
             except Exception as exc:
                 click.echo(f"# cannot list the tools: {exc}")
                 failed = True

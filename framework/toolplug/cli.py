@@ -5,7 +5,6 @@ Exit codes: 0 success, 1 a finding (failed call, diagnostics), 2 bad usage or co
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import sys
@@ -112,14 +111,14 @@ def load_plugin_commands(
     warning naming both; the plugin's other commands stay. An unreadable config loads no plugin at all
     (the command itself then reports the config error).
     """
-    from toolplug.config import load_config
+    from toolplug.config_paths import read_plugin_deny
     from toolplug.plugins import PluginManager
 
     try:
-        config = load_config(config_path)
+        deny = read_plugin_deny(config_path)  # the deny list only: no validation models for --help
     except ToolplugError:
         return {}
-    manager = PluginManager(deny=config.plugins.deny)
+    manager = PluginManager(deny=deny)
     manager.load_entry_points()
     scratch: dict[str, click.Group] = {}
 
@@ -170,11 +169,12 @@ def _scrub_output(ctx: click.Context) -> None:
     from toolplug.secrets import ScrubbingStream
 
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = ScrubbingStream(stdout), ScrubbingStream(stderr)
+    scrubbed_out, scrubbed_err = ScrubbingStream(stdout), ScrubbingStream(stderr)
+    sys.stdout, sys.stderr = scrubbed_out, scrubbed_err
 
     def restore() -> None:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        scrubbed_out.release()
+        scrubbed_err.release()
         sys.stdout, sys.stderr = stdout, stderr
 
     ctx.call_on_close(restore)
@@ -306,6 +306,8 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
         _fail("--args must be a JSON object")
     host = state.host
     try:
+        import asyncio
+
         outcome = asyncio.run(host.call_tool(tool_id, parsed, component=component, provider_id=provider))
     except InvalidToolInputError as exc:
         _fail(f"the arguments do not match the schema of {tool_id!r}: {exc.reason}")
@@ -485,6 +487,20 @@ def new(name: str, directory: str) -> None:
     target = render_plugin(name, directory)
     click.echo(f"Created {target}")
     click.echo(f"Next: cd {target} && pip install -e '.[test]' && pytest && toolplug plugins")
+    click.echo("(in the environment toolplug is installed in: the package depends on toolplug, found there)")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+@handles_errors
+def install(arguments: tuple[str, ...]) -> None:
+    """Install plugins PKG... into toolplug's own environment (pip options pass through).
+
+    Refuses a package that would take the name of an installed plugin of another distribution.
+    """
+    from toolplug.install import install as install_packages
+
+    sys.exit(install_packages(arguments))
 
 
 # --- chat --------------------------------------------------------------------------------------------
@@ -549,6 +565,8 @@ def chat(
 
     printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
     try:
+        import asyncio
+
         result = asyncio.run(
             run_host_chat(
                 state.host,

@@ -19,10 +19,12 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from toolplug import secrets as _secrets
 from toolplug.definitions import ConfidenceLevel, OutputType, SettingKind, Source, ToolExecutionResult
 from toolplug.errors import (
     InvalidToolInputError,
@@ -171,6 +173,7 @@ def normalize_result(value: Any) -> ToolExecutionResult:
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 _PLAIN_SCALARS = (str, int, bool, type(None))
 
 
@@ -293,15 +296,22 @@ def _copy_value(value: Any) -> Any:
 
 
 def scrub_result(scrub: SecretScrubber, result: ToolExecutionResult) -> ToolExecutionResult:
-    """A copy of ``result`` with every secret replaced in text, JSON, sources and content parts."""
-    return result.model_copy(
-        update={
-            "text_content": None if result.text_content is None else scrub.text(result.text_content),
-            "json_content": scrub.json(result.json_content),
-            "sources": [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources],
-            "content": None if result.content is None else scrub.json(result.content),
-        }
-    )
+    """``result`` with every secret replaced in text, JSON, sources, content parts, display content and
+    metadata (a copy only when something had to be replaced)."""
+    update: dict[str, Any] = {}
+    if result.text_content is not None and scrub.contains(result.text_content):
+        update["text_content"] = scrub.text(result.text_content)
+    if result.json_content is not None and scrub.contains_json(result.json_content):
+        update["json_content"] = scrub.json(result.json_content)
+    if any(scrub.contains(s.url) or scrub.contains(s.title) for s in result.sources):
+        update["sources"] = [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources]
+    if result.content is not None and scrub.contains_json(result.content):
+        update["content"] = scrub.json(result.content)
+    if result.display_content is not None and scrub.contains_json(result.display_content):
+        update["display_content"] = scrub.json(result.display_content)
+    if result.metadata and scrub.contains_json(result.metadata):
+        update["metadata"] = scrub.json(result.metadata)
+    return result.model_copy(update=update) if update else result
 
 
 SettingsLookup = Callable[["RegisteredTool"], tuple[Mapping[str, Any], Sequence[str]]]
@@ -377,12 +387,18 @@ class ToolExecutor:
             arguments = self.validate_arguments(tool, arguments)
         started = time.perf_counter()
         context = ToolExecutionContext(
-            tool_id=tool.definition.id, call_id=call_id, scope=scope, settings={}, messages=messages, guard=self.guard
+            tool_id=tool.definition.id, call_id=call_id, scope=scope, settings=_NO_SETTINGS, messages=messages,
+            guard=self.guard,
         )
         limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
         try:
-            result = await self._run(tool, arguments, context, limit)
+            self._prepare(tool, context)
+            if limit is None:
+                raw = await tool.implementation.execute(_copy_arguments(arguments), context)
+            else:
+                raw = await self._run_with_limit(tool, _copy_arguments(arguments), context, limit)
+            result = normalize_result(raw)
             status = CallStatus.OK
         except (ToolExecutionBlockedError, ToolExecutionFailedError) as exc:
             # A refusal or an explained failure: the tool's own words (or result), no traceback.
@@ -399,9 +415,8 @@ class ToolExecutor:
             error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         return self._outcome(tool, arguments, context, result, status, error, started)
 
-    async def _run(
-        self, tool: RegisteredTool, arguments: dict[str, Any], context: ToolExecutionContext, limit: float | None
-    ) -> ToolExecutionResult:
+    def _prepare(self, tool: RegisteredTool, context: ToolExecutionContext) -> None:
+        """The checks before the tool runs (its provider's confidence) and its settings, secrets registered."""
         definition = tool.definition
         minimum = definition.minimum_provider_confidence
         confidence = context.scope.provider_confidence
@@ -415,18 +430,19 @@ class ToolExecutor:
             if secrets:
                 register_secrets(secrets)
             context.settings = settings
-        own_arguments = _copy_arguments(arguments)
-        if limit is None:
-            return normalize_result(await tool.implementation.execute(own_arguments, context))
+
+    @staticmethod
+    async def _run_with_limit(
+        tool: RegisteredTool, arguments: Any, context: ToolExecutionContext, limit: float
+    ) -> Any:
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
-                raw = await tool.implementation.execute(own_arguments, context)
+                return await tool.implementation.execute(arguments, context)
         except TimeoutError:
             if deadline.expired():
                 raise ExecutorTimeoutError(limit) from None
             raise
-        return normalize_result(raw)
 
     @staticmethod
     def _failure(tool: RegisteredTool, exc: BaseException) -> ToolExecutionResult:
@@ -451,10 +467,11 @@ class ToolExecutor:
         duration_ms = (time.perf_counter() - started) * 1000.0
         trace_arguments = redact_arguments(arguments, tool.implementation.sensitive_argument_names)
         warnings = context.warnings
-        scrub = scrubber()
+        scrub = _secrets._scrubber  # the process-wide scrubber, read without a call on this hot path
         if scrub.active:
             result = scrub_result(scrub, result)
-            trace_arguments = scrub.json(trace_arguments)
+            if scrub.contains_json(trace_arguments):
+                trace_arguments = scrub.json(trace_arguments)
             warnings = [scrub.text(w) for w in warnings]
             if error is not None:
                 error = _without_secrets(error, scrub, _has_secret_settings(tool))
@@ -516,13 +533,14 @@ def denied_outcome(
     sensitive: frozenset[str] = frozenset(),
 ) -> ToolCallOutcome:
     """The outcome of a call the user (or an approval callback) refused; nothing ran."""
-    text = reason or "Tool call execution denied."
+    scrub = scrubber()
+    text = scrub.text(reason or "Tool call execution denied.")
     result = ToolExecutionResult(text_content=text, output_type=OutputType.EXECUTION_DENIED)
     trace = ToolTrace(
         tool_id=tool_id,
         call_id=call_id,
         plugin=plugin,
-        arguments=redact_arguments(arguments, sensitive),
+        arguments=scrub.json(redact_arguments(arguments, sensitive)),
         status=CallStatus.DENIED,
         duration_ms=0.0,
         result_chars=len(text),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -94,6 +93,8 @@ def _is_adapter_factory(item: Any) -> str | None:
 
 
 logger = logging.getLogger("toolplug.host")
+
+_Pool = Mapping[str, tuple[ToolImplementation, Origin]]
 _SUB_PLUGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
@@ -136,6 +137,7 @@ class Host:
         filters = self.plugins.call("register_injection_filters", _is_injection_filter)
         adapters = self.plugins.call("register_provider_adapters", _is_adapter_factory)
         sources = self.plugins.call("register_definition_sources", _is_definition_source, host=self)
+        self.injection_filters = [c.item for c in self.plugins.loaded(filters)]  # a source may guard what it reads
         read = self._read_sources(sources)
 
         self.option_sources: dict[str, OptionSource] = self._claim(
@@ -147,7 +149,10 @@ class Host:
         )
         self.registry = ToolRegistry(config.host.components, self.option_sources)
         self.definition_sources = [c.item for c in self.plugins.loaded(sources)]
+        self._source_contexts: dict[int, tuple[Origin, _Pool, _Pool]] = {}
+        """Per definition source: its origin and the implementations it may join, to read it again."""
         self._build_registry(self.plugins.loaded(tools), read)
+        self._watch_sources()
 
         store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
         self.settings = ToolSettingsService(
@@ -207,18 +212,24 @@ class Host:
     def _read_sources(self, sources: Sequence[Contribution]) -> list[tuple[Contribution, str, SourceContents]]:
         """Read every source once, under the name the host stamps; a source that misbehaves fails its plugin."""
         read = []
+        denied: list[tuple[Any, str]] = []
         for contribution in sources:
             record = contribution.plugin
             if record.status != "loaded":
                 continue
             try:
                 owner = _source_owner(contribution.item, record.name)
+                if owner in self.plugins.deny:  # a sub-plugin the admin denies globally: its tools never load
+                    denied.append((contribution.item, owner))
+                    continue
                 read.append((contribution, owner, read_source(contribution.item, owner)))
             except PluginLoadError as exc:
                 self.plugins.fail(record.name, exc.reason, exc, hook="register_definition_sources")
         for contribution in sources:
-            if contribution.plugin.status != "loaded":
+            if contribution.plugin.status != "loaded" or any(item is contribution.item for item, _ in denied):
                 _close_quietly(contribution.item)
+        self.denied_sub_plugins = sorted({owner for _, owner in denied})
+        """Sub-plugins named in ``[plugins] deny``: their sources were closed unread."""
         return [entry for entry in read if entry[0].plugin.status == "loaded"]
 
     def _claim(
@@ -254,34 +265,53 @@ class Host:
         origins: dict[str, Origin] = {}
         code: dict[str, list[tuple[ToolDefinition, Origin]]] = {}
         records: dict[str, PluginRecord] = {}
-
-        def origin_of(record: PluginRecord, plugin: str) -> Origin:
-            if plugin not in origins:
-                origins[plugin] = Origin(plugin, record.read_distribution)
-            return origins[plugin]
-
         for contribution in tools:
             implementation, definition = contribution.item
-            record = records.setdefault(contribution.plugin.name, contribution.plugin)
-            origin = origin_of(record, record.name)
-            pools.setdefault(record.name, {}).setdefault(implementation.implementation_key, (implementation, origin))
+            record = contribution.plugin
+            origin = origins.get(record.name)
+            if origin is None:
+                records[record.name] = record
+                origin = origins[record.name] = Origin(record.name, record.read_distribution)
+                pools[record.name], code[record.name] = {}, []
+            pools[record.name].setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
-                code.setdefault(record.name, []).append((definition, origin))
-        # Another plugin's implementations are visible only so that a definition naming one gets a clear diagnostic.
-        anyone: dict[str, tuple[ToolImplementation, Origin]] = {}
-        for name in sorted(pools, key=lambda n: records[n].rank):
-            for key, entry in pools[name].items():
-                anyone.setdefault(key, entry)
-        by_plugin: dict[str, list[tuple[str, SourceContents]]] = {}
+                code[record.name].append((definition, origin))
+        by_plugin: dict[str, list[tuple[Any, str, SourceContents]]] = {}
         for contribution, owner, contents in sources:
             records.setdefault(contribution.plugin.name, contribution.plugin)
-            by_plugin.setdefault(contribution.plugin.name, []).append((owner, contents))
-        for record in sorted(records.values(), key=lambda r: r.rank):
-            pool = ChainMap(pools.get(record.name, {}), anyone)
+            by_plugin.setdefault(contribution.plugin.name, []).append((contribution.item, owner, contents))
+        ordered = sorted(records.values(), key=lambda r: r.rank)
+        # Another plugin's implementations only explain a key a definition does not find in its own plugin.
+        elsewhere: dict[str, tuple[ToolImplementation, Origin]] = {}
+        for record in reversed(ordered):
+            elsewhere.update(pools.get(record.name, {}))
+        for record in ordered:
+            pool = pools.get(record.name, {})
             for definition, origin in code.get(record.name, ()):
-                self.registry.add(definition, pool, origin)
-            for owner, contents in by_plugin.get(record.name, ()):
-                self.registry.add_contents(contents, origin_of(record, owner), pool)
+                self.registry.add(definition, pool, origin, elsewhere=elsewhere)
+            for source, owner, contents in by_plugin.get(record.name, ()):
+                if owner not in origins:
+                    origins[owner] = Origin(owner, record.read_distribution)
+                self._source_contexts[id(source)] = (origins[owner], pool, elsewhere)
+                self.registry.add_contents(contents, origins[owner], pool, elsewhere=elsewhere)
+
+    def _watch_sources(self) -> None:
+        for source in self.definition_sources:
+            watch = getattr(source, "watch", None)
+            if callable(watch) and id(source) in self._source_contexts:
+                watch(self._reload_source)
+
+    def _reload_source(self, source: DefinitionSource) -> None:
+        """A source said its tools changed: its tools in the registry are replaced by what it has now."""
+        context = self._source_contexts.get(id(source))
+        if context is None or not any(known is source for known in self.definition_sources):
+            return  # closed, or not this host's
+        try:
+            self.registry.replace_source(source, *context)
+        except PluginLoadError as exc:  # the source broke the protocol: its old tools stay
+            logger.warning("The definition source %r changed and could not be read again: %s", source.name, exc)
+            return
+        logger.info("The definition source %r changed: its tools were read again", source.name)
 
     # -- shutting down -------------------------------------------------------------------------------
 
@@ -401,7 +431,8 @@ class Host:
         """Run one chat turn on a configured provider with the runnable tools, one call at a time and the limits.
 
         ``options`` are those of :func:`toolplug.chat.run_host_chat` (``provider_id``, ``component``,
-        ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``).
+        ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``,
+        ``tool_choice``).
         """
         from toolplug.chat import run_host_chat
 
@@ -410,7 +441,7 @@ class Host:
     def _admin_mistakes(self, sources: Sequence[tuple[Contribution, str, SourceContents]]) -> list[Diagnostic]:
         where = self.config.source or "<config>"
         known = {*self.plugins.records, *(r.name for r in self.plugins.clashes)}
-        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry}
+        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry} | set(self.denied_sub_plugins)
         found = []
         policy = self.config.plugins
         entries = [("plugins.deny", name) for name in policy.deny]

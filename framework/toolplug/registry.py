@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import ChainMap
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -115,7 +115,10 @@ class DefinitionSource(Protocol):
     A source may also have a ``diagnostics`` attribute: after ``load_definitions`` the registry reads
     it for tools the source left out itself (say, a definition that changed since an admin pinned it).
     A source that holds connections may have a ``close()`` method; :meth:`toolplug.host.Host.close`
-    calls it.
+    calls it. A source whose tools can change while the host runs (an MCP server announcing a new
+    tool list) may have ``watch(listener)``: the host passes a callable, the source calls it with
+    itself once its new definitions are ready, and the host reads the source again and replaces its
+    tools in the registry (:meth:`ToolRegistry.replace_source`).
     """
 
     name: str
@@ -271,6 +274,8 @@ def _misbehaved(plugin: str, message: str) -> PluginLoadError:
 
 def same_owner(implementation: Origin, definition: Origin) -> bool:
     """Whether a definition from ``definition`` may run code from ``implementation``: one installed plugin."""
+    if implementation is definition or implementation.plugin == definition.plugin:
+        return True
     return implementation.owner == definition.owner
 
 
@@ -308,6 +313,8 @@ class ToolRegistry:
         self.diagnostics: list[Diagnostic] = []
         self.rejected: dict[str, str] = {}
         """Tool ids that were rejected, with the plugin they came from."""
+        self._source_diagnostics: dict[str, list[Diagnostic]] = {}
+        self._replacing = threading.Lock()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -351,30 +358,70 @@ class ToolRegistry:
         """
         self.add_contents(read_source(source, origin.plugin), origin, implementations)
 
+    def replace_source(
+        self,
+        source: DefinitionSource,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
+    ) -> None:
+        """Read ``source`` again: its tools and diagnostics replace the ones it brought before.
+
+        Safe while other threads read the registry: the new state is built aside and swapped in.
+        Raises PluginLoadError, leaving the registry as it was, when the source breaks the protocol.
+        """
+        contents = read_source(source, origin.plugin)
+        with self._replacing:
+            old = {id(diagnostic) for diagnostic in self._source_diagnostics.get(contents.name, ())}
+            staged = ToolRegistry(self.components, self.option_sources)
+            staged._tools = {key: tool for key, tool in self._tools.items() if tool.source != contents.name}
+            staged._by_name = {tool.definition.function.name: tool for tool in staged._tools.values()}
+            staged.diagnostics = [d for d in self.diagnostics if id(d) not in old]
+            staged._source_diagnostics = dict(self._source_diagnostics)
+            staged.add_contents(contents, origin, implementations, elsewhere=elsewhere)
+            for diagnostic in staged.diagnostics:
+                staged.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
+            self._tools, self._by_name = staged._tools, staged._by_name
+            self.diagnostics, self.rejected = staged.diagnostics, staged.rejected
+            self._source_diagnostics = staged._source_diagnostics
+
     def add_contents(
         self,
         contents: SourceContents,
         origin: Origin,
         implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        *,
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
     ) -> None:
-        """Join and validate what :func:`read_source` read from one source of ``origin``."""
+        """Join and validate what :func:`read_source` read from one source of ``origin``.
+
+        ``elsewhere``: other plugins' implementations, consulted only to explain a key that is not
+        ``origin``'s own (a definition never runs them).
+        """
+        first = len(self.diagnostics)
+        self._add_contents(contents, origin, implementations, elsewhere)
+        self._source_diagnostics[contents.name] = self.diagnostics[first:]
+
+    def _add_contents(
+        self,
+        contents: SourceContents,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None,
+    ) -> None:
         if contents.failure is not None:
             self._diagnose(f"<{contents.name}>", origin.plugin, "source", contents.failure)
             return
-        own: dict[str, tuple[ToolImplementation, Origin]] = {}
-        # read only: ChainMap's type asks for a mutable mapping
-        pool = ChainMap(own, cast("MutableMapping[str, tuple[ToolImplementation, Origin]]", implementations))
+        pool = dict(implementations)
         for implementation in contents.implementations:
-            key = implementation.implementation_key
-            if key not in pool or not same_owner(pool[key][1], origin):
-                own.setdefault(key, (implementation, origin))
+            pool.setdefault(implementation.implementation_key, (implementation, origin))
         for diagnostic in contents.diagnostics:
             if diagnostic.plugin != origin.plugin and not diagnostic.plugin.startswith(f"{origin.plugin}."):
                 diagnostic = dataclasses.replace(diagnostic, plugin=origin.plugin)
             self.diagnostics.append(diagnostic)
             self.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
         for definition in contents.definitions:
-            self.add(definition, pool, origin, source_name=contents.name)
+            self.add(definition, pool, origin, source_name=contents.name, elsewhere=elsewhere)
 
     def add(
         self,
@@ -383,8 +430,13 @@ class ToolRegistry:
         origin: Origin,
         *,
         source_name: str = "code",
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
     ) -> RegisteredTool | None:
-        """Validate one definition and register it; on failure record diagnostics and return None."""
+        """Validate one definition and register it; on failure record diagnostics and return None.
+
+        ``implementations`` should hold ``origin``'s own plugin's implementations; one of another plugin
+        is never joined. ``elsewhere`` (other plugins' implementations) only explains a missing key.
+        """
         if not isinstance(definition, ToolDefinition):
             if isinstance(definition, Mapping):
                 try:
@@ -399,6 +451,8 @@ class ToolRegistry:
                 self._diagnose("?", origin.plugin, "definition", f"not a ToolDefinition: {type(definition).__name__}")
                 return None
         joined = implementations.get(definition.implementation_key)
+        if joined is None and elsewhere is not None:
+            joined = elsewhere.get(definition.implementation_key)
         foreign = joined is not None and not same_owner(joined[1], origin)
         implementation = joined[0] if joined and not foreign else None
         problems = self._check(definition, implementation, origin.plugin)
@@ -413,7 +467,8 @@ class ToolRegistry:
                     f"{origin.describe()} runs only its own plugin's code",
                 )
             )
-        problems += self._conflicts(definition, origin)
+        if definition.id in self._tools or definition.function.name in self._by_name:
+            problems += self._conflicts(definition, origin)
         if problems or implementation is None:
             self.diagnostics.extend(problems)
             self.rejected.setdefault(definition.id, origin.plugin)

@@ -548,7 +548,9 @@ def test_invalid_call_is_answered_with_an_error_and_the_loop_goes_on() -> None:
     assert texts[0] == "NoSuchToolError: Model tried to call unavailable tool 'nope'. Available tools: weather."
     assert texts[1].startswith("InvalidToolInputError: ")
     assert all(r.output_type is OutputType.ERROR_TEXT for r in first.tool_results)
-    assert not result.traces  # nothing ran
+    # nothing ran, yet every call has a trace (REQ: LOOP-10): an invalid call is an error trace
+    assert [(t.tool_id, t.status) for t in result.traces] == [("nope", CallStatus.ERROR), ("weather", CallStatus.ERROR)]
+    assert result.traces[1].error == texts[1] and result.traces[1].duration_ms == 0.0
     assert result.text == "sorry"
 
 
@@ -757,7 +759,10 @@ def test_max_tool_calls_asks_for_a_final_answer_without_tools() -> None:
     outputs = [r.output for r in result.steps[1].tool_results]
     assert outputs[0] == "sunny in B"
     assert outputs[1].startswith("ToolCallError: Tool call limit of 2 reached")
-    assert len(result.traces) == 2
+    # every call has a trace; the one over the limit did not run
+    assert [t.status for t in result.traces] == [CallStatus.OK, CallStatus.OK, CallStatus.ERROR]
+    # the final-answer round says in words why the tools are gone
+    assert "The limit of 2 tool calls was reached." in final_request.instructions[-1].content
 
 
 def test_max_result_chars_asks_for_a_final_answer() -> None:
@@ -772,11 +777,40 @@ def test_max_result_chars_asks_for_a_final_answer() -> None:
     assert second.output.startswith("y" * 10 + "\n[truncated")
 
 
-def test_limit_with_tool_calls_in_the_final_round_does_not_run_them() -> None:
+def _unanswered_calls(messages: list[Message]) -> list[str]:
+    answered = {p.tool_call_id for m in messages if isinstance(m, ToolMessage) for p in m.content}
+    return [
+        p.tool_call_id
+        for m in messages
+        if isinstance(m, AssistantMessage)
+        for p in m.content
+        if isinstance(p, ToolCallPart) and p.tool_call_id not in answered
+    ]
+
+
+def test_a_call_in_the_final_round_is_answered_with_an_error_and_one_more_round_gets_the_answer() -> None:
     # REQ: LOOP-2
-    model = ScriptedAdapter([tool_call("weather", {"city": "A"}), tool_call("weather", {"city": "B"})])
+    model = ScriptedAdapter(
+        [tool_call("weather", {"city": "A"}), tool_call("weather", {"city": "B"}, call_id="late"), "answer"]
+    )
     result = run(generate_text(model, prompt="x", tools=[weather], max_tool_calls=1, stop_when=loop_finished()))
-    assert len(result.traces) == 1 and result.stop_reason == "limit"
+    assert result.stop_reason == "limit" and result.text == "answer"
+    assert [t.status for t in result.traces] == [CallStatus.OK, CallStatus.ERROR]  # the late call never ran
+    late = result.steps[1].tool_results[0]
+    assert late.tool_call_id == "late" and late.is_error and "The limit of 1 tool calls was reached." in late.output
+    assert not _unanswered_calls(result.response_messages)
+    assert [r.final_answer for r in model.requests] == [False, True, True]
+
+
+def test_a_model_that_keeps_calling_after_the_limit_ends_with_its_own_stop_reason() -> None:
+    # REQ: LOOP-2
+    model = ScriptedAdapter(
+        [tool_call("weather", {"city": "A"}), tool_call("weather", {"city": "B"}), tool_call("weather", {"city": "C"})]
+    )
+    result = run(generate_text(model, prompt="x", tools=[weather], max_tool_calls=1, stop_when=loop_finished()))
+    assert result.stop_reason == "limit-no-answer" and len(model.requests) == 3
+    assert not _unanswered_calls(result.response_messages)
+    assert len(result.traces) == 3
 
 
 # --- events, sources, confidence, usage, traces (LOOP-3, EXE-3) -----------------------------------------

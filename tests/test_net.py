@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ import httpcore2
 import pytest
 from _web_server import Reply, WebTestServer, endless, gzipped, running_server, slow
 
-from toolplug.errors import ToolExecutionBlockedError
+from toolplug.definitions import FunctionSpec, ToolDefinition
 from toolplug.net import (
     PUBLIC_ONLY,
     AddressRule,
@@ -28,6 +29,7 @@ from toolplug.net import (
     classify_address,
     parse_ip_literal,
 )
+from toolplug.tools import ToolImplementation
 
 LOCAL = TargetPolicy.allow_private_hosts(["127.0.0.1"])
 
@@ -221,10 +223,40 @@ def test_user_chosen_policy_is_unrestricted_but_keeps_scheme_and_credential_rule
         check_url("http://a:b@localhost/", policy)
 
 
+class _FetchesPrivateURL(ToolImplementation):
+    """A tool that fetches whatever URL it is given through the public-only client."""
+
+    implementation_key = "fetch_private"
+
+    def definition(self) -> ToolDefinition:
+        from toolplug.schema import ToolParameterSchemaBuilder
+
+        return ToolDefinition(
+            id="fetch_private", implementation_key="fetch_private",
+            function=FunctionSpec(name="fetch_private", description_for_llm="Fetch a URL.",
+                                  parameters=ToolParameterSchemaBuilder().required_string("url", "URL").build()),
+        )
+
+    async def execute(self, arguments: dict[str, Any], context: Any) -> str:
+        async with SafeHTTPClient(PUBLIC_ONLY) as client:
+            await client.fetch(arguments["url"])
+        return "fetched"
+
+
 # REQ: WEB-2
-def test_a_refusal_is_a_blocked_tool_call() -> None:
-    with pytest.raises(ToolExecutionBlockedError):
-        check_url("http://10.0.0.1/", PUBLIC_ONLY)
+def test_a_refusal_is_a_blocked_tool_call_with_the_rule_in_its_message(caplog: pytest.LogCaptureFixture) -> None:
+    from toolplug.execution import CallStatus, ToolExecutor
+    from toolplug.registry import Origin, ToolRegistry
+
+    tool = _FetchesPrivateURL()
+    definition = tool.definition()
+    registered = ToolRegistry().add(definition, {"fetch_private": (tool, Origin("t"))}, Origin("t"))
+    assert registered is not None
+    with caplog.at_level(logging.INFO):
+        outcome = asyncio.run(ToolExecutor().execute(registered, {"url": "http://10.0.0.1/"}))
+    assert outcome.status is CallStatus.BLOCKED and outcome.trace.status is CallStatus.BLOCKED
+    assert "10.0.0.1" in outcome.text and "private" in outcome.text.lower()
+    assert "Traceback" not in caplog.text, "a refusal is not a crash"
 
 
 # --- the pinned connection ----------------------------------------------------------------------

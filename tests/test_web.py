@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from toolplug.guard import GuardReport, PromptInjectionGuard
 from toolplug.net import TargetPolicy, UnsupportedContentTypeError, URLNotAllowedError
 from toolplug.web import (
+    TRUNCATION_MARK,
     ExtractedWebPage,
     WebPageContentSanitizer,
     allocate_budget,
@@ -408,12 +409,18 @@ def test_budget_passes_unused_allocation_on_in_ranking_order(lengths: list[int],
 
 
 # REQ: WEB-7
-@given(text=st.text(max_size=3000), limit=st.integers(0, 3000))
-def test_truncation_never_exceeds_the_limit(text: str, limit: int) -> None:
+@given(text=st.text(st.sampled_from("ab c\n\u00e9."), max_size=3000), data=st.data())
+def test_truncation_never_exceeds_the_limit(text: str, data: st.DataObject) -> None:
+    limit = data.draw(st.integers(0, len(text) + 10), label="limit")  # as often below the length as above
     cut = truncate_text(text, limit)
-    assert len(cut) <= limit or (cut == text and len(text) <= limit)
+    assert len(cut) <= limit
     if len(text) <= limit:
-        assert cut == text
+        assert cut == text, "text that fits is returned whole"
+    elif limit > len(TRUNCATION_MARK):
+        assert cut.endswith(TRUNCATION_MARK), "a cut text says it was cut"
+        assert text.startswith(cut.removesuffix(TRUNCATION_MARK)), "what is kept is the start of the text"
+    else:
+        assert cut == text[:limit]
 
 
 # --- the sanitizer -----------------------------------------------------------------------------------

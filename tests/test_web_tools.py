@@ -24,7 +24,6 @@ from toolplug.tools import ToolImplementation
 from toolplug_web.tools import (
     ERROR_CODES,
     ReadWebPageTool,
-    WebFetchOptions,
     WebFetchTool,
     WebSearchTool,
     equivalent_url_key,
@@ -408,12 +407,18 @@ def test_web_fetch_require_url_in_user_message(server: WebTestServer) -> None:
 
 
 # REQ: WEB-8
-def test_web_fetch_settings_override_the_options() -> None:
+def test_web_fetch_settings_override_the_options(server: WebTestServer) -> None:
     tool = WebFetchTool(blocked_domains=["a.com"])
     options = tool.effective_options({"allowed_domains": "b.com", "max_length": 10})
     assert options.allowed_domains == ("b.com",) and options.blocked_domains == () and options.max_length == 10
     assert tool.effective_options({}) is tool.options
-    assert isinstance(tool.options, WebFetchOptions)
+    # The settings a call runs with, not the constructor's options, decide what it returns.
+    server.routes["/settings"] = Reply(body="0123456789" * 5, content_type="text/plain")
+    fetching, _ = fetch_tool(max_length=40, blocked_domains=["a.com"])
+    short = document(call(fetching, {"url": server.url("/settings")}, {"max_length": 10}))
+    assert short["content"] == "0123456789" and short["next_offset"] == 10
+    refused = call(fetching, {"url": server.url("/settings")}, {"allowed_domains": "b.com"})
+    assert document(refused)["error_code"] == "url_not_allowed" and "allowed domains" in document(refused)["message"]
 
 
 # REQ: WEB-9

@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import toolplug
@@ -29,7 +29,7 @@ from toolplug.definitions import (
     ToolDefinition,
     ToolExecutionResult,
 )
-from toolplug.errors import InvalidArgumentError, ToolExecutionBlockedError
+from toolplug.errors import InvalidArgumentError, ToolExecutionBlockedError, ToolExecutionFailedError
 from toolplug.execution import ToolExecutionContext
 from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
 from toolplug.schema import ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder
@@ -348,6 +348,7 @@ class ReadWebPageTool(toolplug.ToolImplementation):
 
     :param client_options: extra keyword arguments for the :class:`SafeHTTPClient` (``resolver``,
         ``dialer``) for hosts with their own DNS and for tests.
+    :param page_timeout: seconds one page may take, redirects included.
     """
 
     implementation_key = "read_web_page"
@@ -356,8 +357,12 @@ class ReadWebPageTool(toolplug.ToolImplementation):
     icon = "globe"
     returns_untrusted_external_content = True
 
-    def __init__(self, *, client_options: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, *, client_options: Mapping[str, Any] | None = None, page_timeout: float = 20.0) -> None:
+        if page_timeout <= 0:
+            raise InvalidArgumentError("page_timeout", f"must be greater than 0, not {page_timeout}")
         self.client_options = dict(client_options or {})
+        self.page_timeout = page_timeout
+        """Seconds one page may take, redirects included."""
 
     def definition(self) -> ToolDefinition:
         parameters = ToolParameterSchemaBuilder().required_string(
@@ -403,32 +408,15 @@ class ReadWebPageTool(toolplug.ToolImplementation):
         return PUBLIC_ONLY
 
     async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> ToolExecutionResult:
-        from toolplug.net import (
-            PUBLIC_ONLY,
-            SafeHTTPClient,
-            TargetPolicy,
-            UnsupportedContentTypeError,
-            URLNotAllowedError,
-        )
-        from toolplug.web import WebPageContentSanitizer, retrieve, truncate_text
+        from toolplug.net import SafeHTTPClient
+        from toolplug.web import WebPageContentSanitizer, truncate_text
 
         url = str(arguments["url"]).strip()
         settings = context.settings
         policy = self.policy_for(settings, context)
-        client = SafeHTTPClient(policy, timeout=20.0, **self.client_options)
+        client = SafeHTTPClient(policy, timeout=self.page_timeout, **self.client_options)
         try:
-            page = await retrieve(url, policy, client=client)
-        except URLNotAllowedError as exc:
-            hosts = _split_list(settings.get("private_hosts"))
-            host = exc.host or urlsplit(url).hostname or ""
-            if hosts and policy is PUBLIC_ONLY and TargetPolicy.allow_private_hosts(hosts).is_allowlisted_host(host):
-                raise ToolExecutionBlockedError(
-                    f"{exc} The host is on the private-host allowlist, but allowlisted private hosts are only read "
-                    "for a High-confidence or trusted provider."
-                ) from exc
-            raise
-        except UnsupportedContentTypeError as exc:
-            raise ToolExecutionBlockedError(f"{exc} read_web_page reads HTML pages only.") from exc
+            page = await self._read(url, policy, client, settings)
         finally:
             await client.aclose()
         if page.is_empty:
@@ -441,6 +429,46 @@ class ReadWebPageTool(toolplug.ToolImplementation):
             text_content=_page_block(1, result_page, result_page.markdown),
             sources=[Source(url=result_page.url, title=result_page.title)],
         )
+
+
+    async def _read(
+        self, url: str, policy: TargetPolicy, client: Any, settings: Mapping[str, Any]
+    ) -> ExtractedWebPage:
+        """Fetch and extract the page; a refusal raises ToolExecutionBlockedError, an ordinary fetch
+        failure (an HTTP error status, a refused connection, a TLS error, a redirect loop, a timeout)
+        ToolExecutionFailedError, each with a message that says what happened."""
+        from toolplug.net import (
+            PUBLIC_ONLY,
+            TargetPolicy,
+            UnsupportedContentTypeError,
+            URLNotAllowedError,
+            WebRequestError,
+        )
+        from toolplug.web import retrieve
+
+        try:
+            return await retrieve(url, policy, client=client, timeout=self.page_timeout)
+        except URLNotAllowedError as exc:
+            hosts = _split_list(settings.get("private_hosts"))
+            host = exc.host or _host_of(url)
+            if hosts and policy is PUBLIC_ONLY and TargetPolicy.allow_private_hosts(hosts).is_allowlisted_host(host):
+                raise ToolExecutionBlockedError(
+                    f"{exc} The host is on the private-host allowlist, but allowlisted private hosts are only read "
+                    "for a High-confidence or trusted provider."
+                ) from exc
+            raise
+        except UnsupportedContentTypeError as exc:
+            raise ToolExecutionBlockedError(f"{exc} read_web_page reads HTML pages only.") from exc
+        except WebRequestError as exc:
+            raise ToolExecutionFailedError(f"The page could not be read: {exc}") from exc
+
+
+def _host_of(url: str) -> str:
+    """The host of ``url``, or ``""`` when it has none or cannot be parsed."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 # --- web_fetch -----------------------------------------------------------------------------------
@@ -521,6 +549,8 @@ class _CachedDocument:
     title: str
     content: str
     needs_javascript: bool
+    byte_size: int = 0
+    """The size of the body it was made from: a later call with a lower ``max_bytes`` fetches again."""
     stored_at: float = field(default_factory=time.monotonic)
 
 
@@ -628,7 +658,7 @@ class WebFetchTool(toolplug.ToolImplementation):
         offset = int(arguments.get("offset") or 0)
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            return _error(url, "invalid_url", "The URL must be an absolute http or https URL.")
+            _error(url, "invalid_url", "The URL must be an absolute http or https URL.")
 
         def check(target: httpx2.URL) -> None:
             host = target.host
@@ -640,31 +670,31 @@ class WebFetchTool(toolplug.ToolImplementation):
                                          host=host)
 
         if options.require_url_in_user_message and not url_in_user_messages(url, context.messages):
-            return _error(url, "url_not_allowed", "Only URLs that appear in the user's messages can be fetched.")
+            _error(url, "url_not_allowed", "Only URLs that appear in the user's messages can be fetched.")
         try:
             check(httpx2.URL(url))
             document = await self._document(url, options, check)
         except httpx2.InvalidURL as exc:
-            return _error(url, "invalid_url", f"The URL is not valid: {exc}")
+            _error(url, "invalid_url", f"The URL is not valid: {exc}")
         except URLNotAllowedError as exc:
-            return _error(url, "url_not_allowed", str(exc))
+            _error(url, "url_not_allowed", str(exc))
         except TooManyRedirectsError as exc:
-            return _error(url, "too_many_redirects", str(exc))
+            _error(url, "too_many_redirects", str(exc))
         except ResponseTooLargeError as exc:
-            return _error(url, "response_too_large", str(exc))
+            _error(url, "response_too_large", str(exc))
         except UnsupportedContentTypeError as exc:
-            return _error(url, "unsupported_content_type",
+            _error(url, "unsupported_content_type",
                           f"{exc} Only HTML and text formats are supported; PDFs, images, audio, video and other "
                           "binary formats are not.")
         except HTTPStatusError as exc:
-            return _error(url, "http_error", str(exc), status_code=exc.status_code)
+            _error(url, "http_error", str(exc), status_code=exc.status_code)
         except FetchTimeoutError as exc:
-            return _error(url, "timeout", str(exc))
+            _error(url, "timeout", str(exc))
         except WebRequestError as exc:
-            return _error(url, "fetch_failed", str(exc))
+            _error(url, "fetch_failed", str(exc))
         total = len(document.content)
         if offset > total or (offset == total and total > 0):
-            return _error(url, "invalid_offset", f"offset {offset} is past the end of the content ({total} "
+            _error(url, "invalid_offset", f"offset {offset} is past the end of the content ({total} "
                                                  "characters).")
         end = min(total, offset + options.max_length)
         chunk = document.content[offset:end]
@@ -706,7 +736,7 @@ class WebFetchTool(toolplug.ToolImplementation):
         key = (url, options.content_selector or "", str(options.remove_images), str(options.remove_hidden_elements))
         cached = self._cache.get(key)
         now = time.monotonic()
-        if cached is not None and now - cached.stored_at < CACHE_SECONDS:
+        if cached is not None and now - cached.stored_at < CACHE_SECONDS and cached.byte_size <= options.max_bytes:
             check(httpx2.URL(cached.final_url))
             return cached
         fetch = options.fetch
@@ -737,29 +767,41 @@ def _convert(response: FetchedResponse, options: WebFetchOptions) -> _CachedDocu
     from toolplug.web import extract
 
     content_type = response.content_type
+    if response.looks_binary():
+        raise UnsupportedContentTypeError(
+            f"{response.final_url} sent a binary body ({content_type or 'no Content-Type'}).",
+            url=response.final_url, content_type=content_type or "application/octet-stream",
+        )
     text = response.text
     if content_type == "":
-        if b"\x00" in response.content[:4096]:
-            raise UnsupportedContentTypeError(f"{response.final_url} looks binary.", url=response.final_url,
-                                              content_type="application/octet-stream")
         content_type = "text/html" if re.search(r"<html|<!doctype html", text[:2048], re.I) else "text/plain"
     if content_type in ("text/html", "application/xhtml+xml"):
         page = extract(text, response.final_url, content_selector=options.content_selector,
                        include_images=not options.remove_images, remove_hidden=options.remove_hidden_elements)
         return _CachedDocument(response.final_url, content_type, page.title, page.markdown,
-                               page.likely_needs_javascript or page.is_empty)
+                               page.likely_needs_javascript or page.is_empty, len(response.content))
     title = ""
     if content_type in ("text/markdown", "text/x-markdown"):
         match = re.search(r"^#\s+(.+)$", text, re.M)
         title = match.group(1).strip() if match else ""
-    return _CachedDocument(response.final_url, content_type, title, text, False)
+    return _CachedDocument(response.final_url, content_type, title, text, False, len(response.content))
 
 
-def _error(url: str, code: str, message: str, status_code: int | None = None) -> ToolExecutionResult:
+REFUSAL_CODES = frozenset(
+    {"invalid_url", "url_not_allowed", "too_many_redirects", "response_too_large", "unsupported_content_type"}
+)
+"""The error codes of a refusal (the call is ``blocked``); the other codes are failures (``error``)."""
+
+
+def _error(url: str, code: str, message: str, status_code: int | None = None) -> NoReturn:
+    """Raise the refusal or failure: the model reads the error document, the trace says blocked or error."""
     payload: dict[str, Any] = {"type": "error", "url": url, "error_code": code, "message": message}
     if status_code is not None:
         payload["status_code"] = status_code
-    return ToolExecutionResult(json_content=payload, output_type=OutputType.JSON)
+    result = ToolExecutionResult(json_content=payload, output_type=OutputType.ERROR_JSON)
+    if code in REFUSAL_CODES:
+        raise ToolExecutionBlockedError(message, result=result)
+    raise ToolExecutionFailedError(message, result=result)
 
 
 # --- reading the conversation ----------------------------------------------------------------------

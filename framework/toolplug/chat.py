@@ -69,6 +69,13 @@ class ChatResult:
         """The messages this turn added to the conversation."""
         return self.loop_result.response_messages
 
+    @property
+    def guard_findings(self) -> list[str]:
+        """One line per source in which the prompt-injection guard neutralised something."""
+        from toolplug.guard import describe_findings
+
+        return describe_findings(self.loop_result.guard_reports)
+
     def text_with_sources(self) -> str:
         """The answer, then the sources under "Sources used by tools"."""
         if not self.sources:
@@ -103,6 +110,9 @@ class ChatResult:
             ],
             "sources": [source.model_dump() for source in self.sources],
             "traces": [trace.as_dict() for trace in self.traces],
+            "guard": [
+                {"tool_id": tool_id, **report.as_dict()} for tool_id, report in self.loop_result.guard_reports
+            ],
             "usage": {
                 "input_tokens": self.usage.input_tokens,
                 "output_tokens": self.usage.output_tokens,

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -18,6 +19,9 @@ from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, Toolplu
 
 if TYPE_CHECKING:
     from toolplug.host import Host
+    from toolplug.plugins import PluginRecord
+
+logger = logging.getLogger("toolplug.cli")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,37 +74,94 @@ pass_host = click.make_pass_decorator(HostContext)
 
 
 class PluginCommandGroup(click.Group):
-    """The root group; commands that plugins add (``register_commands``) are loaded on first need."""
+    """The root group; commands that plugins add (``register_commands``) are loaded on first need.
 
-    _LOADED = "toolplug.plugin_commands_loaded"
+    They are read only once the config is known (``--config`` or ``$TOOLPLUG_CONFIG``), so a plugin the
+    config denies is never imported, not even by ``--help`` or shell completion. They live in the
+    invocation, never in this group: a built-in command cannot be replaced, and a long-lived process
+    sees each invocation's own config.
+    """
 
-    def _load_plugin_commands(self, ctx: click.Context) -> None:
-        # Once per invocation (the root context), so a long-lived process sees newly installed plugins.
+    _COMMANDS = "toolplug.plugin_commands"
+    _CONFIG_ARGUMENT = "toolplug.config_argument"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Eager options such as --help run before --config is processed: read it from the arguments first.
+        ctx.meta[self._CONFIG_ARGUMENT] = _config_argument(args)
+        return super().parse_args(ctx, args)
+
+    def _plugin_commands(self, ctx: click.Context) -> dict[str, click.Command]:
         root = ctx.find_root()
-        if root.meta.get(self._LOADED):
-            return
-        root.meta[self._LOADED] = True
-        from toolplug.config import load_config
-        from toolplug.plugins import PluginManager
-
-        try:
-            config = load_config(root.params.get("config_path"))
-        except ToolplugError:
-            return  # the command itself reports the config error
-        manager = PluginManager(deny=config.plugins.deny)
-        manager.load_entry_points()
-        manager.call("register_commands", cli=self)
+        commands: dict[str, click.Command] | None = root.meta.get(self._COMMANDS)
+        if commands is None:
+            path = root.params.get("config_path") or root.meta.get(self._CONFIG_ARGUMENT)
+            commands = root.meta[self._COMMANDS] = load_plugin_commands(path, reserved=self.commands)
+        return commands
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
-        if command is None:
-            self._load_plugin_commands(ctx)
-            command = super().get_command(ctx, cmd_name)
-        return command
+        return super().get_command(ctx, cmd_name) or self._plugin_commands(ctx).get(cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load_plugin_commands(ctx)
-        return super().list_commands(ctx)
+        return sorted({*super().list_commands(ctx), *self._plugin_commands(ctx)})
+
+
+def _config_argument(args: list[str]) -> str | None:
+    """The value of the root group's ``--config`` in ``args`` (which ends at the subcommand's name)."""
+    for index, argument in enumerate(args):
+        if argument == "--config":
+            return args[index + 1] if index + 1 < len(args) else None
+        if argument.startswith("--config="):
+            return argument.removeprefix("--config=")
+        if argument == "--" or not argument.startswith("-"):
+            return None
+    return None
+
+
+def load_plugin_commands(
+    config_path: str | None, *, reserved: Mapping[str, click.Command] = {}
+) -> dict[str, click.Command]:
+    """The commands the allowed plugins add, each under the name no earlier plugin took.
+
+    A command named like a ``reserved`` (built-in) one, or like an earlier plugin's, is left out with a
+    warning naming both; the plugin's other commands stay. An unreadable config loads no plugin at all
+    (the command itself then reports the config error).
+    """
+    from toolplug.config import load_config
+    from toolplug.plugins import PluginManager
+
+    try:
+        config = load_config(config_path)
+    except ToolplugError:
+        return {}
+    manager = PluginManager(deny=config.plugins.deny)
+    manager.load_entry_points()
+    scratch: dict[str, click.Group] = {}
+
+    def group_for(record: PluginRecord) -> dict[str, Any]:
+        scratch[record.name] = click.Group(record.name)
+        return {"cli": scratch[record.name]}
+
+    returned = manager.call("register_commands", arguments_for=group_for)
+    owners: dict[str, str] = {}
+    commands: dict[str, click.Command] = {}
+    for name, group in scratch.items():
+        record = manager.records[name]
+        if record.status != "loaded":
+            continue
+        offered = dict(group.commands)
+        for extra in (c.item for c in returned if c.plugin is record and isinstance(c.item, click.Command)):
+            offered.setdefault(extra.name or "", extra)
+        for command_name, command in offered.items():
+            taken_by = "toolplug (built-in)" if command_name in reserved else owners.get(command_name)
+            if taken_by is not None:
+                logger.warning(
+                    "Plugin %r (%s) command %r left out: the name belongs to %s",
+                    name, record.distribution, command_name, taken_by,
+                )
+                continue
+            owners[command_name] = f"plugin {name!r} ({record.distribution})"
+            commands[command_name] = command
+    return commands
 
 
 @click.group(cls=PluginCommandGroup)
@@ -240,6 +301,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_guard_findings([(outcome.trace.tool_id, report) for report in outcome.trace.guard_reports])
         if outcome.status.value != "ok":
             click.echo(f"[{outcome.status.value}]", err=True)
     sys.exit(0 if outcome.status.value == "ok" else 1)
@@ -434,6 +496,18 @@ def chat(
         click.echo("\nSources used by tools:")
         for source in result.sources:
             click.echo(f"  - {source.title or source.url}: {source.url}")
+    _echo_guard_findings(result.loop_result.guard_reports)
+
+
+def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:
+    """After the answer: what the prompt-injection guard neutralised, per source."""
+    from toolplug.guard import describe_findings
+
+    lines = describe_findings(reports)
+    if lines:
+        click.echo("\nPrompt-injection guard:")
+        for line in lines:
+            click.echo(f"  - {line}")
 
 
 # --- entry point -------------------------------------------------------------------------------------

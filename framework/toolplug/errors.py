@@ -14,6 +14,7 @@
     │   ├── PluginLoadError             import failed, a hook raised or returned the wrong type
     │   └── DefinitionError             a tool definition the registry rejected
     ├── ToolExecutionBlockedError       a tool refused on purpose (policy); its message goes to the model
+    ├── ToolExecutionFailedError        a tool's ordinary, explained failure (a 404, a refused connection)
     ├── ToolFailedError                 a tool raised and its message held a secret (scrubbed copy)
     ├── ToolCallError                   a model's tool call that cannot run
     │   ├── NoSuchToolError
@@ -36,6 +37,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toolplug.definitions import ToolExecutionResult
     from toolplug.loop import LoopResult
 
 
@@ -128,8 +130,26 @@ class ToolExecutionBlockedError(ToolplugError):
     """Raise from a tool to refuse a call on purpose (a policy block).
 
     The message is sent to the model as plain text and the trace is recorded as ``blocked``.
-    Never put a secret in it.
+    Never put a secret in it. ``result``: what the model reads instead of the message (e.g. a JSON
+    error document with an error code), when the tool has one.
     """
+
+    def __init__(self, message: str, *, result: ToolExecutionResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ToolExecutionFailedError(ToolplugError):
+    """Raise from a tool for an ordinary failure it has explained: a page that answered 404, a refused
+    connection, a timeout.
+
+    The call is recorded as ``error`` and the message (or ``result``) reaches the model, like any other
+    failure, but no traceback is logged: nothing is broken. Never put a secret in it.
+    """
+
+    def __init__(self, message: str, *, result: ToolExecutionResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 class ToolFailedError(ToolplugError):
@@ -188,6 +208,9 @@ class ToolCallRepairError(ToolCallError):
 
 class ToolChoiceViolationError(ToolCallError):
     """The model called a tool the tool choice did not allow; the call was not executed."""
+
+    partial_result: LoopResult | None = None
+    """Set by the loop: the steps taken before the violating round (stop reason ``provider-error``)."""
 
 
 # --- provider failures -----------------------------------------------------------------------
@@ -256,6 +279,7 @@ __all__ = [
     "ToolCallRepairError",
     "ToolChoiceViolationError",
     "ToolExecutionBlockedError",
+    "ToolExecutionFailedError",
     "ToolFailedError",
     "ToolNotRunnableError",
     "ToolplugError",

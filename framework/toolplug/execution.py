@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolExecutionResult
-from toolplug.errors import InvalidToolInputError, ToolExecutionBlockedError, ToolFailedError
+from toolplug.errors import (
+    InvalidToolInputError,
+    ToolExecutionBlockedError,
+    ToolExecutionFailedError,
+    ToolFailedError,
+)
 
 if TYPE_CHECKING:
     from toolplug.registry import RegisteredTool
@@ -67,6 +72,9 @@ class ToolExecutionContext:
     """The host's prompt-injection guard (:class:`toolplug.guard.PromptInjectionGuard`)."""
     warnings: list[str] = field(default_factory=list)
     """User-visible warnings the tool adds with :meth:`warn`; they end up in the trace."""
+    guard_reports: list[Any] = field(default_factory=list)
+    """What the prompt-injection guard neutralised in this call (:class:`toolplug.guard.GuardReport`,
+    one per guarded batch that found something); they end up in the trace."""
 
     @property
     def provider_confidence(self) -> ConfidenceLevel | None:
@@ -97,6 +105,9 @@ class ToolTrace:
     result_chars: int
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    guard_reports: list[Any] = field(default_factory=list)
+    """What the prompt-injection guard neutralised in the call's results, grouped by source
+    (:class:`toolplug.guard.GuardReport`)."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready copy."""
@@ -110,6 +121,7 @@ class ToolTrace:
             "result_chars": self.result_chars,
             "error": self.error,
             "warnings": list(self.warnings),
+            "guard": [report.as_dict() for report in self.guard_reports],
         }
 
 
@@ -279,13 +291,19 @@ class ToolExecutor:
             if scrub:
                 result = scrub.result(result)
             status = CallStatus.OK
-        except ToolExecutionBlockedError as exc:
+        except (ToolExecutionBlockedError, ToolExecutionFailedError) as exc:
+            # A refusal or an explained failure: the tool's own words (or result), no traceback.
             error = exc
-            status = CallStatus.BLOCKED
+            blocked = isinstance(exc, ToolExecutionBlockedError)
+            status = CallStatus.BLOCKED if blocked else CallStatus.ERROR
             message = scrub.text(str(exc)) if scrub else str(exc)
-            result = ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
+            result = _explained_result(exc, message if blocked else FAILED_PREFIX + message)
+            if scrub:
+                result = scrub.result(result)
             if scrub and message != str(exc):
-                error = ToolExecutionBlockedError(message)
+                error = ToolExecutionBlockedError(message) if blocked else ToolExecutionFailedError(message)
+            if not blocked:
+                logger.info("Tool %s (plugin %s) failed: %s", definition.id, tool.plugin, message)
         except Exception as exc:  # a tool's failure must never end the chat
             error = exc
             status = CallStatus.ERROR
@@ -316,8 +334,17 @@ class ToolExecutor:
             result_chars=len(result.text_content) if result.text_content is not None else len(result.model_text()),
             error=None if error is None else result.text_content,
             warnings=[scrub.text(w) for w in context.warnings] if scrub else context.warnings,
+            guard_reports=list(context.guard_reports),
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
+
+
+def _explained_result(exc: ToolExecutionBlockedError | ToolExecutionFailedError, message: str) -> ToolExecutionResult:
+    """What the model reads for a refusal or an explained failure: the tool's result, else the message."""
+    given = getattr(exc, "result", None)  # a subclass may not have called the base __init__
+    if isinstance(given, ToolExecutionResult):
+        return given
+    return ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
 
 
 def denied_outcome(

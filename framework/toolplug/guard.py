@@ -20,9 +20,9 @@ import codecs
 import functools
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
@@ -120,6 +120,31 @@ class GuardReport:
         """True when some filter neutralised something."""
         return any(report.findings for report in self.sources)
 
+    @property
+    def finding_count(self) -> int:
+        """How many items the filters neutralised, over every source."""
+        return sum(len(report.findings) for report in self.sources)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy: the findings grouped by source, the warnings and the filters that ran."""
+        return {
+            "text_count": self.text_count,
+            "sources": [
+                {
+                    "kind": report.source.kind,
+                    "source": report.source.identifier,
+                    "texts_changed": report.texts_changed,
+                    "findings": [
+                        {"family": f.family, "rule": f.rule, "excerpt": f.excerpt} for f in report.findings
+                    ],
+                }
+                for report in self.sources
+                if report.findings or report.texts_changed
+            ],
+            "warnings": list(self.warnings),
+            "filters_run": list(self.filters_run),
+        }
+
     def summary(self) -> str:
         """A one-paragraph description for a user."""
         if not self.found_anything:
@@ -138,6 +163,22 @@ class GuardResult:
 
     texts: list[str]
     report: GuardReport
+
+
+def describe_findings(reports: Iterable[tuple[str, GuardReport]]) -> list[str]:
+    """One line per source for a user: how many items the guard neutralised there, of which families,
+    and which tool read it. ``reports``: ``(tool id, report)`` pairs, e.g. from the calls' traces."""
+    counts: dict[tuple[str, str], list[InjectionFinding]] = {}
+    for tool_id, report in reports:
+        for source_report in report.sources:
+            counts.setdefault((source_report.source.identifier, tool_id), []).extend(source_report.findings)
+    lines = []
+    for (identifier, tool_id), findings in counts.items():
+        if findings:
+            families = ", ".join(sorted({f.family for f in findings}))
+            noun = "item" if len(findings) == 1 else "items"
+            lines.append(f"{len(findings)} {noun} neutralised in {identifier} (read by {tool_id}; {families})")
+    return lines
 
 
 # --- the guard ------------------------------------------------------------------------------------
@@ -217,6 +258,8 @@ class PromptInjectionGuard:
         if context is not None:
             for warning in report.warnings:
                 context.warn(warning)
+            if report.found_anything and isinstance(getattr(context, "guard_reports", None), list):
+                context.guard_reports.append(report)
         if self.on_report is not None and (report.found_anything or report.warnings):
             self.on_report(report)
         return GuardResult(current, report)
@@ -1125,4 +1168,5 @@ __all__ = [
     "InjectionText",
     "PromptInjectionGuard",
     "SourceReport",
+    "describe_findings",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -27,6 +27,7 @@ from toolplug.tools import ToolImplementation
 
 if TYPE_CHECKING:
     from toolplug.chat import ChatResult
+    from toolplug.guard import GuardReport
     from toolplug.messages import Message
 
 
@@ -80,6 +81,10 @@ class Host:
     Build it with :meth:`from_config`. Attributes: ``config``, ``plugins`` (the plugin manager),
     ``registry``, ``settings``, ``selector``, ``guard``, ``executor``, ``option_sources``,
     ``adapter_factories``.
+
+    ``on_guard_report`` is called with every :class:`~toolplug.guard.GuardReport` of a tool call in
+    which the prompt-injection guard neutralised something or a filter could not run (the same
+    reports also reach each call's trace, and so ``LoopResult.guard_reports``).
     """
 
     def __init__(
@@ -92,6 +97,7 @@ class Host:
         strict: bool | None = None,
         settings_dir: str | os.PathLike[str] | None = None,
         secret_store: SecretStore | None = None,
+        on_guard_report: Callable[[GuardReport], None] | None = None,
     ) -> None:
         self.config = config
         self.plugins = PluginManager(deny=config.plugins.deny, strict=strict)
@@ -136,7 +142,7 @@ class Host:
             option_sources=self.option_sources,
         )
         self.selector = ToolSelector(self.registry, self.settings, config)
-        self.guard = _build_guard(self.injection_filters)
+        self.guard = _build_guard(self.injection_filters, on_guard_report)
         self.executor = ToolExecutor(self.settings.for_execution, guard=self.guard)
 
     @classmethod
@@ -228,8 +234,8 @@ class Host:
     # -- plugins and tools ---------------------------------------------------------------------------
 
     def plugin_records(self, *, include_builtin: bool = True) -> list[PluginRecord]:
-        """Every plugin with its status, sorted by name."""
-        records = sorted(self.plugins.records.values(), key=lambda r: r.name)
+        """Every plugin with its status, sorted by name; both sides of a name two distributions claim."""
+        records = sorted([*self.plugins.records.values(), *self.plugins.clashes], key=lambda r: r.name)
         return [r for r in records if include_builtin or not r.builtin]
 
     def scope(self, component: str = "chat", provider_id: str | None = None) -> CallScope:
@@ -360,10 +366,10 @@ class Host:
             )
 
 
-def _build_guard(filters: Sequence[Any]) -> Any:
+def _build_guard(filters: Sequence[Any], on_report: Callable[[GuardReport], None] | None) -> Any:
     from toolplug.guard import PromptInjectionGuard
 
-    return PromptInjectionGuard(filters)
+    return PromptInjectionGuard(filters, on_report)
 
 
 def _builtin_adapter_factories() -> dict[str, Any]:

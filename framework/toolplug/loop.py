@@ -33,9 +33,31 @@ from toolplug.calls import (
     format_tool_error,
     parse_tool_call,
 )
-from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolDefinition, ToolKind
-from toolplug.errors import InvalidArgumentError, NoSuchToolError, ProviderError, ToolCallError, UsageError
-from toolplug.execution import CallScope, CallStatus, ToolCallOutcome, ToolExecutor, ToolTrace, denied_outcome
+from toolplug.definitions import (
+    ConfidenceLevel,
+    OutputType,
+    Source,
+    ToolDefinition,
+    ToolExecutionResult,
+    ToolKind,
+)
+from toolplug.errors import (
+    InvalidArgumentError,
+    InvalidToolInputError,
+    NoSuchToolError,
+    ProviderError,
+    ToolCallError,
+    UsageError,
+)
+from toolplug.execution import (
+    CallScope,
+    CallStatus,
+    ToolCallOutcome,
+    ToolExecutor,
+    ToolTrace,
+    denied_outcome,
+    redact_arguments,
+)
 from toolplug.messages import (
     AssistantMessage,
     AssistantPart,
@@ -288,9 +310,17 @@ StopReason: TypeAlias = Literal[
     "approval-pending",
     "provider-approval",
     "provider-ended",
+    "limit-no-answer",
+    "confidence-required",
     "provider-error",
 ]
-"""Why a run ended; ``provider-error`` only on the partial result a :class:`ProviderError` carries."""
+"""Why a run ended; ``provider-error`` only on the partial result an error carries.
+
+``limit``: a limit was reached and the model answered in the final-answer round. ``limit-no-answer``:
+it kept calling tools in two final-answer rounds (each call was answered with an error).
+``confidence-required``: a tool result requires more confidence than the provider has (and the
+provider is not trusted), so it was not sent; it is in :attr:`LoopResult.withheld_results`.
+"""
 
 
 @dataclass(slots=True)
@@ -348,11 +378,19 @@ class LoopResult:
     """Calls left for the caller: tools without execute, and calls awaiting approval."""
     pending_approvals: list[ToolApprovalRequestPart]
     """Approval requests nobody answered (the run ended with them)."""
+    withheld_results: list[ToolResultPart] = field(default_factory=list)
+    """Results the provider may not see (stop reason ``confidence-required``): they are in
+    ``response_messages`` for the host, and were never sent."""
 
     @property
     def last_step(self) -> StepResult:
         """The final step."""
         return self.steps[-1]
+
+    @property
+    def guard_reports(self) -> list[tuple[str, Any]]:
+        """What the prompt-injection guard neutralised, as ``(tool id, GuardReport)`` pairs in call order."""
+        return [(trace.tool_id, report) for trace in self.traces for report in trace.guard_reports]
 
     @property
     def text(self) -> str:
@@ -539,6 +577,165 @@ class _Job:
     outcome: ToolCallOutcome | None = None
 
 
+@dataclass(slots=True)
+class _RunState:
+    """What one run has gathered so far."""
+
+    conversation: list[Message]
+    first_response: int
+    """Where the messages this run adds begin."""
+    emit: Callable[[StreamPart], None] | None
+    steps: list[StepResult] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    sources: dict[str, Source] = field(default_factory=dict)
+    traces: list[ToolTrace] = field(default_factory=list)
+    required: ConfidenceLevel | None = None
+    calls_run: int = 0
+    result_chars: int = 0
+    limit_reason: str | None = None
+    """Set when a limit was reached (in words, for the model): the next rounds ask for the final answer."""
+    final_rounds: int = 0
+    """Final-answer rounds that still brought tool calls."""
+    pending_calls: list[ToolCallPart] = field(default_factory=list)
+    pending_approvals: list[ToolApprovalRequestPart] = field(default_factory=list)
+    withheld: list[ToolResultPart] = field(default_factory=list)
+    stop_reason: StopReason | None = None
+    """Set before the first step when the run cannot ask the model at all."""
+
+    def result(self, stop_reason: StopReason) -> LoopResult:
+        """What the run has produced so far, as a result ending with ``stop_reason``."""
+        return LoopResult(
+            self.steps,
+            self.conversation[self.first_response :],
+            self.usage,
+            list(self.sources.values()),
+            self.traces,
+            self.required,
+            stop_reason,
+            self.pending_calls,
+            self.pending_approvals,
+            self.withheld,
+        )
+
+
+@dataclass(slots=True)
+class _StepPlan:
+    """What one step offers the model."""
+
+    step_number: int
+    final_answer: bool
+    tool_choice: ToolChoice
+    instructions: Sequence[SystemMessage]
+    offered: dict[str, RegisteredTool]
+    request: RoundRequest
+
+
+@dataclass(slots=True)
+class _CheckedRound:
+    """A round's parts as the loop keeps them, and what happens to each client call."""
+
+    content: list[AssistantPart]
+    jobs: list[_Job]
+    provider_results: list[ToolResultPart]
+    provider_approval: bool
+
+
+def _final_answer_instruction(reason: str | None) -> str:
+    return (
+        f"{reason or 'A limit was reached.'} No tools are available any more. "
+        "Do not call tools: answer the user now with the information you have."
+    )
+
+
+def _no_more_tools(call: ToolCallPart, run: _RunState) -> str:
+    return format_tool_error(
+        ToolCallError(
+            f"{run.limit_reason or 'A limit was reached.'} This call was not run and no tools can be "
+            "called any more. Answer with the information you have.",
+            tool_name=call.tool_name,
+            tool_call_id=call.tool_call_id,
+        )
+    )
+
+
+def _looks_cut_off(text: str) -> bool:
+    """Whether ``text`` is the beginning of a JSON value that ends too soon (open strings or brackets)."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and (not stack or stack.pop() != char):
+            return False
+    return in_string or bool(stack)
+
+
+CUT_OFF_HINT = (
+    "The arguments end before the JSON does: the answer probably reached its output-token limit "
+    "(max_output_tokens) in the middle of the call. Call the tool again with complete arguments."
+)
+"""What the model (and the trace) reads after a call whose arguments were cut short."""
+
+
+def _invalid_call_text(call: ToolCallPart, finish_reason: FinishReason) -> str:
+    """The error result of an invalid call; a call cut short by the token limit says so."""
+    text = format_tool_error(call.error or ValueError("invalid call"))
+    cut_off = isinstance(call.error, InvalidToolInputError) and isinstance(call.input, str)
+    if cut_off and (finish_reason == "length" or _looks_cut_off(str(call.input))):
+        logger.warning(
+            "the arguments of %s call %s were cut short; the output-token limit (max_output_tokens) "
+            "is probably too low",
+            call.tool_name,
+            call.tool_call_id,
+        )
+        return f"{text} {CUT_OFF_HINT}"
+    return text
+
+
+def _error_outcome(job: _Job) -> ToolCallOutcome:
+    """The outcome of a call answered with an error without running (invalid, or over a limit): it has
+    a trace like every other call."""
+    call = job.call
+    tool = job.tool
+    arguments = call.input if isinstance(call.input, Mapping) else {}
+    sensitive = tool.implementation.sensitive_argument_names if tool is not None else frozenset()
+    text = job.error_text
+    trace = ToolTrace(
+        tool_id=tool.id if tool is not None else call.tool_name,
+        call_id=call.tool_call_id,
+        plugin=tool.plugin if tool is not None else "",
+        arguments=redact_arguments(arguments, sensitive),
+        status=CallStatus.ERROR,
+        duration_ms=0.0,
+        result_chars=len(text),
+        error=text,
+    )
+    result = ToolExecutionResult(text_content=text, output_type=OutputType.ERROR_TEXT)
+    return ToolCallOutcome(result=result, status=CallStatus.ERROR, trace=trace, error=call.error)
+
+
+def _emit_model_parts(emit: Callable[[StreamPart], None], content: Sequence[AssistantPart]) -> None:
+    """The stream parts of the model's calls, the provider's results and approval requests."""
+    for part in content:
+        if isinstance(part, ToolCallPart):
+            # an invalid call of ours shows up once, as the error result below
+            if not (part.invalid and not part.provider_executed):
+                emit(ToolCallStreamPart(part))
+        elif isinstance(part, ToolResultPart):
+            emit(ToolResultStreamPart(part))
+        elif isinstance(part, ToolApprovalRequestPart):
+            emit(ToolApprovalRequestStreamPart(part, _call_of(content, part.tool_call_id)))
+
+
 class ToolCallingLoop:
     """Drives one call of a provider adapter with tools until the model answers or the loop stops.
 
@@ -585,6 +782,7 @@ class ToolCallingLoop:
             self._instructions = []
         self._offer_cache: dict[tuple[str, ...] | None, tuple[dict[str, RegisteredTool], list[ToolDefinition]]] = {}
         self._check_active_tools(options.active_tools)
+        self._check_tool_choice(self._tool_choice, options.active_tools)
         self._ran = False
         self._stopped_by_condition = False
 
@@ -606,19 +804,34 @@ class ToolCallingLoop:
     # -- the run --------------------------------------------------------------------------------------
 
     async def _run(self, initial: Sequence[Message], emit: Callable[[StreamPart], None] | None) -> LoopResult:
+        """The run, step by step: prepare the step, ask the model, check and plan its calls, run them,
+        collect the results, and decide how to go on."""
         if self._ran:
             raise UsageError("a ToolCallingLoop runs once: its adapter holds one call; build a new loop and adapter")
         self._ran = True
+        run = await self._start(initial, emit)
+        stop_reason = run.stop_reason
         options = self.options
-        adapter = self.adapter
-        conversation: list[Message] = list(initial)
-        first_response = len(conversation)
-        sources: dict[str, Source] = {}
-        traces: list[ToolTrace] = []
-        required: ConfidenceLevel | None = None
-        resumed = await self._answer_approvals(conversation)
+        while stop_reason is None:
+            plan = await self._prepare_step(run)
+            round_ = await self._ask_model(run, plan)
+            checked = await self._check_calls(run, plan, round_)
+            await self._execute(
+                checked.jobs, options.tool_call_concurrency, plan.step_number, run.conversation, options.on_event
+            )
+            step = await self._collect_results(run, plan, round_, checked)
+            stop_reason = await self._decide(run, plan, round_, checked)
+            if stop_reason is None and step.final_answer:
+                run.final_rounds += 1
+        return self._finish(run, stop_reason)
+
+    async def _start(self, initial: Sequence[Message], emit: Callable[[StreamPart], None] | None) -> _RunState:
+        """The run's state, after answering the approvals the conversation brings (their results go
+        first; a result the provider may not see ends the run before the model is asked)."""
+        run = _RunState(list(initial), len(initial), emit)
+        resumed = await self._answer_approvals(run.conversation)
         if resumed:
-            conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
+            run.conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
             if emit is not None:
                 # The outputs of the answered calls come before the first start-step, denied calls first,
                 # as the AI SDK's UI protocol orders them.
@@ -629,264 +842,275 @@ class ToolCallingLoop:
                     if job.action != "denied" and job.result is not None:
                         emit(_result_stream_part(job, job.result))
             for job in resumed:
-                if job.outcome is not None:
-                    traces.append(job.outcome.trace)
-                    for source in job.outcome.result.sources:
-                        sources.setdefault(source.url, source)
-                    level = job.outcome.result.required_provider_confidence
-                    if level is not None and (required is None or level > required):
-                        required = level
-        adapter.begin(conversation)
-        steps: list[StepResult] = []
-        usage = Usage()
-        calls_run = 0
-        result_chars = 0
-        final_answer = False
-        stop_reason: StopReason = "answered"
-        pending_calls: list[ToolCallPart] = []
-        pending_approvals: list[ToolApprovalRequestPart] = []
-        max_calls = options.max_tool_calls
-        max_chars = options.max_result_chars
-        concurrency = options.tool_call_concurrency
-        on_event = options.on_event
+                if job.outcome is not None and job.result is not None:
+                    run.traces.append(job.outcome.trace)
+                    self._note_outcome(run, job.outcome, job.result)
+            if run.withheld:
+                run.stop_reason = "confidence-required"
+        self.adapter.begin(run.conversation)
+        return run
 
-        while True:
-            step_number = len(steps)
-            tool_choice = self._tool_choice
-            active = options.active_tools
-            instructions = self._instructions
-            if options.prepare_step is not None and not final_answer:
-                prepared = options.prepare_step(
-                    PrepareStepContext(step_number, steps, conversation, tool_choice, active, instructions)
-                )
-                if inspect.isawaitable(prepared):
-                    prepared = await prepared
-                if prepared is not None:
-                    if prepared.tool_choice is not None:
-                        tool_choice = ToolChoice.parse(prepared.tool_choice)
-                    if prepared.active_tools is not None:
-                        active = prepared.active_tools
-                        self._check_active_tools(active)
-                    if prepared.instructions is not None:
-                        instructions = normalize_instructions(prepared.instructions)
-            offered, definitions = self._offer(active)
-            if final_answer:
-                request = RoundRequest(
-                    step_number,
-                    instructions,
-                    (),
-                    ToolChoice.NONE,
-                    concurrency,
-                    True,
-                    options.settings,
-                    options.provider_options,
+    async def _prepare_step(self, run: _RunState) -> _StepPlan:
+        """What this step offers: prepare_step's replacements, or no tools in a final-answer round."""
+        options = self.options
+        step_number = len(run.steps)
+        tool_choice = self._tool_choice
+        active = options.active_tools
+        instructions = self._instructions
+        final_answer = run.limit_reason is not None
+        if options.prepare_step is not None and not final_answer:
+            prepared = options.prepare_step(
+                PrepareStepContext(step_number, run.steps, run.conversation, tool_choice, active, instructions)
+            )
+            if inspect.isawaitable(prepared):
+                prepared = await prepared
+            if prepared is not None:
+                if prepared.tool_choice is not None:
+                    tool_choice = ToolChoice.parse(prepared.tool_choice)
+                if prepared.active_tools is not None:
+                    active = prepared.active_tools
+                    self._check_active_tools(active)
+                if prepared.instructions is not None:
+                    instructions = normalize_instructions(prepared.instructions)
+                self._check_tool_choice(tool_choice, active)
+        offered, definitions = self._offer(active)
+        concurrency = options.tool_call_concurrency
+        if final_answer:
+            instructions = [*instructions, SystemMessage(_final_answer_instruction(run.limit_reason))]
+            request = RoundRequest(
+                step_number,
+                instructions,
+                (),
+                ToolChoice.NONE,
+                concurrency,
+                True,
+                options.settings,
+                options.provider_options,
+            )
+        else:
+            request = RoundRequest(
+                step_number,
+                instructions,
+                definitions,
+                tool_choice,
+                concurrency,
+                False,
+                options.settings,
+                options.provider_options,
+            )
+        return _StepPlan(step_number, final_answer, tool_choice, instructions, offered, request)
+
+    async def _ask_model(self, run: _RunState, plan: _StepPlan) -> Round:
+        """One round of the model; a provider error carries the steps taken before it."""
+        if self.options.on_event is not None:
+            await _notify(self.options.on_event, StepStartEvent(plan.step_number, plan.request))
+        emit = run.emit
+        try:
+            if emit is not None:
+                emit(StartStepPart(plan.step_number))
+                round_ = await self._stream_round(
+                    plan.request, emit, plan.offered, withhold_tools=plan.tool_choice.mode == "none"
                 )
             else:
-                request = RoundRequest(
-                    step_number,
-                    instructions,
-                    definitions,
-                    tool_choice,
-                    concurrency,
-                    False,
-                    options.settings,
-                    options.provider_options,
-                )
-            if on_event is not None:
-                await _notify(on_event, StepStartEvent(step_number, request))
-            if emit is not None:
-                emit(StartStepPart(step_number))
-            try:
-                if emit is not None:
-                    round_ = await self._stream_round(request, emit, offered, withhold_tools=tool_choice.mode == "none")
-                else:
-                    round_ = await adapter.run_round(request)
-            except ProviderError as exc:
-                # The steps already taken are not lost: the error carries them.
-                exc.partial_result = LoopResult(
-                    steps,
-                    conversation[first_response:],
-                    usage,
-                    list(sources.values()),
-                    traces,
-                    required,
-                    "provider-error",
-                    pending_calls,
-                    pending_approvals,
-                )
-                raise
-            usage = usage + round_.usage
+                round_ = await self.adapter.run_round(plan.request)
+        except ProviderError as exc:
+            exc.partial_result = run.result("provider-error")
+            raise
+        run.usage = run.usage + round_.usage
+        return round_
 
-            if not final_answer and tool_choice.mode in ("none", "tool"):
-                for part in round_.content:
-                    if isinstance(part, ToolCallPart):
-                        violation = tool_choice.violation(part)
-                        if violation is not None:
-                            raise violation
+    async def _check_calls(self, run: _RunState, plan: _StepPlan, round_: Round) -> _CheckedRound:
+        """Parse and check every call, and plan what happens to each (run, error, denied, pending).
 
-            # Parse every call; a repaired or refined call replaces the model's from here on.
-            content: list[AssistantPart] = []
-            jobs: list[_Job] = []
-            provider_results: list[ToolResultPart] = []
-            provider_approval = False
+        A repaired or refined call replaces the model's from here on. In a final-answer round no call
+        runs: each is answered with an error that says the limit was reached.
+        """
+        tool_choice = plan.tool_choice
+        if not plan.final_answer and (tool_choice.mode == "none" or tool_choice.mode == "tool"):
             for part in round_.content:
                 if isinstance(part, ToolCallPart):
-                    if part.provider_executed:
-                        parsed = check_tool_call(part, offered)
-                    elif final_answer:
-                        parsed = part
-                    elif self._repair is None and not self._refine:
-                        parsed = check_tool_call(part, offered)
-                    else:
-                        parsed = await parse_tool_call(
-                            part,
-                            offered,
-                            repair_tool_call=self._repair,
-                            refine_tool_input=self._refine,
-                            messages=conversation,
-                            instructions=instructions,
+                    violation = tool_choice.violation(part)
+                    if violation is not None:
+                        violation.partial_result = run.result("provider-error")
+                        raise violation
+        offered = plan.offered
+        max_calls = self.options.max_tool_calls
+        checked = _CheckedRound([], [], [], False)
+        content = checked.content
+        for part in round_.content:
+            if not isinstance(part, ToolCallPart):
+                if isinstance(part, ToolResultPart) and part.provider_executed:
+                    checked.provider_results.append(part)
+                elif isinstance(part, ToolApprovalRequestPart):
+                    checked.provider_approval = True
+                content.append(part)
+                continue
+            if part.provider_executed:
+                content.append(check_tool_call(part, offered))
+                continue
+            if plan.final_answer:
+                content.append(part)
+                checked.jobs.append(_Job(part, offered.get(part.tool_name), "error", _no_more_tools(part, run)))
+                continue
+            parsed = await self._parse(part, offered, run, plan)
+            content.append(parsed)
+            tool = offered.get(parsed.tool_name)
+            if (
+                tool is not None
+                and not parsed.invalid
+                and tool.implementation.needs_approval is False
+                and tool.implementation.has_execute
+            ):
+                job = _Job(parsed, tool, "run")
+            else:
+                job = await self._plan(parsed, tool, run.conversation, round_)
+            if job.action == "run":
+                if max_calls is not None and run.calls_run >= max_calls:
+                    job.action = "error"
+                    job.error_text = format_tool_error(
+                        ToolCallError(
+                            f"Tool call limit of {max_calls} reached; this call was not run. "
+                            "Answer with the information you have.",
+                            tool_name=parsed.tool_name,
+                            tool_call_id=parsed.tool_call_id,
                         )
-                    content.append(parsed)
-                    if not parsed.provider_executed and not final_answer:
-                        tool = offered.get(parsed.tool_name)
-                        if (
-                            tool is not None
-                            and not parsed.invalid
-                            and tool.implementation.needs_approval is False
-                            and tool.implementation.has_execute
-                        ):
-                            job = _Job(parsed, tool, "run")
-                        else:
-                            job = await self._plan(parsed, tool, conversation)
-                        if job.action == "run":
-                            if max_calls is not None and calls_run >= max_calls:
-                                job.action = "error"
-                                job.error_text = format_tool_error(
-                                    ToolCallError(
-                                        f"Tool call limit of {max_calls} reached; this call was not run. "
-                                        "Answer with the information you have.",
-                                        tool_name=parsed.tool_name,
-                                        tool_call_id=parsed.tool_call_id,
-                                    )
-                                )
-                            else:
-                                calls_run += 1
-                        elif job.action == "approval-pending":
-                            approval = ToolApprovalRequestPart(f"approval-{parsed.tool_call_id}", parsed.tool_call_id)
-                            content.append(approval)
-                            pending_approvals.append(approval)
-                        jobs.append(job)
+                    )
                 else:
-                    if isinstance(part, ToolResultPart) and part.provider_executed:
-                        provider_results.append(part)
-                    elif isinstance(part, ToolApprovalRequestPart):
-                        provider_approval = True
-                    content.append(part)
+                    run.calls_run += 1
+            elif job.action == "approval-pending":
+                approval = ToolApprovalRequestPart(f"approval-{parsed.tool_call_id}", parsed.tool_call_id)
+                content.append(approval)
+                run.pending_approvals.append(approval)
+            checked.jobs.append(job)
+        self.adapter.record_model_turn(round_.but(content=content))
+        if run.emit is not None:
+            _emit_model_parts(run.emit, content)
+        return checked
 
-            adapter.record_model_turn(round_.but(content=content))
-            if emit is not None:
-                for part in content:
-                    if isinstance(part, ToolCallPart):
-                        # an invalid call of ours shows up once, as the error result below
-                        if not (part.invalid and not part.provider_executed):
-                            emit(ToolCallStreamPart(part))
-                    elif isinstance(part, ToolResultPart):
-                        emit(ToolResultStreamPart(part))
-                    elif isinstance(part, ToolApprovalRequestPart):
-                        emit(ToolApprovalRequestStreamPart(part, _call_of(content, part.tool_call_id)))
-
-            await self._execute(jobs, concurrency, step_number, conversation, on_event)
-
-            # Results in model order; the character limit cuts in the same order.
-            results: list[ToolResultPart] = []
-            step_traces: list[ToolTrace] = []
-            limit_reached = max_calls is not None and calls_run >= max_calls
-            for job in jobs:
-                result = job.result
-                if result is None:
-                    if job.action == "pending" or job.action == "approval-pending":
-                        pending_calls.append(job.call)
-                    continue
-                if max_chars is not None:
-                    result, result_chars = _apply_char_limit(result, result_chars, max_chars)
-                    if result_chars >= max_chars:
-                        limit_reached = True
-                results.append(result)
-                outcome = job.outcome
-                if outcome is not None:
-                    step_traces.append(outcome.trace)
-                    tool_result = outcome.result
-                    for source in tool_result.sources:
-                        sources.setdefault(source.url, source)
-                    level = tool_result.required_provider_confidence
-                    if level is not None and (required is None or level > required):
-                        required = level
-                adapter.record_tool_result(result.tool_call_id, result)
-                if emit is not None:
-                    emit(_result_stream_part(job, result))
-            traces.extend(step_traces)
-
-            response: list[Message] = [AssistantMessage(content)]
-            if results:
-                response.append(ToolMessage(list(results)))
-            conversation.extend(response)
-            step_content: list[AssistantPart] = [*content, *results] if results else content
-            tool_results = results + [r for r in provider_results if not r.is_error] if provider_results else results
-            step = StepResult(
-                step_number,
-                step_content,
-                [job.call for job in jobs],
-                tool_results,
-                round_.finish_reason,
-                round_.usage,
-                round_.provider,
-                round_.model,
-                request,
-                response,
-                step_traces,
-                round_.response_id,
-                round_.provider_metadata,
-                final_answer,
-            )
-            steps.append(step)
-            if on_event is not None:
-                await _notify(on_event, StepFinishEvent(step))
-            if emit is not None:
-                emit(FinishStepPart(step))
-
-            if round_.ends_conversation:
-                stop_reason = "provider-ended"
-                break
-            if final_answer:
-                stop_reason = "limit"
-                break
-            if not jobs:
-                stop_reason = "provider-approval" if provider_approval else "answered"
-                break
-            if pending_calls:
-                stop_reason = "approval-pending" if pending_approvals else "no-execute"
-                break
-            if await self._should_stop(steps):
-                self._stopped_by_condition = True
-                stop_reason = "stop-condition"
-                break
-            if limit_reached or (options.max_steps is not None and len(steps) >= options.max_steps):
-                final_answer = True
-
-        run_result = LoopResult(
-            steps,
-            conversation[first_response:],
-            usage,
-            list(sources.values()),
-            traces,
-            required,
-            stop_reason,
-            pending_calls,
-            pending_approvals,
+    async def _parse(
+        self, part: ToolCallPart, offered: Mapping[str, RegisteredTool], run: _RunState, plan: _StepPlan
+    ) -> ToolCallPart:
+        if self._repair is None and not self._refine:
+            return check_tool_call(part, offered)
+        return await parse_tool_call(
+            part,
+            offered,
+            repair_tool_call=self._repair,
+            refine_tool_input=self._refine,
+            messages=run.conversation,
+            instructions=plan.instructions,
         )
+
+    async def _collect_results(
+        self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound
+    ) -> StepResult:
+        """The step's results in model order (the character limit cuts in the same order), recorded for
+        the model unless the provider may not see them; then the step itself."""
+        results: list[ToolResultPart] = []
+        step_traces: list[ToolTrace] = []
+        max_chars = self.options.max_result_chars
+        emit = run.emit
+        adapter = self.adapter
+        for job in checked.jobs:
+            result = job.result
+            if result is None:
+                if job.action == "pending" or job.action == "approval-pending":
+                    run.pending_calls.append(job.call)
+                continue
+            if max_chars is not None:
+                result, run.result_chars = _apply_char_limit(result, run.result_chars, max_chars)
+            results.append(result)
+            outcome = job.outcome
+            if outcome is not None:
+                step_traces.append(outcome.trace)
+                if not self._note_outcome(run, outcome, result):
+                    adapter.record_tool_result(result.tool_call_id, result)
+            else:
+                adapter.record_tool_result(result.tool_call_id, result)
+            if emit is not None:
+                emit(_result_stream_part(job, result))
+        run.traces.extend(step_traces)
+        content = checked.content
+        response: list[Message] = [AssistantMessage(content)]
+        if results:
+            response.append(ToolMessage(list(results)))
+        run.conversation.extend(response)
+        provider_results = checked.provider_results
+        step = StepResult(
+            plan.step_number,
+            [*content, *results] if results else content,
+            [job.call for job in checked.jobs],
+            results + [r for r in provider_results if not r.is_error] if provider_results else results,
+            round_.finish_reason,
+            round_.usage,
+            round_.provider,
+            round_.model,
+            plan.request,
+            response,
+            step_traces,
+            round_.response_id,
+            round_.provider_metadata,
+            plan.final_answer,
+        )
+        run.steps.append(step)
+        if self.options.on_event is not None:
+            await _notify(self.options.on_event, StepFinishEvent(step))
         if emit is not None:
-            emit(FinishPart(run_result))
-        return run_result
+            emit(FinishStepPart(step))
+        return step
+
+    def _note_outcome(self, run: _RunState, outcome: ToolCallOutcome, result: ToolResultPart) -> bool:
+        """Keep a call's sources and the confidence its result requires; True when the result may not
+        reach this provider (it is withheld, and the run ends)."""
+        tool_result = outcome.result
+        for source in tool_result.sources:
+            run.sources.setdefault(source.url, source)
+        level = tool_result.required_provider_confidence
+        if level is None:
+            return False
+        if run.required is None or level > run.required:
+            run.required = level
+        scope = self.scope
+        confidence = scope.provider_confidence
+        if confidence is None or scope.provider_trusted or confidence >= level:
+            return False
+        run.withheld.append(result)
+        return True
+
+    async def _decide(
+        self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound
+    ) -> StopReason | None:
+        """Why the run ends after this step, or None to go on (with a final-answer round after a limit)."""
+        if round_.ends_conversation:
+            return "provider-ended"
+        if run.withheld:
+            return "confidence-required"
+        if plan.final_answer:
+            if not checked.jobs:
+                return "limit"
+            # The model called tools although none were offered: one more round, then give up.
+            return "limit-no-answer" if run.final_rounds >= 1 else None
+        if not checked.jobs:
+            return "provider-approval" if checked.provider_approval else "answered"
+        if run.pending_calls:
+            return "approval-pending" if run.pending_approvals else "no-execute"
+        if await self._should_stop(run.steps):
+            self._stopped_by_condition = True
+            return "stop-condition"
+        options = self.options
+        if options.max_tool_calls is not None and run.calls_run >= options.max_tool_calls:
+            run.limit_reason = f"The limit of {options.max_tool_calls} tool calls was reached."
+        elif options.max_result_chars is not None and run.result_chars >= options.max_result_chars:
+            run.limit_reason = f"The limit of {options.max_result_chars} characters of tool results was reached."
+        elif options.max_steps is not None and len(run.steps) >= options.max_steps:
+            run.limit_reason = f"The limit of {options.max_steps} steps with tools was reached."
+        return None
+
+    def _finish(self, run: _RunState, stop_reason: StopReason) -> LoopResult:
+        result = run.result(stop_reason)
+        if run.emit is not None:
+            run.emit(FinishPart(result))
+        return result
 
     # -- helpers --------------------------------------------------------------------------------------
 
@@ -944,6 +1168,17 @@ class ToolCallingLoop:
             await self._execute(jobs, self.options.tool_call_concurrency, 0, conversation, self.options.on_event)
         return jobs
 
+    def _check_tool_choice(self, choice: ToolChoice, active: Sequence[str] | None) -> None:
+        """A named tool choice must name a tool that is offered (checked before any request)."""
+        if choice.mode != "tool":
+            return
+        offered = list(self.tools) if active is None else list(active)
+        if choice.tool_name not in offered:
+            raise UsageError(
+                f"tool choice {choice.tool_name!r} names a tool that is not offered; "
+                f"the offered tools are: {', '.join(offered) or 'none'}"
+            )
+
     def _check_active_tools(self, active: Sequence[str] | None) -> None:
         if active is None:
             return
@@ -961,9 +1196,11 @@ class ToolCallingLoop:
             self._offer_cache[key] = cached
         return cached
 
-    async def _plan(self, call: ToolCallPart, tool: RegisteredTool | None, conversation: Sequence[Message]) -> _Job:
+    async def _plan(
+        self, call: ToolCallPart, tool: RegisteredTool | None, conversation: Sequence[Message], round_: Round
+    ) -> _Job:
         if call.invalid or tool is None:
-            return _Job(call, tool, "error", format_tool_error(call.error or ValueError("invalid call")))
+            return _Job(call, tool, "error", _invalid_call_text(call, round_.finish_reason))
         implementation = tool.implementation
         if not implementation.has_execute:
             return _Job(call, tool, "pending")
@@ -1001,6 +1238,7 @@ class ToolCallingLoop:
             if job.action == "run":
                 runnable.append(job)
             elif job.action == "error":
+                job.outcome = _error_outcome(job)
                 job.result = ToolResultPart(
                     job.call.tool_call_id,
                     job.call.tool_name,

@@ -29,6 +29,7 @@ import enum
 import ipaddress
 import re
 import socket
+import ssl
 import time
 import unicodedata
 import urllib.parse
@@ -448,6 +449,9 @@ def check_url(url: str | httpx2.URL, policy: TargetPolicy = PUBLIC_ONLY) -> http
             url=text.split("//", 1)[0] + "//[credentials removed]@" + parsed.host, rule="credentials",
             host=parsed.host,
         )
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        raise URLNotAllowedError(f"Refused {text[:200]!r}: port {parsed.port} is not a TCP port (1-65535).",
+                                 url=text, rule="url syntax", host=parsed.host)
     check_host(parsed.host, policy, url=text)
     return parsed
 
@@ -677,6 +681,12 @@ class FetchedResponse:
         match = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.I)
         return match.group(1) if match else None
 
+    def looks_binary(self) -> bool:
+        """True when the body is not text whatever its Content-Type says: a NUL byte or many other
+        control bytes near the start, or the signature of a common binary format (PDF, images,
+        archives, executables)."""
+        return looks_binary(self.content)
+
     @property
     def text(self) -> str:
         """The body as text: the declared charset, else UTF-8, bad bytes replaced."""
@@ -691,6 +701,39 @@ class FetchedResponse:
 
 
 ContentTypeCheck = Callable[[str], bool]
+
+_BINARY_SIGNATURES = (
+    b"%PDF-", b"\x89PNG", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"PK\x03\x04", b"\x1f\x8b", b"BZh91AY",
+    b"7z\xbc\xaf", b"Rar!\x1a", b"\x7fELF", b"MZ\x90\x00", b"\xca\xfe\xba\xbe", b"OggS\x00", b"ID3\x03", b"ID3\x04",
+    b"fLaC\x00", b"wOFF\x00", b"wOF2\x00", b"\xd0\xcf\x11\xe0", b"SQLite format 3\x00",
+)
+_CONTROL_BYTES = bytes(i for i in range(32) if i not in (9, 10, 12, 13, 27))
+
+
+def _connection_failure(url: str, exc: BaseException) -> str:
+    """What went wrong connecting to ``url``, in words: a TLS failure, a refused connection, or else."""
+    text = str(exc) or type(exc).__name__
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(chain) < 10:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    if any(isinstance(item, ssl.SSLError) for item in chain) or "SSL" in text or "CERTIFICATE" in text.upper():
+        return f"Could not fetch {url[:200]}: the TLS (https) connection failed ({text})."
+    if any(isinstance(item, ConnectionRefusedError) for item in chain) or "connection attempts failed" in text:
+        return f"Could not fetch {url[:200]}: the server refused the connection or did not answer ({text})."
+    return f"Could not fetch {url[:200]}: {text}"
+
+
+def looks_binary(content: bytes) -> bool:
+    """True for a body that is not text: a known binary signature at the start, a NUL byte, or more
+    than one control byte in ten among its first 4 KiB (text formats have none but tab and newlines)."""
+    head = content[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # UTF-16 (or UTF-32) text with its byte-order mark: NUL bytes are expected
+    if head.startswith(_BINARY_SIGNATURES) or b"\x00" in head:
+        return True
+    return bool(head) and len(head) - len(head.translate(None, _CONTROL_BYTES)) > len(head) // 10
 
 
 class SafeHTTPClient:
@@ -806,7 +849,7 @@ class SafeHTTPClient:
             except httpx2.TimeoutException as exc:
                 raise FetchTimeoutError(f"Connecting to {current.host} timed out.", url=str(current)) from exc
             except httpx2.TransportError as exc:
-                raise FetchConnectionError(f"Could not fetch {str(current)[:200]}: {exc}", url=str(current)) from exc
+                raise FetchConnectionError(_connection_failure(str(current), exc), url=str(current)) from exc
             response.request = request
             try:
                 if response.status_code in REDIRECT_STATUSES and "location" in response.headers:
@@ -903,6 +946,7 @@ __all__ = [
     "check_host",
     "check_url",
     "classify_address",
+    "looks_binary",
     "parse_ip_literal",
     "system_resolver",
 ]

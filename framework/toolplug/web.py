@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
-from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy
+from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy, UnsupportedContentTypeError
 
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
@@ -776,6 +776,12 @@ async def retrieve(
     finally:
         if own:
             await active.aclose()
+    if response.looks_binary():
+        raise UnsupportedContentTypeError(
+            f"{response.final_url} sent a binary body ({response.content_type or 'no Content-Type'}), not an HTML "
+            "page.",
+            url=response.final_url, content_type=response.content_type or "application/octet-stream",
+        )
     html = decode_html(response.content, response.charset)
     if len(html) > 300_000:
         # Large pages take tens of milliseconds to parse; keep the event loop responsive.

@@ -494,16 +494,8 @@ class ArgumentValidator:
     __slots__ = ("_validator",)
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        schema = dict(schema)
-        try:
-            dialect = dialect_of(schema)
-            self._validator = _VALIDATOR_CLASSES[dialect](
-                schema, validate_formats=True, ignore_unknown_formats=True, retriever=_refuse_retrieval
-            )
-        except SchemaProblem:
-            raise
-        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError, TypeError) as exc:
-            raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
+        dialect = check_untrusted(schema)  # never compile what could fetch, loop or overflow
+        self._validator = _compile(dict(schema), dialect)
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` matches the schema."""
@@ -521,6 +513,17 @@ class ArgumentValidator:
             path = "/".join(str(part) for part in error.instance_path) or "(root)"
             found.append(f"at {path}: {error.message}")
         return found
+
+
+def _compile(schema: dict[str, Any], dialect: str) -> Any:
+    try:
+        return _VALIDATOR_CLASSES[dialect](
+            schema, validate_formats=True, ignore_unknown_formats=True, retriever=_refuse_retrieval
+        )
+    except SchemaProblem:
+        raise
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError, TypeError) as exc:
+        raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
 
 
 def _instance_problem(value: Any) -> str | None:
@@ -569,7 +572,7 @@ def check_schema(schema: Any) -> str:
         except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
             raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
     if patterns:
-        ArgumentValidator(copied)
+        _compile(copied, dialect)  # a bad regular expression is found here, never at call time
     return dialect
 
 

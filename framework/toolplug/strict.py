@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -911,11 +911,52 @@ def _api_limit_problems(schema: JsonSchema) -> list[str]:
     return problems
 
 
+
+
+# --- the per-provider report ------------------------------------------------------------------------
+
+STRICT_APIS = frozenset({"openai-chat", "openai-responses"})
+"""The provider APIs toolplug converts schemas for; every other API receives them as written."""
+
+
+def strict_report(tools: Iterable[Any], apis: Mapping[str, str]) -> list[dict[str, Any]]:
+    """For each provider (id → API name), each function tool: whether it goes strict, and what that changes.
+
+    ``tools`` are registered tools (anything with ``definition``). An entry per provider:
+    ``{"provider", "api", "strict_mode", "tools": [{"tool_id", "strict_requested", "strict",
+    "changes", "unconvertible"}]}``; ``changes`` lists the lossy changes only.
+    """
+    from toolplug.definitions import ToolKind
+
+    functions = [
+        tool for tool in tools if tool.definition.kind in (ToolKind.FUNCTION, ToolKind.DYNAMIC)
+    ]
+    report = []
+    for provider, api in apis.items():
+        converts = api in STRICT_APIS
+        entries = []
+        for tool in functions:
+            definition = tool.definition
+            conversion = strict_conversion(definition.function.parameters)
+            asked = definition.function.strict
+            entries.append({
+                "tool_id": definition.id,
+                "strict_requested": asked,
+                "strict": converts and asked and conversion.convertible,
+                "changes": [str(change) for change in conversion.lossy_changes] if converts and asked else [],
+                "unconvertible": list(conversion.unconvertible) if converts and asked else [],
+            })
+        report.append({"provider": provider, "api": api, "strict_mode": converts, "tools": entries})
+    return report
+
+
 __all__ = [
     "OPENAI_FORMATS",
+    "STRICT_APIS",
     "StrictChange",
     "StrictConversion",
     "StrictSchemaError",
     "strict_conversion",
+    "strict_report",
     "to_openai_strict",
 ]

@@ -169,7 +169,7 @@ def fill_nulls(schema: dict[str, Any], value: Any) -> Any:
     }
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(builder=builders(), data=st.data())
 def test_property_builder_schemas_convert_exactly_and_round_trip(
     builder: ToolParameterSchemaBuilder, data: st.DataObject

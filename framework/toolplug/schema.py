@@ -1,12 +1,19 @@
-"""Schemas: the two builders, the OpenAI strict conversion and compiled argument validators.
+"""Schemas: the two builders, the checks for untrusted schemas, and compiled argument validators.
+
+Every schema is data from a stranger. :func:`check_schema` walks it iteratively under caps (depth,
+size, plain JSON only), allows only local ``$ref`` that resolve, bounds the work of validating one
+value, reads the dialect its ``$schema`` declares (2020-12 without one), checks the meta-schema and
+compiles its regular expressions; what passes never fails at call time.
 
 The argument validator stands behind :func:`compile_validator`; it is ``jsonschema-rs`` (a Rust
-implementation with the same Draft 2020-12 semantics as ``jsonschema``), because validating 1,000
-definitions at startup and every tool call in the loop are both on hot paths.
+implementation with the same semantics as ``jsonschema``), because validating 1,000 definitions at
+startup and every tool call in the loop are both on hot paths. It asserts ``format`` and can fetch
+nothing. The OpenAI strict conversion lives in :mod:`toolplug.strict` (re-exported here).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -271,6 +278,7 @@ _SINGLE = frozenset({
 })
 _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 _MAP = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
+_SUBSCHEMA_KEYWORDS = _SINGLE | _LIST | _MAP
 # Where the instance moves when a keyword applies its subschema: a property name, any member, any item.
 _ANY_MEMBER = "~"
 _ANY_ITEM = "[]"
@@ -331,28 +339,27 @@ def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, str], bool]:
     while stack:
         value, depth, path, is_schema = stack.pop()
         nodes += 1
-        if nodes > MAX_SCHEMA_NODES:
-            raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_NODES} values")
         if depth > MAX_SCHEMA_DEPTH:
             raise SchemaProblem(f"the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels (at {path or '/'})")
         if isinstance(value, dict):
             for key, item in value.items():
-                if not isinstance(key, str):
+                if type(key) is not str:
                     raise SchemaProblem(f"at {path or '/'}: the key {key!r} is not a string (JSON keys are strings)")
                 chars += len(key)
-                child = f"{path}/{key}"
                 if is_schema:
-                    if key == "$ref":
-                        _note_ref(item, child, refs)
-                    elif key in ("$dynamicRef", "$recursiveRef"):
-                        raise SchemaProblem(f"at {child}: {key} is not supported; use a local $ref")
-                    elif key in ("pattern", "patternProperties"):
-                        patterns = True
-                    elif key == "$id" and path:
-                        raise SchemaProblem(f"at {child}: $id is allowed only at the root (it would move $ref targets)")
-                    stack.extend(_children(key, item, depth, child))
+                    if key[0] == "$" or key[0] == "p":
+                        patterns = _schema_keyword(key, item, path, refs) or patterns
+                    if key in _SUBSCHEMA_KEYWORDS:
+                        stack.extend(_children(key, item, depth, f"{path}/{key}"))
+                        continue
+                kind = type(item)
+                if kind is str:  # most leaves: checked here, never pushed
+                    chars += len(item)
+                    nodes += 1
+                elif kind is int or kind is bool or item is None:
+                    nodes += 1
                 else:
-                    stack.append((item, depth + 1, child, False))
+                    stack.append((item, depth + 1, f"{path}/{key}", False))
             if chars > MAX_SCHEMA_CHARS:
                 raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
         elif isinstance(value, list):
@@ -368,7 +375,21 @@ def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, str], bool]:
             raise SchemaProblem(f"at {path or '/'}: a {type(value).__name__} is not JSON")
         elif is_schema and not isinstance(value, bool):
             raise SchemaProblem(f"at {path or '/'}: a schema is an object or a boolean, not {value!r}")
+        if nodes > MAX_SCHEMA_NODES:
+            raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_NODES} values")
     return refs, patterns
+
+
+def _schema_keyword(key: str, item: Any, path: str, refs: dict[str, str]) -> bool:
+    """Check the keywords that name other schemas; True for a regular expression keyword."""
+    child = f"{path}/{key}"
+    if key == "$ref":
+        _note_ref(item, child, refs)
+    elif key in ("$dynamicRef", "$recursiveRef"):
+        raise SchemaProblem(f"at {child}: {key} is not supported; use a local $ref")
+    elif key == "$id" and path:
+        raise SchemaProblem(f"at {child}: $id is allowed only at the root (it would move $ref targets)")
+    return key in ("pattern", "patternProperties")
 
 
 def _children(key: str, item: Any, depth: int, child: str) -> list[tuple[Any, int, str, bool]]:
@@ -487,7 +508,7 @@ class ArgumentValidator:
     """A compiled validator for one schema; ``problems(value)`` lists what is wrong, in words.
 
     The schema's own ``$schema`` dialect applies (2020-12 when it declares none), and ``format`` is
-    asserted (see :doc:`the plugin guide <plugins>`). Arguments too deep or too large are invalid,
+    asserted (docs/schemas.md lists the formats). Arguments too deep or too large are invalid,
     never a crash; so are values that are not JSON.
     """
 
@@ -515,10 +536,38 @@ class ArgumentValidator:
         return found
 
 
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([zZ]|[+-]([01]\d|2[0-3]):[0-5]\d)$")
+
+
+def _is_date(value: str) -> bool:
+    import datetime
+
+    if not _DATE.match(value):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+# The older dialects lack formats that tool schemas use (zod publishes draft-07 with "uuid"); toolplug
+# asserts them there too, so every dialect checks date, date-time, time, email, uri, uuid, ipv4 and ipv6.
+_OLDER_FORMATS: dict[str, dict[str, Any]] = {
+    "draft-07": {"uuid": lambda value: bool(_UUID.match(value))},
+    "draft-06": {"uuid": lambda value: bool(_UUID.match(value)), "date": _is_date,
+                 "time": lambda value: bool(_TIME.match(value))},
+}
+_OLDER_FORMATS["draft-04"] = _OLDER_FORMATS["draft-06"]
+
+
 def _compile(schema: dict[str, Any], dialect: str) -> Any:
     try:
         return _VALIDATOR_CLASSES[dialect](
-            schema, validate_formats=True, ignore_unknown_formats=True, retriever=_refuse_retrieval
+            schema, formats=_OLDER_FORMATS.get(dialect), validate_formats=True, ignore_unknown_formats=True,
+            retriever=_refuse_retrieval,
         )
     except SchemaProblem:
         raise

@@ -46,6 +46,7 @@ OPENAI_LARGE_ENUM = 250
 OPENAI_LARGE_ENUM_CHARS = 15_000
 
 _MAX_INLINE = 8  # how many $ref-with-siblings or allOf members may be merged into one another
+_MAX_VALUE_DEPTH = 128  # as deep as arguments may nest (toolplug.schema.MAX_INSTANCE_DEPTH)
 
 _KEPT_ANNOTATIONS = ("description", "title")
 _STRING_KEPT = ("pattern",)
@@ -153,7 +154,7 @@ class StrictConversion:
         return self._undo(arguments, self._internal, 0)
 
     def _undo(self, value: Any, node: Any, depth: int) -> Any:
-        if depth > 256:
+        if depth > _MAX_VALUE_DEPTH:
             return value
         node = self._follow(node)
         if not isinstance(node, dict):
@@ -190,7 +191,7 @@ class StrictConversion:
         return self._to_strict(arguments, self._internal, 0)
 
     def _to_strict(self, value: Any, node: Any, depth: int) -> Any:
-        if depth > 256:
+        if depth > _MAX_VALUE_DEPTH:
             return value
         node = self._follow(node)
         if not isinstance(node, dict):
@@ -273,13 +274,19 @@ def _convert(schema: Any) -> StrictConversion:
     except SchemaProblem as exc:
         return StrictConversion(None, unconvertible=(str(exc),))
     converter = _Converter(schema, dialect)
-    internal = converter.run()
+    try:
+        internal = converter.run()
+    except RecursionError:  # inlined merges can nest past Python's stack; no strict form then
+        return StrictConversion(None, unconvertible=("(root): nested too deeply to convert",))
     if converter.problems:
         return StrictConversion(None, unconvertible=tuple(dict.fromkeys(converter.problems)))
     limits = _api_limit_problems(internal)
     if limits:
         return StrictConversion(None, unconvertible=tuple(limits))
-    public = _strip_marks(internal)
+    try:
+        public = _strip_marks(internal)
+    except RecursionError:
+        return StrictConversion(None, unconvertible=("(root): nested too deeply to convert",))
     return StrictConversion(
         public, tuple(converter.changes), (), _internal=internal, _undoes=converter.marks_added
     )
@@ -302,6 +309,8 @@ class _Converter:
         self.optional: list[tuple[dict[str, Any], list[str], str, str]] = []
         self.unions: list[tuple[list[JsonSchema], str, str]] = []
         self.marks_added = False
+        self.inlining: set[str] = set()
+        """The $ref targets being inlined right now (a recursive one must stay a $ref)."""
 
     def run(self) -> JsonSchema:
         root = self.root
@@ -340,7 +349,7 @@ class _Converter:
 
     # -- one node ---------------------------------------------------------------------------------
 
-    def convert(self, node: Any, where: str, *, is_root: bool = False, inlined: int = 0) -> JsonSchema:
+    def convert(self, node: Any, where: str, *, is_root: bool = False) -> JsonSchema:
         if node is True or (isinstance(node, dict) and not (_VALIDATION_WORDS & set(node))):
             return self.fail(where, "accepts any value; strict mode needs a type")
         if node is False or not isinstance(node, dict):
@@ -355,44 +364,57 @@ class _Converter:
         if "unevaluatedProperties" in node or "unevaluatedItems" in node:
             return self.fail(where, "unevaluatedProperties/unevaluatedItems cannot be expressed in strict mode")
         if "$ref" in node:
-            return self.convert_ref(node, where, is_root, inlined)
+            return self.convert_ref(node, where, is_root)
         if "allOf" in node:
-            return self.convert_all_of(node, where, is_root, inlined)
+            return self.convert_all_of(node, where, is_root)
         if "not" in node:
             self.note(where, "widened", "'not' dropped (strict mode has no 'not')")
             node = _without(node, "not")
         if "anyOf" in node or "oneOf" in node:
-            return self.convert_union(node, where, inlined)
+            return self.convert_union(node, where)
         return self.convert_typed(node, where, is_root)
 
-    def convert_ref(self, node: JsonSchema, where: str, is_root: bool, inlined: int) -> JsonSchema:
+    def convert_ref(self, node: JsonSchema, where: str, is_root: bool) -> JsonSchema:
+        ref = node["$ref"]
         siblings = {k: v for k, v in node.items() if k != "$ref" and k in _VALIDATION_WORDS}
         if self.dialect in ("draft-07", "draft-06", "draft-04"):
             siblings = {}  # these dialects ignore every keyword beside $ref
         annotations = {k: node[k] for k in _KEPT_ANNOTATIONS if isinstance(node.get(k), str)}
-        if not siblings and not annotations and not is_root:
-            return self.ref(node["$ref"])
+        if not siblings and not is_root and (not annotations or ref in self.inlining):
+            return self.ref(ref)  # a recursive target keeps its $ref; only the description is lost
         # Strict mode allows nothing beside a $ref: inline its target, merged with the siblings.
-        if inlined >= _MAX_INLINE:
-            return self.fail(where, "too many nested $ref merges to inline")
-        merged = _conjoin(_resolve(self.root, node["$ref"]), siblings)
+        if ref in self.inlining or len(self.inlining) >= _MAX_INLINE:
+            return self.fail(where, "a recursive $ref with keywords beside it cannot be inlined")
+        merged = _conjoin(_resolve(self.root, ref), siblings)
         if not isinstance(merged, dict):
             return self.fail(where, "a $ref and its sibling keywords cannot be merged into one strict schema")
-        return self.convert({**merged, **annotations}, where, is_root=is_root, inlined=inlined + 1)
+        return self.inline({ref}, {**merged, **annotations}, where, is_root)
 
-    def convert_all_of(self, node: JsonSchema, where: str, is_root: bool, inlined: int) -> JsonSchema:
-        if inlined >= _MAX_INLINE:
-            return self.fail(where, "allOf nested too deeply to merge")
-        merged: Any = _without(node, "allOf")
-        for member in node["allOf"]:
+    def convert_all_of(self, node: JsonSchema, where: str, is_root: bool) -> JsonSchema:
+        members = node["allOf"]
+        rest = _without(node, "allOf")
+        if len(members) == 1 and isinstance(members[0], dict) and not (_VALIDATION_WORDS & set(rest)):
+            return self.convert({**members[0], **rest}, where, is_root=is_root)
+        refs = {member["$ref"] for member in members if isinstance(member, dict) and "$ref" in member}
+        if refs & self.inlining or len(self.inlining) + len(refs) > _MAX_INLINE:
+            return self.fail(where, "a recursive allOf cannot be merged into one strict schema")
+        merged: Any = rest
+        for member in members:
             if isinstance(member, dict) and "$ref" in member:
                 member = _conjoin(_resolve(self.root, member["$ref"]), _without(member, "$ref"))
             merged = None if member is None or merged is None else _conjoin(merged, member)
             if merged is None:
                 return self.fail(where, "allOf members cannot be merged into one strict schema")
-        return self.convert(merged, where, is_root=is_root, inlined=inlined + 1)
+        return self.inline(refs, merged, where, is_root)
 
-    def convert_union(self, node: JsonSchema, where: str, inlined: int) -> JsonSchema:
+    def inline(self, refs: set[str], merged: JsonSchema, where: str, is_root: bool) -> JsonSchema:
+        self.inlining |= refs
+        try:
+            return self.convert(merged, where, is_root=is_root)
+        finally:
+            self.inlining -= refs
+
+    def convert_union(self, node: JsonSchema, where: str) -> JsonSchema:
         word = "anyOf" if "anyOf" in node else "oneOf"
         if "anyOf" in node and "oneOf" in node:
             return self.fail(where, "anyOf together with oneOf cannot be expressed in strict mode")
@@ -405,7 +427,7 @@ class _Converter:
             merged = _conjoin(siblings, branch) if siblings else branch
             if merged is None:
                 return self.fail(where, f"{word}[{index}] conflicts with the keywords beside it")
-            converted = self.convert(merged, f"{where}|{word}[{index}]", inlined=inlined)
+            converted = self.convert(merged, f"{where}|{word}[{index}]")
             for made in converted["anyOf"] if set(converted) == {"anyOf"} else [converted]:
                 if made not in branches:
                     branches.append(made)

@@ -49,6 +49,9 @@ class Reply:
     events: Sequence[tuple[str | None, Any]] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None
+    hold_after: int | None = None
+    """Send this many events, then wait for ``gate`` before the rest (a stream caught mid-way)."""
+    gate: threading.Event | None = None
 
 
 Script = Reply | Callable[[Recorded], Reply]
@@ -114,6 +117,8 @@ class ProviderServer:
             for number, (event, data) in enumerate(reply.events):
                 if reply.cut_after is not None and number >= reply.cut_after:
                     break
+                if number == reply.hold_after and reply.gate is not None:
+                    reply.gate.wait(timeout=60)
                 text = data if isinstance(data, str) else json.dumps(data)
                 frame = (f"event: {event}\n" if event else "") + f"data: {text}\n\n"
                 handler.wfile.write(frame.encode())

@@ -17,6 +17,7 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     settings_dir = tmp_path / "settings"
     monkeypatch.setenv("TOOLPLUG_SETTINGS_DIR", str(settings_dir))
     monkeypatch.delenv("TOOLPLUG_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no user's default config file
     monkeypatch.delenv("TOOLPLUG_STRICT_PLUGINS", raising=False)
     previous = keyring.get_keyring()
     memory = MemoryKeyring()

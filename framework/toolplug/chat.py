@@ -237,15 +237,7 @@ async def run_host_chat(
 def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection]:
     providers = host.config.providers
     if not providers:
-        where = f" ({host.config.source})" if host.config.source else ""
-        raise ConfigError(
-            f"No model provider is configured{where}. Add one to the host config, for example:\n"
-            '  [providers.openai]\n  api = "openai-chat"   # or "openai-responses", "anthropic"\n'
-            '  model = "gpt-4o-mini"\n  api_key_env = "OPENAI_API_KEY"   # or keep the key in the keyring: '
-            "toolplug settings provider-key openai\n"
-            '  # base_url = "http://127.0.0.1:8000/v1" for a local OpenAI-compatible server',
-            key="providers",
-        )
+        raise ConfigError(_no_provider_message(host), key="providers")
     if provider_id is None:
         provider_id = next(iter(providers))
     provider = providers.get(provider_id)
@@ -255,6 +247,19 @@ def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection
             key=f"providers.{provider_id}",
         )
     return provider_id, provider
+
+
+def _no_provider_message(host: Host) -> str:
+    from toolplug.config import config_locations_hint
+
+    where = f" in {host.config.source}" if host.config.source else ""
+    return (
+        f"No model provider is configured{where}. {config_locations_hint(host.config.source)}\n"
+        "Add one to the config, for example:\n"
+        '  [providers.openai]\n  api = "openai-chat"\n  model = "gpt-4o-mini"\n'
+        "then store its API key: toolplug settings provider-key openai "
+        '(or set api_key_env = "OPENAI_API_KEY"; a local server at base_url may need none).'
+    )
 
 
 def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | None:

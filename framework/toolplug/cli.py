@@ -9,12 +9,13 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Callable, Mapping
-from functools import wraps
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from toolplug.cli_errors import fail, reporting_errors, set_debug
+from toolplug.cli_errors import handles_errors as handles_errors  # commands of plugins use it
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
 
 if TYPE_CHECKING:
@@ -23,31 +24,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolplug.cli")
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 def _emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(code)
-
-
-def handles_errors(function: F) -> F:
-    """Turn toolplug's usage errors into a message and exit code 2, never a traceback."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except UsageError as exc:
-            _fail(str(exc))
-        except ToolplugError as exc:
-            _fail(f"{type(exc).__name__}: {exc}", 1)
-
-    return wrapper  # type: ignore[return-value]
+_fail = fail
 
 
 class HostContext:
@@ -103,6 +85,10 @@ class PluginCommandGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._plugin_commands(ctx)})
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # Every command, a plugin's too, fails with one line (a traceback only with --debug).
+        return reporting_errors(super().invoke, ctx)
 
 
 def _config_argument(args: list[str]) -> str | None:
@@ -167,12 +153,14 @@ def load_plugin_commands(
 @click.group(cls=PluginCommandGroup)
 @click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), envvar="TOOLPLUG_CONFIG",
-    help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else built-in defaults.",
+    help="The host config file (TOML). Default: $TOOLPLUG_CONFIG, else ~/.config/toolplug/config.toml if it exists.",
 )
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs when something fails.")
 @click.version_option(package_name="toolplug")
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None) -> None:
+def cli(ctx: click.Context, config_path: str | None, debug: bool) -> None:
     """toolplug: tools that language models call, from plugins, under one policy."""
+    set_debug(ctx, debug)
     ctx.obj = HostContext(config_path)
 
 
@@ -335,7 +323,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
         _echo_guard_findings([(outcome.trace.tool_id, report) for report in outcome.trace.guard_reports])
-        if outcome.status.value != "ok":
+        if outcome.status.value not in ("ok", "error"):  # a failure was already logged in one line
             click.echo(f"[{outcome.status.value}]", err=True)
     sys.exit(0 if outcome.status.value == "ok" else 1)
 
@@ -543,7 +531,18 @@ def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:
             click.echo(f"  - {line}")
 
 
+# --- web ---------------------------------------------------------------------------------------------
+
+from toolplug.webui.command import web  # noqa: E402  (the command lives with the chat page it serves)
+
+cli.add_command(web)
+
+
 # --- entry point -------------------------------------------------------------------------------------
+
+from toolplug.cli_config import config_group  # noqa: E402  (a command group of its own module)
+
+cli.add_command(config_group)
 
 
 def main() -> None:

@@ -1,7 +1,9 @@
 """The host configuration: one TOML file an admin or host app writes.
 
-Read with :func:`load_config` (``--config FILE`` or ``$TOOLPLUG_CONFIG``). Unknown keys and bad values
-are errors naming the key and the file. Without a file, the built-in defaults apply.
+Read with :func:`load_config`: ``--config FILE``, else ``$TOOLPLUG_CONFIG``, else the default location
+``$XDG_CONFIG_HOME/toolplug/config.toml`` (``~/.config/toolplug/config.toml``; ``%APPDATA%`` on Windows)
+when that file exists. Unknown keys and bad values are errors naming the key and the file. Without a
+file, the built-in defaults apply.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from toolplug.definitions import ConfidenceLevel
 from toolplug.errors import ConfigError
 
 CONFIG_ENV = "TOOLPLUG_CONFIG"
+CONFIG_FILE_NAME = "config.toml"
 DEFAULT_COMPONENTS = ("chat", "assistants")
 
 
@@ -170,12 +173,49 @@ def parse_config(data: Mapping[str, Any], *, source: str = "<config>") -> HostCo
     return config
 
 
+def default_config_path() -> Path:
+    """The config file used when neither a path nor ``$TOOLPLUG_CONFIG`` is given (it may not exist)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        base = Path(xdg)
+    elif os.name == "nt":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    else:
+        base = Path.home() / ".config"
+    return base / "toolplug" / CONFIG_FILE_NAME
+
+
+def config_path_in_effect(path: str | os.PathLike[str] | None = None) -> tuple[Path, str]:
+    """The config file :func:`load_config` reads for ``path``, and why: ``argument``, ``environment`` or ``default``.
+
+    For ``default`` the file may not exist; then the built-in defaults apply.
+    """
+    if path is not None and str(path):
+        return Path(path), "argument"
+    from_env = os.environ.get(CONFIG_ENV)
+    if from_env:
+        return Path(from_env), "environment"
+    return default_config_path(), "default"
+
+
+def config_locations_hint(path: str | os.PathLike[str] | None = None) -> str:
+    """One sentence naming where the config is read from, and which file is in effect now."""
+    file, _origin = config_path_in_effect(path)
+    state = "" if file.is_file() else ", which does not exist yet"
+    return (
+        f"toolplug reads its config from --config FILE, else ${CONFIG_ENV}, else {default_config_path()}; "
+        f"now: {file}{state} (`toolplug config init` writes a commented starter file)."
+    )
+
+
 def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:
-    """Read the host config from ``path``, else ``$TOOLPLUG_CONFIG``, else use the built-in defaults."""
-    chosen = path if path is not None else os.environ.get(CONFIG_ENV)
-    if not chosen:
+    """Read the host config: ``path``, else ``$TOOLPLUG_CONFIG``, else the default location when it exists.
+
+    A file named by ``path`` or the environment must exist; without any file the built-in defaults apply.
+    """
+    file, origin = config_path_in_effect(path)
+    if origin == "default" and not file.is_file():
         return HostConfig()
-    file = Path(chosen)
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -191,6 +231,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:
 
 __all__ = [
     "CONFIG_ENV",
+    "CONFIG_FILE_NAME",
     "ComponentPluginPolicy",
     "HostConfig",
     "HostSection",
@@ -198,6 +239,9 @@ __all__ = [
     "PluginsSection",
     "ProviderSection",
     "ToolSection",
+    "config_locations_hint",
+    "config_path_in_effect",
+    "default_config_path",
     "load_config",
     "parse_config",
 ]

@@ -146,7 +146,9 @@ class _Writer:
         chunks.append({"type": f"{kind}-delta", "id": self._block[1], "delta": text})
         return chunks
 
-    def chunks(self, part: StreamPart) -> list[UIMessageChunk]:
+    def chunks(self, part: StreamPart | Mapping[str, Any]) -> list[UIMessageChunk]:
+        if isinstance(part, Mapping):
+            return [dict(part)]  # a host's own chunk (data-*, message-metadata), written as it is
         if isinstance(part, TextDelta):
             return self._delta("text", part.text) if part.text else []
         if isinstance(part, ReasoningDelta):
@@ -292,7 +294,7 @@ def _output_fields(
 
 
 async def to_ui_message_stream(
-    stream: AsyncIterable[StreamPart],
+    stream: AsyncIterable[StreamPart | Mapping[str, Any]],
     *,
     on_error: UIErrorHandler | None = None,
     send_reasoning: bool = True,
@@ -302,7 +304,8 @@ async def to_ui_message_stream(
     """The UI message stream of a streamed run: JSON-ready chunk dicts, in order.
 
     :param stream: a :class:`~toolplug.loop.StreamTextResult` (or any iterable of its parts); it is
-        consumed here, so read its ``result`` afterwards.
+        consumed here, so read its ``result`` afterwards. A mapping among the parts is a chunk of the
+        host's own (a ``data-*`` part, ``message-metadata``): it is written as it is, in its place.
     :param on_error: the ``errorText`` of an error, of an invalid call and of a failed client tool call;
         it gets the exception (or, for a call that failed while running, the text the model read). By
         default the UI sees :data:`DEFAULT_ERROR_TEXT`. A provider's error result always keeps the

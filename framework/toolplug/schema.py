@@ -347,7 +347,7 @@ def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, str], bool]:
                     raise SchemaProblem(f"at {path or '/'}: the key {key!r} is not a string (JSON keys are strings)")
                 chars += len(key)
                 if is_schema:
-                    if key[0] == "$" or key[0] == "p":
+                    if key[:1] in ("$", "p"):
                         patterns = _schema_keyword(key, item, path, refs) or patterns
                     if key in _SUBSCHEMA_KEYWORDS:
                         stack.extend(_children(key, item, depth, f"{path}/{key}"))

@@ -204,7 +204,8 @@ def test_cli_chat_streams_records_and_lists_sources(tmp_path: Path) -> None:
             cli, ["--config", str(config), "chat", "What is fado?", "--stream", "--record", str(record)]
         )
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("Looking. Fado is a song.\n")
+    # each step's text on its own line, in reading order, never glued (REQ: LOOP-14)
+    assert result.output.startswith("Looking. \nFado is a song.\n")
     assert "Sources used by tools:\n  - Page A: https://example.org/a\n  - B: https://example.org/b" in result.output
     files = sorted(record.iterdir())
     assert [f.name for f in files] == ["0001-local.json", "0002-local.json"]

@@ -1047,8 +1047,13 @@ def test_response_messages_hold_the_run() -> None:
 
 def test_max_steps_ends_with_a_final_answer_round_without_tools() -> None:
     # REQ: LOOP-2
-    model = ScriptedAdapter([tool_call("weather", {"city": "A"}, call_id="a"),
-                             tool_call("weather", {"city": "B"}, call_id="b"), "Final answer."])
+    model = ScriptedAdapter(
+        [
+            tool_call("weather", {"city": "A"}, call_id="a"),
+            tool_call("weather", {"city": "B"}, call_id="b"),
+            "Final answer.",
+        ]
+    )
     loop = ToolCallingLoop(model, tools=[weather], options=LoopOptions(max_steps=2))
     result = run(loop.run([UserMessage("go")]))
     assert result.stop_reason == "limit" and result.text == "Final answer."

@@ -17,23 +17,24 @@ from _provider_server import (
     openapi_validator,
     provider_server,
 )
+from pydantic import ValidationError
 
 from toolplug.calls import ToolChoice
 from toolplug.config import ProviderSection
 from toolplug.definitions import OutputType
-from toolplug.errors import ProviderResponseError, ToolExecutionBlockedError
+from toolplug.errors import InvalidArgumentError, ProviderResponseError, ToolExecutionBlockedError
 from toolplug.loop import generate_text, loop_finished, stream_text
 from toolplug.messages import SystemMessage, ToolResultPart
 from toolplug.providers.base import ProviderAdapter, RoundRequest, TextDelta
 from toolplug.providers.http import RetryPolicy
-from toolplug.providers.openai_chat import ADAPTER_FACTORY
+from toolplug.providers.openai_chat import ADAPTER_FACTORY, OpenAIChatAdapter
 from toolplug.tools import function_tool
 
 KEY = "sk-chat-test-key-000"
 
 
 def adapter(url: str, **extra: Any) -> ProviderAdapter:
-    profile = ProviderSection(api="openai-chat", model="gpt-test", base_url=url, extra=extra)
+    profile = ProviderSection(api="openai-chat", model="gpt-test", base_url=url, server="official", extra=extra)
     return ADAPTER_FACTORY.create(profile, provider_id="openai", api_key=KEY, retry=RetryPolicy(0))
 
 
@@ -90,10 +91,22 @@ def test_one_tool_message_per_result_and_error_mapping() -> None:
 
 def test_parallel_tool_calls_false_with_tools_at_concurrency_1_and_not_overridable() -> None:
     # REQ: LOOP-9
-    body = run_golden_round(parallel_tool_calls=True, temperature=0.2, model="evil", tools=[])
+    body = run_golden_round(parallel_tool_calls=True, temperature=0.2)
     assert body["parallel_tool_calls"] is False
     assert body["model"] == "gpt-test" and body["temperature"] == 0.2
     assert [t["function"]["name"] for t in body["tools"]] == ["get_weather", "lookup"]
+
+
+@pytest.mark.parametrize(
+    "key", ["model", "tools", "tool_choice", "messages", "stream", "max_tokens", "max_completion_tokens"]
+)
+def test_an_extra_parameter_toolplug_manages_is_an_error_not_dropped(key: str) -> None:
+    # REQ: WIRE-6
+    with pytest.raises(ValidationError, match=f"'{key}' is a field toolplug manages"):
+        ProviderSection(api="openai-chat", model="m", extra={key: "x"})
+    # and an adapter built in code refuses it too
+    with pytest.raises(InvalidArgumentError, match="toolplug manages"):
+        OpenAIChatAdapter(None, provider_id="p", model_id="m", extra={key: "x"})  # type: ignore[arg-type]
 
 
 def test_parallel_tool_calls_omitted_without_tools() -> None:

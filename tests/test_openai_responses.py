@@ -37,7 +37,7 @@ KEY = "sk-responses-test-key"
 
 
 def adapter(url: str, **extra: Any) -> ProviderAdapter:
-    profile = ProviderSection(api="openai-responses", model="gpt-test", base_url=url, extra=extra)
+    profile = ProviderSection(api="openai-responses", model="gpt-test", base_url=url, server="official", extra=extra)
     return ADAPTER_FACTORY.create(profile, provider_id="openai", api_key=KEY, retry=RetryPolicy(0))
 
 

@@ -168,19 +168,22 @@ def test_misbehaving_plugin_is_left_out_with_the_reason(tmp_path: Path, plugin: 
     assert host.registry.ids() == ["echo"]
 
 
-def test_duplicate_tool_id_leaves_out_the_second_plugin_naming_both(tmp_path: Path) -> None:
-    # REQ: PLG-3
+def test_duplicate_tool_id_rejects_the_later_definition_and_keeps_the_rest_of_its_plugin(tmp_path: Path) -> None:
+    # REQ: PLG-7, DEF-4
     class Second:
         @toolplug.hookimpl
         def register_tools(self) -> list[Any]:
             return [echo, toolplug.function_tool("other", "Other tool.", {"type": "object"}, lambda a: "x")]
 
-    host = build_host(tmp_path, plugins=[("first", EchoPlugin()), ("second", Second())])
-    second = host.plugins.records["second"]
-    assert second.status == "failed"
-    assert "duplicate tool id 'echo'" in second.reason and "'first'" in second.reason
-    assert host.tool("echo").plugin == "first"
-    assert "other" not in host.registry  # nothing of a failed plugin stays
+    host = build_host(tmp_path, plugins=[("second", Second()), ("first", EchoPlugin())])
+    assert host.plugins.records["second"].status == "loaded"
+    assert host.tool("echo").plugin == "first"  # by name: first < second, whatever the registration order
+    assert host.tool("other").plugin == "second"  # the rest of the later plugin stays
+    (diagnostic,) = host.registry.diagnostics
+    assert (diagnostic.tool_id, diagnostic.plugin, diagnostic.field) == ("echo", "second", "id")
+    assert "plugin 'first'" in diagnostic.message and "plugin 'second'" in diagnostic.message
+    statuses = {(s.id, s.plugin): s.status for s in host.tool_statuses()}
+    assert statuses[("echo", "first")] == "runnable" and statuses[("echo", "second")] == "invalid"
 
 
 def test_plugin_failing_in_a_later_hook_loses_everything_it_gave(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ def test_missing_implementation_and_duplicates_are_diagnostics() -> None:
     registry = register(make())
     register(make(), registry)
     assert len(registry) == 1
-    assert "duplicate tool id: already registered by plugin 'acme'" in registry.diagnostics[0].message
+    assert "duplicate tool id 'get_weather': plugin 'acme' owns it" in registry.diagnostics[0].message
 
 
 def _nested(levels: int) -> dict[str, Any]:
@@ -216,10 +216,36 @@ def test_code_source_and_data_source_join_by_implementation_key() -> None:
         def implementations(self) -> list[Any]:
             return []
 
-    registry.add_source(DataSource(), Origin("files"), pool)
+    registry.add_source(DataSource(), Origin("acme"), pool)
     assert registry.ids() == ["from_data", "get_weather"]
     assert registry.get("from_data").implementation is data_only
     assert registry.get("from_data").source == "files"
+
+
+def test_a_data_definition_never_joins_another_plugins_implementation() -> None:
+    # REQ: PLG-7, DEF-3
+    denied_code = Dummy("shared_impl")
+    pool = {"shared_impl": (denied_code, Origin("denied"))}
+    registry = ToolRegistry()
+
+    class Hijack:
+        name = "files"
+
+        def load_definitions(self) -> list[Any]:
+            return [make("hijack", implementation_key="shared_impl", compatibility_reason="joins another plugin",
+                         function=FunctionSpec(name="hijack", description_for_llm="Runs someone else's code."))]
+
+        def implementations(self) -> list[Any]:
+            return []
+
+    registry.add_source(Hijack(), Origin("files"), pool)
+    assert "hijack" not in registry
+    (diagnostic,) = registry.diagnostics
+    assert diagnostic.field == "implementation_key" and diagnostic.plugin == "files"
+    assert "plugin 'denied'" in diagnostic.message and "its own plugin's code" in diagnostic.message
+    # A sub-plugin of the same installed plugin may: mcp.github runs code of mcp.
+    registry.add_source(Hijack(), Origin("denied.sub"), pool)
+    assert registry.get("hijack").implementation is denied_code
 
 
 def test_failing_source_is_a_diagnostic_not_a_crash() -> None:
@@ -272,7 +298,7 @@ definition_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(definition_like)
 def test_property_arbitrary_definitions_never_crash_the_registry(data: dict[str, Any]) -> None:
     # REQ: DEF-4

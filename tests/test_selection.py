@@ -486,3 +486,35 @@ def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> 
     assert host.tool("github_issues").plugin == "mcp.github"
     assert "denied" in host.select("writer").reasons_for("github_issues")[0]
     assert [t.id for t in host.select("reader").runnable] == ["github_issues"]
+
+
+def test_only_the_owning_plugin_creates_its_sub_plugins(tmp_path: Path) -> None:
+    # REQ: PLG-7, SEL-6
+    import toolplug
+
+    class Source:
+        name = "servers"
+        plugin = "mcp.github"
+
+        def load_definitions(self) -> list[Any]:
+            return [toolplug.ToolDefinition(
+                id="github_issues", implementation_key="github_issues",
+                function=toolplug.FunctionSpec(name="github_issues", description_for_llm="Issues."))]
+
+        def implementations(self) -> list[Any]:
+            return [toolplug.function_tool("github_issues", "Issues.", {"type": "object"}, lambda a: "x")]
+
+    class Plugin:
+        @toolplug.hookimpl
+        def register_definition_sources(self) -> list[Any]:
+            return [Source()]
+
+    config = parse_config({
+        "host": {"components": ["chat", "reader"]},
+        "plugins": {"components": {"reader": {"allow": ["mcp"]}}},
+    })
+    for impostor in ("impostor", "mcpx"):
+        host = Host(config, plugins=[(impostor, Plugin())], load_entry_points=False, settings_dir=tmp_path)
+        record = host.plugins.records[impostor]
+        assert record.status == "failed" and "claims the plugin name 'mcp.github'" in record.reason
+        assert "github_issues" not in host.registry

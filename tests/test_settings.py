@@ -172,7 +172,7 @@ def test_without_a_keyring_backend_secrets_fail_with_what_to_install(monkeypatch
     definition = host.tool("search").definition
     for attempt in (
         lambda: host.settings.set_secret(definition, "api_key", SENTINEL),
-        lambda: host.settings.effective(definition),
+        lambda: host.settings.secrets.resolve("search", "api_key"),
         lambda: host.settings.unset(definition, "api_key"),
     ):
         with pytest.raises(KeyringUnavailableError) as caught:
@@ -180,8 +180,11 @@ def test_without_a_keyring_backend_secrets_fail_with_what_to_install(monkeypatch
         message = str(caught.value)
         assert "keyring" in message.lower()
         assert "pip install" in message
-        assert "keyrings.alt" in message
+        assert "TOOLPLUG_SECRET_SEARCH_API_KEY" in message
+        assert "plaintext" in message  # keyrings.alt is named for what it is, never as a safe store
         assert isinstance(caught.value, SettingsError)
+    # An optional secret that cannot be read is simply absent from the values a tool runs with.
+    assert "api_key" not in host.settings.effective(definition)
     # Plain settings keep working without a keyring.
     host.settings.set(definition, "language", "en")
     assert host.settings.effective(definition, include_secrets=False)["language"] == "en"
@@ -406,9 +409,16 @@ def test_a_corrupt_file_leaves_the_tool_out_of_selection_not_the_host_down() -> 
     # REQ: SET-1
     settings_file().parent.mkdir(parents=True, exist_ok=True)
     settings_file().write_text("{not json", encoding="utf-8")
-    host = build_host()
-    with pytest.raises(SettingsError, match="not valid JSON"):
-        host.select()
+    plain = function_tool("plain", "No settings.", {"type": "object", "properties": {}}, lambda arguments: "ran")
+    host = build_host("", search_tool(), plain)
+    selection = host.select()  # the host keeps working
+    assert [tool.id for tool in selection.runnable] == ["plain"]
+    (reason,) = selection.reasons_for("search")
+    assert "not valid JSON" in reason and str(settings_file()) in reason
+    assert asyncio.run(host.call_tool("plain", {})).text == "ran"
+    with pytest.raises(ToolNotRunnableError, match="not valid JSON"):
+        asyncio.run(host.call_tool("search", {}))
+    assert settings_file().read_text(encoding="utf-8") == "{not json"  # nothing stored is lost
 
 
 def test_a_settings_file_that_is_not_utf8_is_a_clear_settings_error(tmp_path: Path) -> None:

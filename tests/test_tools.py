@@ -61,14 +61,49 @@ def test_tool_implementation_carries_definition_and_user_facing_members() -> Non
     weather = Weather()
     definition = weather.definition()
     assert definition.id == definition.implementation_key == definition.function.name == "get_weather"
-    assert (weather.display_name, weather.icon) == ("Current Weather", "cloud")
-    field = toolplug.SettingsField(name="label", title="Label", description="Shown.")
-    assert weather.settings_field_label(field) == "Label"
-    assert weather.settings_field_description(field) == "Shown."
     assert weather.validate_configuration({}) == []
     outcome = run(weather, {"city": "Lisbon", "unit": "celsius"})
     assert outcome.text == "The weather in Lisbon is 85 degrees celsius."
     assert outcome.trace.arguments == {"city": "[redacted]", "unit": "celsius"}
+
+
+def test_display_name_falls_back_to_the_title_then_the_id() -> None:
+    # REQ: DEF-2
+    schema = {"type": "object"}
+    titled = toolplug.function_tool("lookup", "Look up.", schema, lambda a: "x", title="Look Up")
+    plain = toolplug.function_tool("lookup", "Look up.", schema, lambda a: "x")
+    assert (titled.display_name, plain.display_name) == ("Look Up", "lookup")
+
+
+def test_translated_setting_labels_reach_the_settings_reference(tmp_path: Any) -> None:
+    # REQ: DEF-2
+    from toolplug.config import HostConfig
+    from toolplug.host import Host
+    from toolplug.settings_docs import settings_reference
+
+    class Translated(Weather):
+        def settings_field_label(self, field: toolplug.SettingsField) -> str:
+            return {"units": "Einheiten"}.get(field.name, super().settings_field_label(field))
+
+        def settings_field_description(self, field: toolplug.SettingsField) -> str:
+            return f"[de] {field.description}"
+
+        def definition(self) -> ToolDefinition:
+            return super().definition().model_copy(update={"settings_schema": toolplug.SettingsSchema(fields=(
+                toolplug.SettingsField(name="units", description="Which units."),
+                toolplug.SettingsField(name="station", title="Station", description="Where."),
+                toolplug.SettingsField(name="plain"),
+            ))})
+
+    class Plugin:
+        @toolplug.hookimpl
+        def register_tools(self) -> list[Any]:
+            return [Translated()]
+
+    host = Host(HostConfig(), plugins=[("de", Plugin())], load_entry_points=False, settings_dir=tmp_path)
+    rows = {row["field"]: (row["label"], row["meaning"]) for row in settings_reference(host)}
+    assert rows == {"units": ("Einheiten", "[de] Which units."), "station": ("Station", "[de] Where."),
+                    "plain": ("plain", "[de] ")}
 
 
 def test_tool_decorator_builds_schema_from_type_hints_and_docstring() -> None:

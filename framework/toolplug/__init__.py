@@ -42,6 +42,7 @@ from toolplug.errors import (
     ToolChoiceViolationError,
     ToolExecutionBlockedError,
     ToolExecutionFailedError,
+    ToolInputRefineError,
     ToolNotRunnableError,
     ToolplugError,
     UnknownToolError,
@@ -137,6 +138,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "Agent",
     "AssistantMessage",
@@ -191,6 +193,7 @@ __all__ = [
     "ToolExecutionResult",
     "ToolExecutor",
     "ToolImplementation",
+    "ToolInputRefineError",
     "ToolKind",
     "ToolMessage",
     "ToolNotRunnableError",

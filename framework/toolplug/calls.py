@@ -28,7 +28,9 @@ from toolplug.errors import (
     ToolCallError,
     ToolCallRepairError,
     ToolChoiceViolationError,
+    ToolInputRefineError,
 )
+from toolplug.execution import redact_arguments, redact_sensitive_text
 from toolplug.messages import Message, SystemMessage, ToolCallPart
 from toolplug.registry import RegisteredTool
 from toolplug.schema import SchemaProblem
@@ -204,9 +206,8 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
     try:
         valid = tool.validator.is_valid(arguments)
     except SchemaProblem as exc:  # the registry checks every schema; this is the last line of defence
-        return _invalid(
-            call, InvalidToolInputError(call.tool_name, _shown(arguments), str(exc), tool_call_id=call.tool_call_id)
-        )
+        shown = _shown(arguments, tool.implementation.sensitive_argument_names)
+        return _invalid(call, InvalidToolInputError(call.tool_name, shown, str(exc), tool_call_id=call.tool_call_id))
     if valid:
         return _valid(call, tool, arguments)
     return _invalid(call, _schema_error(tool, arguments, call.tool_call_id))
@@ -249,15 +250,25 @@ def _parse_lenient(raw: Any) -> Any:
 
 
 def _schema_error(tool: RegisteredTool, arguments: Any, call_id: str) -> InvalidToolInputError:
+    # The model reads this text: it repeats no value of a sensitive argument, as traces do not.
+    sensitive = tool.implementation.sensitive_argument_names
     problems = "; ".join(tool.validator.problems(arguments)[:5]) or "does not match the schema"
-    return InvalidToolInputError(tool.name, _shown(arguments), problems, tool_call_id=call_id)
-
-
-def _shown(arguments: Any) -> str:
     try:
-        return json.dumps(arguments, ensure_ascii=False)[:500]
-    except (TypeError, ValueError, RecursionError):
-        return reprlib.repr(arguments)[:500]
+        problems = redact_sensitive_text(problems, arguments, sensitive)
+    except RecursionError:  # arguments too deep to search; say nothing that could quote them
+        problems = "does not match the schema"
+    return InvalidToolInputError(tool.name, _shown(arguments, sensitive), problems, tool_call_id=call_id)
+
+
+def _shown(arguments: Any, sensitive: frozenset[str] = frozenset()) -> str:
+    """The arguments as the model reads them in an error: sensitive values redacted, at most 500 characters."""
+    try:
+        redacted = redact_arguments(arguments, sensitive) if isinstance(arguments, Mapping) else arguments
+        return json.dumps(redacted, ensure_ascii=False)[:500]
+    except RecursionError:
+        return "(arguments nested too deeply to show)"
+    except (TypeError, ValueError):
+        return reprlib.repr(redacted)[:500]
 
 
 def _drop_undeclared(arguments: Any, schema: Mapping[str, Any]) -> Any:
@@ -329,9 +340,12 @@ async def _repair(
 
 
 async def _refine(call: ToolCallPart, tool: RegisteredTool, refine: RefineToolInput) -> ToolCallPart:
-    refined = refine(call.input)
-    if inspect.isawaitable(refined):
-        refined = await refined
+    try:
+        refined = refine(call.input)
+        if inspect.isawaitable(refined):
+            refined = await refined
+    except Exception as exc:  # the refine function is user code; its failure belongs to this call
+        return _invalid(call, ToolInputRefineError(call.tool_name, call.tool_call_id, exc))
     if not tool.validator.is_valid(refined):
         return _invalid(call, _schema_error(tool, refined, call.tool_call_id))
     call.input = refined  # ``call`` is the parser's own copy, never the model's

@@ -8,7 +8,8 @@ step, the sources used by tools (deduplicated), the traces, the usage and the hi
 confidence the chat now requires.
 
 API keys: the provider's ``api_key_env`` variable when it is set, else the OS keyring — service
-``toolplug``, user name ``provider.<id>.api_key`` (``toolplug settings provider-key openai``).
+``toolplug``, user name ``provider.<id>.api_key`` (``toolplug settings provider-key openai``) — else
+``TOOLPLUG_SECRET_PROVIDER_<ID>_API_KEY``. Every key joins the one secret scrubber before it is used.
 A provider with its own ``base_url`` (a local OpenAI-compatible server) may need no key at all.
 """
 
@@ -20,13 +21,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from toolplug.calls import ToolChoice
 from toolplug.config import ProviderSection
 from toolplug.definitions import ConfidenceLevel, Source
-from toolplug.errors import ConfigError, KeyringUnavailableError, UsageError
+from toolplug.errors import ConfigError, KeyringUnavailableError, ProviderError, ToolChoiceViolationError, UsageError
 from toolplug.execution import ToolTrace
-from toolplug.loop import LoopOptions, LoopResult, StepResult, ToolCallingLoop
+from toolplug.loop import LoopOptions, LoopResult, StartStepPart, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
-from toolplug.providers.base import ProviderAdapter, Usage
+from toolplug.providers.base import ProviderAdapter, TextDelta, Usage
+from toolplug.providers.profiles import ServerProfile
+from toolplug.registry import RegisteredTool
+from toolplug.secrets import check_secret, environment_variable, register_secrets
 from toolplug.selection import append_instructions, chat_may_continue
 
 if TYPE_CHECKING:
@@ -87,43 +92,136 @@ class ChatResult:
         ]
         return "\n".join(lines)
 
+    @property
+    def answered(self) -> bool:
+        """Whether the turn ended with the model's answer (after a limit too)."""
+        return self.stop_reason in ANSWERED
+
+    def stop_notice(self) -> str | None:
+        """What a person should be told about how the turn ended (None for a plain answer)."""
+        return stop_notice(self.loop_result, self.provider_id)
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of ``toolplug chat --json``."""
-        return {
-            "text": self.text,
-            "provider": self.provider_id,
-            "model": self.model,
-            "stop_reason": self.stop_reason,
-            "steps": [
-                {
-                    "step": step.step_number,
-                    "provider": step.provider,
-                    "model": step.model,
-                    "finish_reason": step.finish_reason,
-                    "text": step.text,
-                    "tool_calls": [
-                        {"id": call.tool_call_id, "name": call.tool_name, "input": call.input}
-                        for call in step.tool_calls
-                    ],
-                }
-                for step in self.steps
-            ],
-            "sources": [source.model_dump() for source in self.sources],
-            "traces": [trace.as_dict() for trace in self.traces],
-            "guard": [
-                {"tool_id": tool_id, **report.as_dict()} for tool_id, report in self.loop_result.guard_reports
-            ],
-            "usage": {
-                "input_tokens": self.usage.input_tokens,
-                "output_tokens": self.usage.output_tokens,
-                "reasoning_tokens": self.usage.reasoning_tokens,
-                "cached_input_tokens": self.usage.cached_input_tokens,
-                "total_tokens": self.usage.total_tokens,
-            },
-            "required_provider_confidence": (
+        shape = loop_result_dict(self.loop_result)
+        shape.update(
+            text=self.text,
+            provider=self.provider_id,
+            model=self.model,
+            stop_reason=self.stop_reason,
+            stop_notice=self.stop_notice(),
+            required_provider_confidence=(
                 None if self.required_provider_confidence is None else self.required_provider_confidence.label
             ),
-        }
+        )
+        return shape
+
+
+ANSWERED = frozenset({"answered", "stop-condition", "limit"})
+"""The stop reasons of a turn that ended with the model's answer."""
+
+_STOPPED = {
+    "limit-no-answer": "the model kept calling tools after the limit was reached and gave no answer",
+    "no-execute": "the model called tools that only the caller can run",
+    "approval-pending": "tool calls wait for an approval",
+    "provider-approval": "the provider waits for an approval of its own tool",
+    "provider-ended": "the provider's answer cannot be continued",
+    "confidence-required": "a tool result may not be sent to this provider",
+}
+
+
+def stop_notice(result: LoopResult, provider_id: str | None = None) -> str | None:
+    """A line saying why a run ended other than with a plain answer (None when it simply answered)."""
+    reason = result.stop_reason
+    detail = f": {result.stop_detail}" if result.stop_detail else ""
+    if reason == "limit":
+        return f"Note: {result.stop_detail or 'a limit was reached'}; the model answered without more tools."
+    if reason in _STOPPED:
+        text = f"Stopped ({reason}): {_STOPPED[reason]}{detail}"
+        if result.pending_tool_calls:
+            text += ". Waiting: " + ", ".join(call.tool_name for call in result.pending_tool_calls)
+        return text + ("" if text.endswith(".") else ".")
+    return None
+
+
+def loop_result_dict(result: LoopResult) -> dict[str, Any]:
+    """The JSON shape of a run's result (steps, traces, sources, usage), the answer's text included."""
+    usage = result.usage
+    return {
+        "text": result.text,
+        "stop_reason": result.stop_reason,
+        "stop_detail": result.stop_detail,
+        "steps": [
+            {
+                "step": step.step_number,
+                "provider": step.provider,
+                "model": step.model,
+                "finish_reason": step.finish_reason,
+                "text": step.text,
+                "tool_calls": [
+                    {"id": call.tool_call_id, "name": call.tool_name, "input": call.input} for call in step.tool_calls
+                ],
+            }
+            for step in result.steps
+        ],
+        "sources": [source.model_dump() for source in result.sources],
+        "traces": [trace.as_dict() for trace in result.traces],
+        "guard": [{"tool_id": tool_id, **report.as_dict()} for tool_id, report in result.guard_reports],
+        "withheld_results": [
+            {"tool_call_id": part.tool_call_id, "tool_name": part.tool_name} for part in result.withheld_results
+        ],
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "cached_input_tokens": usage.cached_input_tokens,
+            "total_tokens": usage.total_tokens,
+        },
+        "required_provider_confidence": (
+            None if result.required_provider_confidence is None else result.required_provider_confidence.label
+        ),
+    }
+
+
+def partial_chat_error(error: ProviderError | ToolChoiceViolationError) -> tuple[dict[str, Any], list[str]]:
+    """A failed turn for a person and for ``--json``: the error, and what happened before it (the tools
+    that already ran, with their status)."""
+    partial = error.partial_result
+    lines = [f"Error: {type(error).__name__}: {error}"]
+    shape: dict[str, Any] = {"error": {"type": type(error).__name__, "message": str(error)}, "partial": None}
+    if partial is not None:
+        shape["partial"] = loop_result_dict(partial)
+        if partial.traces:
+            ran = ", ".join(f"{trace.tool_id} ({trace.status.value})" for trace in partial.traces)
+            lines.append(f"Before the error, {len(partial.traces)} tool call(s) had run: {ran}.")
+        elif partial.steps:
+            lines.append(f"Before the error, {len(partial.steps)} step(s) ran; no tool had run.")
+    return shape, lines
+
+
+class ChatStreamPrinter:
+    """Prints a streamed turn's text as it arrives, each step's text on its own line (never glued to
+    the step before). Call it with every stream part."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write = write
+        self.printed = False
+        """Whether any text was printed."""
+        self.text_of_last_step = ""
+        self._step = -1
+        self._ends_line = True
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, StartStepPart):
+            self._step = event.step_number
+            self.text_of_last_step = ""
+        elif isinstance(event, TextDelta) and event.text:
+            if self.printed and not self.text_of_last_step and not self._ends_line:
+                self._write("\n")
+            self._write(event.text)
+            self.printed = True
+            self.text_of_last_step += event.text
+            self._ends_line = event.text.endswith("\n")
 
 
 async def run_host_chat(
@@ -139,6 +237,7 @@ async def run_host_chat(
     system: str | None = None,
     chat_required_confidence: ConfidenceLevel | None = None,
     http_client: Any = None,
+    tool_choice: str | None = None,
 ) -> ChatResult:
     """Run one chat turn with the host's rules; see the module docstring.
 
@@ -151,6 +250,9 @@ async def run_host_chat(
         provider below it that is not trusted is refused before anything is sent.
     :param http_client: an ``httpx2.AsyncClient`` to share; by default ``host.http_client`` when the
         host has one, else one client for the whole turn.
+    :param tool_choice: ``auto``, ``none``, ``required`` or a tool (its id or the name the model calls);
+        the provider's ``tool_choice`` when None. A tool that is not offered, or a choice the provider's
+        server cannot honour, is a UsageError before any request.
     :raises ConfigError: no provider configured, an unknown provider or API, a missing API key.
     :raises UsageError: the provider may not receive this chat's data.
     :raises ProviderError: the provider failed (unreachable, refused the key, rate limits...).
@@ -179,12 +281,15 @@ async def run_host_chat(
     tools = selection.runnable
     instructions = append_instructions(system, tools)
     limits = host.config.limits
+    choice = _tool_choice(tool_choice if tool_choice is not None else provider.tool_choice, tools)
     options = LoopOptions(
         max_steps=limits.max_steps,
         max_tool_calls=limits.max_tool_calls,
         max_result_chars=limits.max_tool_result_characters,
         tool_call_concurrency=1,
         on_event=on_event,
+        tool_choice=choice,
+        settings={} if provider.max_output_tokens is None else {"max_output_tokens": provider.max_output_tokens},
     )
     if instructions:
         options.instructions = instructions
@@ -207,6 +312,9 @@ async def run_host_chat(
         loop = ToolCallingLoop(
             adapter, tools, executor=host.executor, options=options, scope=host.scope(component, provider_id)
         )
+        server = getattr(adapter, "server", None)
+        if tools and isinstance(server, ServerProfile):
+            server.check_tool_choice(choice, provider_id)
         if stream:
             streamed = loop.stream(messages)
             async for part in streamed:
@@ -266,6 +374,9 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
     if provider.api_key_env:
         value = os.environ.get(provider.api_key_env)
         if value:
+            # The key joins every other secret in the one scrubber, so no output can show it.
+            check_secret(value, f"the API key in the environment variable {provider.api_key_env}")
+            register_secrets((value,))
             return value
         if provider.base_url is None:
             raise ConfigError(
@@ -288,11 +399,29 @@ def _api_key(host: Host, provider_id: str, provider: ProviderSection) -> str | N
         hint = " (no OS keyring backend is available)" if keyring_problem else ""
         raise ConfigError(
             f"No API key for provider {provider_id!r}{hint}. Store it in the keyring: "
-            f"toolplug settings provider-key {provider_id} — or set providers.{provider_id}.api_key_env "
-            "to the name of an environment variable holding it.",
+            f"toolplug settings provider-key {provider_id} — or set "
+            f"{environment_variable('provider', f'{provider_id}.{PROVIDER_KEY_FIELD}')}, or set "
+            f"providers.{provider_id}.api_key_env to the name of an environment variable holding it.",
             key=f"providers.{provider_id}",
         )
     return None  # a server at its own base_url (a local one) may need no key
+
+
+def _tool_choice(value: str | None, tools: Sequence[RegisteredTool]) -> ToolChoice:
+    """``auto``, ``none``, ``required``, or the tool with that id or name (by the name the model calls)."""
+    if value is None or value == "auto":
+        return ToolChoice.AUTO
+    if value == "none":
+        return ToolChoice.NONE
+    if value == "required":
+        return ToolChoice.REQUIRED
+    for tool in tools:
+        if value in (tool.id, tool.name):
+            return ToolChoice.tool(tool.name)
+    offered = ", ".join(tool.id for tool in tools) or "none"
+    raise UsageError(
+        f"tool choice {value!r} is not auto, none, required or an offered tool; the offered tools are: {offered}"
+    )
 
 
 def _highest(first: ConfidenceLevel | None, second: ConfidenceLevel | None) -> ConfidenceLevel | None:
@@ -303,4 +432,15 @@ def _highest(first: ConfidenceLevel | None, second: ConfidenceLevel | None) -> C
     return max(first, second)
 
 
-__all__ = ["PROVIDER_KEY_FIELD", "ChatEventHandler", "ChatResult", "provider_keyring_name", "run_host_chat"]
+__all__ = [
+    "ANSWERED",
+    "PROVIDER_KEY_FIELD",
+    "ChatEventHandler",
+    "ChatResult",
+    "ChatStreamPrinter",
+    "loop_result_dict",
+    "partial_chat_error",
+    "provider_keyring_name",
+    "run_host_chat",
+    "stop_notice",
+]

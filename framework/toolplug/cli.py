@@ -162,6 +162,32 @@ def cli(ctx: click.Context, config_path: str | None, debug: bool) -> None:
     """toolplug: tools that language models call, from plugins, under one policy."""
     set_debug(ctx, debug)
     ctx.obj = HostContext(config_path)
+    _scrub_output(ctx)
+
+
+def _scrub_output(ctx: click.Context) -> None:
+    """Everything the command prints passes the secret scrubber, plugin commands included."""
+    from toolplug.secrets import ScrubbingStream
+
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbingStream(stdout), ScrubbingStream(stderr)
+
+    def restore() -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = stdout, stderr
+
+    ctx.call_on_close(restore)
+
+
+def _read_secret(prompt: str) -> str:
+    """A secret from a hidden prompt, or all of stdin (a multi-line PEM key stays whole)."""
+    if sys.stdin.isatty():
+        return str(click.prompt(prompt, hide_input=True))
+    value = sys.stdin.read()
+    if value.endswith("\r\n"):
+        return value[:-2]
+    return value[:-1] if value.endswith("\n") else value
 
 
 # --- plugins, tools, check ---------------------------------------------------------------------------
@@ -227,7 +253,7 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
 def check(state: HostContext, as_json: bool, with_strict: bool) -> None:
     """Validate every plugin and tool definition; exit 1 when anything is wrong."""
     host = state.host
-    findings = [d.as_dict() for d in [*host.registry.diagnostics, *host.config_diagnostics()]]
+    findings = [d.as_dict() for d in host.diagnostics()]
     findings += [
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
         for r in host.plugin_records() if r.status == "failed"
@@ -377,14 +403,29 @@ def settings_get(state: HostContext, tool_id: str, field: str | None, as_json: b
     rows = []
     for schema_field in fields:
         origin = host.settings.origin(definition, schema_field.name)
-        is_stored_secret = schema_field.kind.value == "secret" and origin == "keyring"
-        shown = "(secret)" if is_stored_secret else values.get(schema_field.name)
-        rows.append({"field": schema_field.name, "value": shown, "origin": origin})
+        is_secret = schema_field.kind.value == "secret"
+        shown = ("(secret)" if origin in ("keyring", "environment") else None) if is_secret else (
+            values.get(schema_field.name)
+        )
+        rows.append({"field": schema_field.name, "value": shown, "origin": origin, "secret": is_secret})
     if as_json:
-        _emit_json(rows)
+        _emit_json([{k: v for k, v in row.items() if k != "secret"} for row in rows])
         return
     for row in rows:
-        click.echo(f"{tool_id}.{row['field']} = {json.dumps(row['value'])}  ({row['origin']})")
+        click.echo(f"{tool_id}.{row['field']} = {_shown_setting(tool_id, row)}")
+
+
+def _shown_setting(tool_id: str, row: dict[str, Any]) -> str:
+    if not row["secret"]:
+        return f"{json.dumps(row['value'])}  ({row['origin']})"
+    from toolplug.secrets import environment_variable
+
+    variable = environment_variable(tool_id, row["field"])
+    return {
+        "keyring": "set (keyring)",
+        "environment": f"set (environment)  from {variable}",
+        "unavailable": f"not set (no OS keyring can be read; set {variable}, or install a keyring backend)",
+    }.get(row["origin"], f"not set (`toolplug settings secret {tool_id} {row['field']}`, or set {variable})")
 
 
 @settings.command("unset")
@@ -404,12 +445,12 @@ def settings_unset(state: HostContext, tool_id: str, field: str) -> None:
 @pass_host
 @handles_errors
 def settings_secret(state: HostContext, tool_id: str, field: str) -> None:
-    """Store a secret in the OS keyring, read from stdin or a hidden prompt (never from the command line)."""
+    """Store a secret in the OS keyring, read from a hidden prompt or all of stdin (never from the command line).
+
+    From stdin the value is kept whole, a multi-line PEM key included; one trailing newline is dropped.
+    """
     definition = state.host.tool(tool_id).definition
-    if sys.stdin.isatty():
-        value = click.prompt(f"{tool_id}.{field}", hide_input=True)
-    else:
-        value = sys.stdin.readline().rstrip("\r\n")
+    value = _read_secret(f"{tool_id}.{field}")
     state.host.settings.set_secret(definition, field, value)
     click.echo(f"Stored {tool_id}.{field} in the OS keyring.")
 
@@ -424,9 +465,7 @@ def settings_provider_key(state: HostContext, provider_id: str) -> None:
 
     host = state.host
     host.scope("chat" if "chat" in host.config.host.components else host.config.host.components[0], provider_id)
-    value = click.prompt(f"API key for {provider_id}", hide_input=True) if sys.stdin.isatty() else (
-        sys.stdin.readline().rstrip("\r\n")
-    )
+    value = _read_secret(f"API key for {provider_id}")
     if not value:
         raise UsageError("An empty API key cannot be stored.")
     host.settings.secrets.set("provider", f"{provider_id}.{PROVIDER_KEY_FIELD}", value)
@@ -476,48 +515,88 @@ def new(name: str, directory: str) -> None:
 @click.option("--component", default="chat", show_default=True, help="The host component.")
 @click.option("--stream", is_flag=True, help="Print the answer as it arrives.")
 @click.option(
-    "--record", "record_dir", default=None, type=click.Path(file_okay=False),
-    help="Write every HTTP exchange to DIR as numbered JSON files (API keys redacted).",
+    "--tool-choice",
+    default=None,
+    metavar="auto|none|required|TOOL",
+    help="What the model may call: auto, none, required, or one tool (by id). Default: the provider's "
+    "tool_choice, else auto.",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Write every HTTP exchange (retries included) to DIR as numbered JSON files (API keys redacted).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_host
 @handles_errors
 def chat(
-    state: HostContext, prompt: str, provider: str | None, component: str, stream: bool, record_dir: str | None,
+    state: HostContext,
+    prompt: str,
+    provider: str | None,
+    component: str,
+    stream: bool,
+    tool_choice: str | None,
+    record_dir: str | None,
     as_json: bool,
 ) -> None:
-    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools."""
-    from toolplug.chat import run_host_chat
-    from toolplug.providers.base import TextDelta
+    """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools.
 
-    printed: list[str] = []
+    Exits 1 when the run ended without an answer (a limit, a result the provider may not see, a call
+    left for the caller) or the provider failed; what already happened is printed all the same.
+    """
+    import traceback
 
-    def show(event: Any) -> None:
-        if isinstance(event, TextDelta) and not as_json:
-            printed.append(event.text)
-            click.echo(event.text, nl=False)
+    from toolplug.chat import ChatStreamPrinter, partial_chat_error, run_host_chat
+    from toolplug.cli_errors import debugging
+    from toolplug.errors import ProviderError, ToolChoiceViolationError
 
-    result = asyncio.run(
-        run_host_chat(
-            state.host, prompt, provider_id=provider, component=component, stream=stream,
-            on_event=show if stream else None, record_dir=record_dir,
+    printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
+    try:
+        result = asyncio.run(
+            run_host_chat(
+                state.host,
+                prompt,
+                provider_id=provider,
+                component=component,
+                stream=stream,
+                on_event=printer if stream and not as_json else None,
+                record_dir=record_dir,
+                tool_choice=tool_choice,
+            )
         )
-    )
+    except (ProviderError, ToolChoiceViolationError) as exc:
+        if printer.printed:
+            click.echo()
+        if debugging():
+            click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
+        report, lines = partial_chat_error(exc)
+        if as_json:
+            _emit_json(report)
+        for line in lines:
+            click.echo(line, err=True)
+        sys.exit(1)
     if as_json:
         _emit_json(result.as_dict())
-        return
-    if printed:
-        # the answer is the last step's text; earlier steps streamed text before their tool calls
-        if not "".join(printed).endswith(result.text):
-            click.echo(f"\n{result.text}", nl=False)
-        click.echo()
     else:
-        click.echo(result.text)
-    if result.sources:
-        click.echo("\nSources used by tools:")
-        for source in result.sources:
-            click.echo(f"  - {source.title or source.url}: {source.url}")
-    _echo_guard_findings(result.loop_result.guard_reports)
+        if printer.printed:
+            # the answer is the last step's text; earlier steps streamed text before their tool calls
+            if result.text and not printer.text_of_last_step.endswith(result.text):
+                click.echo(f"\n{result.text}", nl=False)
+            click.echo()
+        elif result.text:
+            click.echo(result.text)
+        if result.sources:
+            click.echo("\nSources used by tools:")
+            for source in result.sources:
+                click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_guard_findings(result.loop_result.guard_reports)
+    notice = result.stop_notice()
+    if notice is not None:
+        click.echo(notice, err=True)
+    if not result.answered:
+        sys.exit(1)
 
 
 def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:

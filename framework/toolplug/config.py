@@ -12,7 +12,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -89,8 +89,48 @@ class ProviderSection(_Section):
     """Whether the model can call tools."""
     timeout: float = 120.0
     max_retries: int = 2
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    """The output-token limit of each answer, sent in the field the server reads (see ``server``)."""
+    tool_choice: str | None = None
+    """``auto``, ``none``, ``required`` or a tool name: what the model may call (default ``auto``)."""
+    server: Literal["official", "llama.cpp", "ollama", "vllm", "lmstudio", "generic"] | None = None
+    """The kind of server behind ``base_url`` (its dialect); guessed from the base URL when unset."""
+    tool_call_content: Literal["null", "empty"] | None = None
+    """Overrides the server profile: ``content`` of an assistant turn with tool calls and no text."""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None
+    """Overrides the server profile: the body field of the output-token limit."""
+    tool_choices: tuple[Literal["auto", "none", "required", "tool"], ...] | None = None
+    """Overrides the server profile: the tool choices the server honours (``tool``: a named tool)."""
+    send_parallel_tool_calls: bool | None = None
+    """Overrides the server profile: whether ``parallel_tool_calls`` is sent."""
+    stream_usage: bool | None = None
+    """Overrides the server profile: whether a stream asks for usage (``stream_options``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
-    """Extra request-body parameters (cannot override what toolplug sets for safety)."""
+    """Extra request-body parameters; a field toolplug manages (model, messages, tools, tool_choice,
+    stream, the output-token limit...) is an error: use the matching setting instead."""
+
+    @field_validator("api")
+    @classmethod
+    def _plausible_api(cls, value: str) -> str:
+        from toolplug.providers import BUILTIN_APIS
+
+        if value in BUILTIN_APIS:
+            return value
+        if not value.strip() or value != value.strip():
+            raise ValueError(f"unknown API {value!r}")
+        spelled = {_api_spelling(name): name for name in BUILTIN_APIS}
+        near = spelled.get(_api_spelling(value))
+        if near is not None:
+            raise ValueError(f"unknown API {value!r}; did you mean {near!r}?")
+        return value  # a plugin's API: checked once the plugins' adapters are known
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence_is_a_name(cls, value: Any) -> Any:
+        if isinstance(value, str | ConfidenceLevel):
+            return value
+        names = ", ".join(level.label for level in ConfidenceLevel)
+        raise ValueError(f"must be one of the level names ({names}), not {value!r}")
 
     @field_validator("timeout")
     @classmethod
@@ -98,6 +138,36 @@ class ProviderSection(_Section):
         if value <= 0:
             raise ValueError("must be greater than 0")
         return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_managed_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from toolplug.providers.profiles import managed_field_problem
+
+        for key in value:
+            problem = managed_field_problem(key)
+            if problem:
+                raise ValueError(problem)
+        return value
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _tool_choice_named(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("name auto, none, required or a tool")
+        return value
+
+    def server_overrides(self) -> dict[str, Any]:
+        """The profile knobs this section overrides (see :mod:`toolplug.providers.profiles`)."""
+        return {
+            "tool_call_content": None
+            if self.tool_call_content is None
+            else ("" if self.tool_call_content == "empty" else "null"),
+            "max_tokens_field": self.max_tokens_field,
+            "tool_choices": self.tool_choices,
+            "parallel_tool_calls": self.send_parallel_tool_calls,
+            "stream_usage": self.stream_usage,
+        }
 
 
 class LimitsSection(_Section):
@@ -152,6 +222,10 @@ class HostConfig(_Section):
     def default_settings(self) -> dict[str, dict[str, Any]]:
         """``{tool_id: {field: value}}`` of every admin default."""
         return {tool_id: dict(section.defaults) for tool_id, section in self.tools.items() if section.defaults}
+
+
+def _api_spelling(name: str) -> str:
+    return "".join(character for character in name.lower() if character.isalnum())
 
 
 def parse_config(data: Mapping[str, Any], *, source: str = "<config>") -> HostConfig:

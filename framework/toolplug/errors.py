@@ -9,17 +9,20 @@
     │   ├── UnknownToolError            a tool id the registry does not know
     │   ├── ToolNotRunnableError        a tool the selector left out (carries the reasons)
     │   └── SettingsError               a setting that cannot be read or stored
-    │       └── KeyringUnavailableError no OS keyring backend for secrets
+    │       ├── KeyringUnavailableError no OS keyring backend for secrets
+    │       └── SecretTooShortError     a secret too short to be scrubbed safely, refused
     ├── PluginError                     a plugin's fault
     │   ├── PluginLoadError             import failed, a hook raised or returned the wrong type
     │   └── DefinitionError             a tool definition the registry rejected
     ├── ToolExecutionBlockedError       a tool refused on purpose (policy); its message goes to the model
     ├── ToolExecutionFailedError        a tool's ordinary, explained failure (a 404, a refused connection)
     ├── ToolFailedError                 a tool raised and its message held a secret (scrubbed copy)
+    ├── ToolResultError                 a tool returned a value that cannot be serialised as JSON
     ├── ToolCallError                   a model's tool call that cannot run
     │   ├── NoSuchToolError
     │   ├── InvalidToolInputError
     │   ├── ToolCallRepairError
+    │   ├── ToolInputRefineError
     │   └── ToolChoiceViolationError
     └── ProviderError                   a provider API failed (status, provider, request id, message)
         ├── ProviderConnectionError     nothing answered
@@ -95,6 +98,19 @@ class KeyringUnavailableError(SettingsError):
     """Secrets need an OS keyring backend and none is available."""
 
 
+class SecretTooShortError(SettingsError):
+    """A secret shorter than toolplug can scrub from output without mangling text; it is refused."""
+
+    def __init__(self, where: str, length: int, minimum: int) -> None:
+        super().__init__(
+            f"{where[:1].upper()}{where[1:]} is {length} characters long; toolplug refuses secrets shorter than "
+            f"{minimum} characters, because a value that short cannot be removed from output without "
+            "mangling ordinary text. Use the full credential."
+        )
+        self.length = length
+        self.minimum = minimum
+
+
 # --- plugin faults ---------------------------------------------------------------------------
 
 
@@ -110,6 +126,7 @@ class PluginLoadError(PluginError):
         super().__init__(f"Plugin {plugin!r}{where}: {message}")
         self.plugin = plugin
         self.hook = hook
+        self.reason = message
 
 
 class DefinitionError(PluginError):
@@ -154,6 +171,13 @@ class ToolExecutionFailedError(ToolplugError):
 
 class ToolFailedError(ToolplugError):
     """Stands in for a tool's exception whose message contained a secret; the message is scrubbed."""
+
+    original_type: str = ""
+    """The name of the exception type it stands in for."""
+
+
+class ToolResultError(ToolplugError):
+    """A tool returned a value that cannot be serialised as JSON (bytes, an unknown object, a cycle)."""
 
 
 class ToolCallError(ToolplugError):
@@ -204,6 +228,17 @@ class ToolCallRepairError(ToolCallError):
             tool_call_id=original.tool_call_id,
         )
         self.original_error = original
+
+
+class ToolInputRefineError(ToolCallError):
+    """A ``refine_tool_input`` function raised while refining a valid call; the call did not run."""
+
+    def __init__(self, tool_name: str, tool_call_id: str | None, cause: BaseException):
+        super().__init__(
+            f"Error refining the input of tool {tool_name!r}: {type(cause).__name__}: {cause}",
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+        )
 
 
 class ToolChoiceViolationError(ToolCallError):
@@ -274,6 +309,7 @@ __all__ = [
     "ProviderHTTPError",
     "ProviderRateLimitError",
     "ProviderResponseError",
+    "SecretTooShortError",
     "SettingsError",
     "ToolCallError",
     "ToolCallRepairError",
@@ -281,7 +317,9 @@ __all__ = [
     "ToolExecutionBlockedError",
     "ToolExecutionFailedError",
     "ToolFailedError",
+    "ToolInputRefineError",
     "ToolNotRunnableError",
+    "ToolResultError",
     "ToolplugError",
     "UnknownToolError",
     "UsageError",

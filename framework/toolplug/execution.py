@@ -10,7 +10,10 @@ produces — text, JSON, sources, error messages, logs and traces.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import enum
+import json
 import logging
 import time
 import traceback
@@ -18,20 +21,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolplug.definitions import ConfidenceLevel, OutputType, Source, ToolExecutionResult
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from toolplug.definitions import ConfidenceLevel, OutputType, SettingKind, Source, ToolExecutionResult
 from toolplug.errors import (
     InvalidToolInputError,
     ToolExecutionBlockedError,
     ToolExecutionFailedError,
-    ToolFailedError,
+    ToolResultError,
 )
+from toolplug.secrets import REDACTED, SecretScrubber, exception_chain, register_secrets, scrubber
 
 if TYPE_CHECKING:
     from toolplug.registry import RegisteredTool
 
 logger = logging.getLogger("toolplug.execution")
 
-REDACTED = "[redacted]"
 FAILED_PREFIX = "Tool execution failed: "
 
 
@@ -147,12 +152,66 @@ class ToolCallOutcome:
 
 
 def normalize_result(value: Any) -> ToolExecutionResult:
-    """Turn what a tool returned into a ToolExecutionResult: ``str`` is text, anything else JSON."""
-    if isinstance(value, ToolExecutionResult):
-        return value
+    """Turn what a tool returned into a ToolExecutionResult: ``str`` is text, anything else JSON.
+
+    Values are serialised with pydantic's JSON mode (datetimes, enums, sets, pydantic models,
+    dataclasses...). Raises :class:`ToolResultError` for bytes anywhere in a plain value (a model
+    reads text; return a file content part for binary data) and for anything JSON cannot hold.
+    """
     if isinstance(value, str):
         return ToolExecutionResult(text_content=value)
-    return ToolExecutionResult(json_content=value)
+    if isinstance(value, ToolExecutionResult):
+        update: dict[str, Any] = {}
+        if value.json_content is not None:
+            update["json_content"] = to_json_value(value.json_content)
+        if value.content is not None:
+            update["content"] = to_json_value(value.content, "the content parts")
+        return value.model_copy(update=update) if update else value
+    return ToolExecutionResult(json_content=to_json_value(value))
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_PLAIN_SCALARS = (str, int, bool, type(None))
+
+
+def to_json_value(value: Any, what: str = "the value") -> Any:
+    """``value`` as plain JSON (pydantic's JSON mode); raises :class:`ToolResultError` when it cannot be."""
+    if type(value) in _PLAIN_SCALARS:
+        return value
+    path = _bytes_path(value)
+    if path is not None:
+        raise ToolResultError(
+            f"the tool returned bytes in {what}{path}, which a model cannot read; return text, "
+            "a JSON value, or a ToolExecutionResult with a file content part for binary data"
+        )
+    try:
+        return to_jsonable_python(value, inf_nan_mode="null")
+    except (PydanticSerializationError, ValueError, TypeError, RecursionError) as exc:
+        raise ToolResultError(
+            f"the tool returned {what} of type {type(value).__name__}, which cannot be serialised as JSON "
+            f"({_first_line(exc)}); return text, a JSON value, a pydantic model or a ToolExecutionResult"
+        ) from exc
+
+
+def _bytes_path(value: Any, limit: int = 100_000) -> str | None:
+    """Where a bytes value sits inside plain containers (`` at items[2]``), or None when there is none."""
+    pending: list[tuple[Any, str]] = [(value, "")]
+    seen = 0
+    while pending and seen < limit:
+        current, path = pending.pop()
+        seen += 1
+        if isinstance(current, bytes | bytearray | memoryview):
+            return f" at {path}" if path else ""
+        if isinstance(current, Mapping):
+            pending.extend((item, f"{path}.{key}" if path else str(key)) for key, item in current.items())
+        elif isinstance(current, list | tuple | set | frozenset):
+            pending.extend((item, f"{path}[{index}]") for index, item in enumerate(current))
+    return None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def redact_arguments(arguments: Mapping[str, Any], sensitive: frozenset[str]) -> dict[str, Any]:
@@ -170,48 +229,80 @@ def _redact_nested(value: Any, sensitive: frozenset[str]) -> Any:
     return value
 
 
-class SecretScrubber:
-    """Replaces known secret values wherever they appear in text or JSON."""
+def sensitive_values(arguments: Any, sensitive: frozenset[str]) -> list[Any]:
+    """The values held under a sensitive key, at any depth."""
+    found: list[Any] = []
+    pending = [arguments]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Mapping):
+            for key, value in current.items():
+                if key in sensitive:
+                    found.append(value)
+                else:
+                    pending.append(value)
+        elif isinstance(current, list | tuple):
+            pending.extend(current)
+    return found
 
-    __slots__ = ("_secrets",)
 
-    def __init__(self, secrets: Sequence[str]) -> None:
-        # Longest first, so a secret that contains another is replaced whole.
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+def redact_sensitive_text(text: str, arguments: Any, sensitive: frozenset[str]) -> str:
+    """``text`` (a schema problem, an error message) without the values of sensitive arguments.
 
-    def __bool__(self) -> bool:
-        return bool(self._secrets)
+    Each value is replaced in its JSON and Python forms, as validators quote it.
+    """
+    if not sensitive:
+        return text
+    forms: set[str] = set()
+    for value in sensitive_values(arguments, sensitive):
+        for form in _quoted_forms(value):
+            forms.add(form)
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, REDACTED)
+    return text
 
-    def text(self, value: str) -> str:
-        """``value`` with every secret replaced by ``[redacted]``."""
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
+
+def _quoted_forms(value: Any) -> list[str]:
+    forms = [repr(value)]
+    with contextlib.suppress(TypeError, ValueError):
+        forms += [json.dumps(value), json.dumps(value, ensure_ascii=False), json.dumps(value, separators=(",", ":"))]
+    if not isinstance(value, str):
+        forms.append(str(value))
+    return [form for form in forms if form]
+
+
+def _copy_arguments(arguments: Any) -> Any:
+    """A deep copy of JSON arguments, so a tool that mutates its own can never rewrite the recorded call."""
+    if type(arguments) is not dict:
+        return _copy_value(arguments)
+    copied = dict(arguments)
+    for key, value in copied.items():
+        if type(value) not in _JSON_SCALARS:
+            copied[key] = _copy_value(value)
+    return copied
+
+
+def _copy_value(value: Any) -> Any:
+    if type(value) in _JSON_SCALARS:
         return value
-
-    def json(self, value: Any) -> Any:
-        """A copy of a JSON value with every secret replaced in keys and strings."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
-            return {self.text(str(k)): self.json(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.json(v) for v in value]
-        return value
-
-    def result(self, result: ToolExecutionResult) -> ToolExecutionResult:
-        """A copy of ``result`` with every secret replaced."""
-        return result.model_copy(
-            update={
-                "text_content": None if result.text_content is None else self.text(result.text_content),
-                "json_content": self.json(result.json_content),
-                "sources": [Source(url=self.text(s.url), title=self.text(s.title)) for s in result.sources],
-                "content": None if result.content is None else self.json(result.content),
-            }
-        )
+    if isinstance(value, dict):
+        return {k: v if type(v) in _JSON_SCALARS else _copy_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [v if type(v) in _JSON_SCALARS else _copy_value(v) for v in value]
+    return copy.deepcopy(value)
 
 
-_NO_SECRETS = SecretScrubber(())
+def scrub_result(scrub: SecretScrubber, result: ToolExecutionResult) -> ToolExecutionResult:
+    """A copy of ``result`` with every secret replaced in text, JSON, sources and content parts."""
+    return result.model_copy(
+        update={
+            "text_content": None if result.text_content is None else scrub.text(result.text_content),
+            "json_content": scrub.json(result.json_content),
+            "sources": [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources],
+            "content": None if result.content is None else scrub.json(result.content),
+        }
+    )
+
 
 SettingsLookup = Callable[["RegisteredTool"], tuple[Mapping[str, Any], Sequence[str]]]
 """Returns a tool's effective settings and the values of its secret settings."""
@@ -221,8 +312,22 @@ def _no_settings(tool: RegisteredTool) -> tuple[Mapping[str, Any], Sequence[str]
     return {}, ()
 
 
+class ExecutorTimeoutError(TimeoutError):
+    """The executor's own time limit ended the call (a tool's own TimeoutError is not one)."""
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(f"timed out after {limit} seconds")
+        self.limit = limit
+
+
 class ToolExecutor:
     """Runs one validated tool call and records its trace.
+
+    A tool receives a deep copy of its arguments, so the call recorded in the history and the trace is
+    what the model sent. Everything a tool raises is that call's failure (``SystemExit`` and a
+    ``TimeoutError`` of its own included), except ``KeyboardInterrupt`` and the cancellation of the
+    task running the call, which always reach the host. What it returns is serialised with pydantic's
+    JSON mode, or the call fails with a clear message.
 
     :param settings_lookup: gives a tool's effective settings and its secret values (the host passes
         :meth:`toolplug.settings.ToolSettingsService.for_execution`).
@@ -234,7 +339,10 @@ class ToolExecutor:
         self.guard = guard
 
     def validate_arguments(self, tool: RegisteredTool, arguments: Any) -> dict[str, Any]:
-        """Return the arguments when the schema accepts them; raise InvalidToolInputError otherwise."""
+        """Return the arguments when the schema accepts them; raise InvalidToolInputError otherwise.
+
+        The error's text never repeats the values of the tool's sensitive arguments.
+        """
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -242,8 +350,10 @@ class ToolExecutor:
                 tool.name, repr(arguments)[:200], f"arguments must be a JSON object, not {type(arguments).__name__}"
             )
         if not tool.validator.is_valid(arguments):
+            sensitive = tool.implementation.sensitive_argument_names
             problems = "; ".join(tool.validator.problems(arguments)[:5])
-            raise InvalidToolInputError(tool.name, repr(arguments)[:200], problems)
+            shown = repr(redact_arguments(arguments, sensitive))[:200]
+            raise InvalidToolInputError(tool.name, shown, redact_sensitive_text(problems, arguments, sensitive))
         return arguments
 
     async def execute(
@@ -265,85 +375,135 @@ class ToolExecutor:
         """
         if not validated:
             arguments = self.validate_arguments(tool, arguments)
-        implementation = tool.implementation
-        definition = tool.definition
         started = time.perf_counter()
-        settings, secrets = self._settings_lookup(tool) if definition.settings_schema.fields else ({}, ())
-        scrub = SecretScrubber(secrets) if secrets else _NO_SECRETS
         context = ToolExecutionContext(
-            tool_id=definition.id, call_id=call_id, scope=scope, settings=settings, messages=messages, guard=self.guard
+            tool_id=tool.definition.id, call_id=call_id, scope=scope, settings={}, messages=messages, guard=self.guard
         )
+        limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
-        limit = timeout if timeout is not None else implementation.timeout
         try:
-            minimum = definition.minimum_provider_confidence
-            confidence = scope.provider_confidence
-            if confidence is not None and confidence < minimum:
-                raise ToolExecutionBlockedError(
-                    f"Tool '{definition.id}' needs a provider with confidence {minimum.label} or higher; "
-                    f"this provider has {confidence.label}."
-                )
-            if limit is None:
-                raw = await implementation.execute(arguments, context)
-            else:
-                raw = await asyncio.wait_for(implementation.execute(arguments, context), limit)
-            result = normalize_result(raw)
-            if scrub:
-                result = scrub.result(result)
+            result = await self._run(tool, arguments, context, limit)
             status = CallStatus.OK
         except (ToolExecutionBlockedError, ToolExecutionFailedError) as exc:
             # A refusal or an explained failure: the tool's own words (or result), no traceback.
-            error = exc
-            blocked = isinstance(exc, ToolExecutionBlockedError)
-            status = CallStatus.BLOCKED if blocked else CallStatus.ERROR
-            message = scrub.text(str(exc)) if scrub else str(exc)
-            result = _explained_result(exc, message if blocked else FAILED_PREFIX + message)
-            if scrub:
-                result = scrub.result(result)
-            if scrub and message != str(exc):
-                error = ToolExecutionBlockedError(message) if blocked else ToolExecutionFailedError(message)
-            if not blocked:
-                logger.info("Tool %s (plugin %s) failed: %s", definition.id, tool.plugin, message)
-        except Exception as exc:  # a tool's failure must never end the chat
-            error = exc
-            status = CallStatus.ERROR
-            if isinstance(exc, TimeoutError) and limit is not None:
-                detail = f"timed out after {limit} seconds"
-            else:
-                detail = str(exc) or type(exc).__name__
-            message = FAILED_PREFIX + (scrub.text(detail) if scrub else detail)
-            result = ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
-            details = "".join(traceback.format_exception(exc))
-            logger.error(
-                "Tool %s (plugin %s) failed: %s", definition.id, tool.plugin, scrub.text(details) if scrub else details
+            error, result = exc, _explained_result(tool, exc)
+            status = CallStatus.BLOCKED if isinstance(exc, ToolExecutionBlockedError) else CallStatus.ERROR
+        except (KeyboardInterrupt, GeneratorExit):
+            raise  # the host's Ctrl-C, and a closing coroutine, are never a tool's failure
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the call itself is being cancelled
+            error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
+        except BaseException as exc:  # a tool's failure, SystemExit included, must never end the chat
+            error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
+        return self._outcome(tool, arguments, context, result, status, error, started)
+
+    async def _run(
+        self, tool: RegisteredTool, arguments: dict[str, Any], context: ToolExecutionContext, limit: float | None
+    ) -> ToolExecutionResult:
+        definition = tool.definition
+        minimum = definition.minimum_provider_confidence
+        confidence = context.scope.provider_confidence
+        if confidence is not None and confidence < minimum:
+            raise ToolExecutionBlockedError(
+                f"Tool '{definition.id}' needs a provider with confidence {minimum.label} or higher; "
+                f"this provider has {confidence.label}."
             )
-            if scrub and scrub.text(str(exc)) != str(exc):
-                # The original exception text holds a secret: keep only a scrubbed copy for the host.
-                error = ToolFailedError(f"{type(exc).__name__}: {scrub.text(str(exc))}")
+        if definition.settings_schema.fields:
+            settings, secrets = self._settings_lookup(tool)
+            if secrets:
+                register_secrets(secrets)
+            context.settings = settings
+        own_arguments = _copy_arguments(arguments)
+        if limit is None:
+            return normalize_result(await tool.implementation.execute(own_arguments, context))
+        deadline = asyncio.timeout(limit)
+        try:
+            async with deadline:
+                raw = await tool.implementation.execute(own_arguments, context)
+        except TimeoutError:
+            if deadline.expired():
+                raise ExecutorTimeoutError(limit) from None
+            raise
+        return normalize_result(raw)
+
+    @staticmethod
+    def _failure(tool: RegisteredTool, exc: BaseException) -> ToolExecutionResult:
+        if isinstance(exc, Exception):
+            detail = str(exc) or type(exc).__name__
+        else:
+            detail = f"the tool raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+        details = scrubber().text("".join(traceback.format_exception(exc)))
+        logger.error("Tool %s (plugin %s) failed: %s", tool.definition.id, tool.plugin, details)
+        return ToolExecutionResult(text_content=FAILED_PREFIX + detail, output_type=OutputType.ERROR_TEXT)
+
+    @staticmethod
+    def _outcome(
+        tool: RegisteredTool,
+        arguments: dict[str, Any],
+        context: ToolExecutionContext,
+        result: ToolExecutionResult,
+        status: CallStatus,
+        error: BaseException | None,
+        started: float,
+    ) -> ToolCallOutcome:
         duration_ms = (time.perf_counter() - started) * 1000.0
-        trace_arguments = redact_arguments(arguments, implementation.sensitive_argument_names)
-        if scrub:
+        trace_arguments = redact_arguments(arguments, tool.implementation.sensitive_argument_names)
+        warnings = context.warnings
+        scrub = scrubber()
+        if scrub.active:
+            result = scrub_result(scrub, result)
             trace_arguments = scrub.json(trace_arguments)
+            warnings = [scrub.text(w) for w in warnings]
+            if error is not None:
+                error = _without_secrets(error, scrub, _has_secret_settings(tool))
         trace = ToolTrace(
-            tool_id=definition.id,
-            call_id=call_id,
+            tool_id=tool.definition.id,
+            call_id=context.call_id,
             plugin=tool.plugin,
             arguments=trace_arguments,
             status=status,
             duration_ms=duration_ms,
             result_chars=len(result.text_content) if result.text_content is not None else len(result.model_text()),
             error=None if error is None else result.text_content,
-            warnings=[scrub.text(w) for w in context.warnings] if scrub else context.warnings,
+            warnings=warnings,
             guard_reports=list(context.guard_reports),
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
 
 
-def _explained_result(exc: ToolExecutionBlockedError | ToolExecutionFailedError, message: str) -> ToolExecutionResult:
+def _has_secret_settings(tool: RegisteredTool) -> bool:
+    return any(f.kind is SettingKind.SECRET for f in tool.definition.settings_schema.fields)
+
+
+def _without_secrets(error: BaseException, scrub: SecretScrubber, had_secrets: bool) -> BaseException:
+    """The error to keep for the host: a scrubbed copy when its chain holds a secret.
+
+    A tool that has secret settings may hold them in its frames' local variables, so the
+    tracebacks of its exception chain are dropped too (the log has the scrubbed traceback).
+    """
+    clean = scrub.exception(error)
+    if clean is error and had_secrets:
+        for link in exception_chain(error):
+            link.__traceback__ = None
+    return clean
+
+
+def _explained_result(
+    tool: RegisteredTool, exc: ToolExecutionBlockedError | ToolExecutionFailedError
+) -> ToolExecutionResult:
     """What the model reads for a refusal or an explained failure: the tool's result, else the message."""
+    blocked = isinstance(exc, ToolExecutionBlockedError)
+    message = str(exc) if blocked else FAILED_PREFIX + str(exc)
+    if not blocked:
+        logger.info("Tool %s (plugin %s) failed: %s", tool.definition.id, tool.plugin, scrubber().text(str(exc)))
     given = getattr(exc, "result", None)  # a subclass may not have called the base __init__
     if isinstance(given, ToolExecutionResult):
-        return given
+        try:
+            return normalize_result(given)
+        except ToolResultError as problem:
+            message += f" (its result could not be used: {problem})"
     return ToolExecutionResult(text_content=message, output_type=OutputType.ERROR_TEXT)
 
 
@@ -374,6 +534,7 @@ def denied_outcome(
 __all__ = [
     "CallScope",
     "CallStatus",
+    "ExecutorTimeoutError",
     "SecretScrubber",
     "ToolCallOutcome",
     "ToolExecutionContext",
@@ -382,4 +543,7 @@ __all__ = [
     "denied_outcome",
     "normalize_result",
     "redact_arguments",
+    "redact_sensitive_text",
+    "scrub_result",
+    "to_json_value",
 ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -17,10 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from toolplug.config import HostConfig, load_config
 from toolplug.definitions import ConfidenceLevel, SettingKind, ToolDefinition
-from toolplug.errors import ConfigError, InvalidToolInputError, ToolNotRunnableError, UsageError
+from toolplug.errors import ConfigError, InvalidToolInputError, PluginLoadError, ToolNotRunnableError, UsageError
 from toolplug.execution import CallScope, ToolCallOutcome, ToolExecutor
 from toolplug.plugins import Contribution, PluginManager, PluginRecord
-from toolplug.registry import DefinitionSource, Diagnostic, Origin, RegisteredTool, ToolRegistry
+from toolplug.registry import (
+    DefinitionSource,
+    Diagnostic,
+    Origin,
+    RegisteredTool,
+    SourceContents,
+    ToolRegistry,
+    read_source,
+)
 from toolplug.selection import Selection, SelectionRequest, ToolSelector
 from toolplug.settings import JsonSettingsStore, OptionSource, SecretStore, ToolSettingsService, default_settings_dir
 from toolplug.tools import ToolImplementation
@@ -51,7 +61,9 @@ def _is_tool(item: Any) -> str | None:
 
 
 def _is_option_source(item: Any) -> str | None:
-    return None if isinstance(item, OptionSource) else f"{type(item).__name__} instead of an OptionSource"
+    if not isinstance(item, OptionSource):
+        return f"{type(item).__name__} instead of an OptionSource"
+    return None if isinstance(item.name, str) and item.name else "an OptionSource without a name"
 
 
 def _is_definition_source(item: Any) -> str | None:
@@ -67,12 +79,14 @@ def _is_injection_filter(item: Any) -> str | None:
 
 
 def _is_adapter_factory(item: Any) -> str | None:
-    if isinstance(getattr(item, "api", None), str) and callable(getattr(item, "create", None)):
+    api = getattr(item, "api", None)
+    if isinstance(api, str) and api and callable(getattr(item, "create", None)):
         return None
     return f"{type(item).__name__}, which lacks the api and create() of a ProviderAdapterFactory"
 
 
 logger = logging.getLogger("toolplug.host")
+_SUB_PLUGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
 class Host:
@@ -107,31 +121,25 @@ class Host:
             name, obj = plugin if isinstance(plugin, tuple) else (None, plugin)
             self.plugins.register(obj, name)
 
+        self.plugin_diagnostics: list[Diagnostic] = []
+        """Contributions left out because an earlier plugin owns their name (option sources, adapters)."""
         tools = self._collect_tools()
         options = self.plugins.call("register_option_sources", _is_option_source)
         filters = self.plugins.call("register_injection_filters", _is_injection_filter)
         adapters = self.plugins.call("register_provider_adapters", _is_adapter_factory)
         sources = self.plugins.call("register_definition_sources", _is_definition_source, host=self)
+        read = self._read_sources(sources)
 
-        self.option_sources: dict[str, OptionSource] = {}
-        for contribution in self.plugins.loaded(options):
-            source: OptionSource = contribution.item
-            if source.name in self.option_sources:
-                self.plugins.fail(
-                    contribution.plugin.name,
-                    f"option source {source.name!r} is registered twice",
-                    hook="register_option_sources",
-                )
-                continue
-            self.option_sources[source.name] = source
+        self.option_sources: dict[str, OptionSource] = self._claim(
+            options, "register_option_sources", lambda source: source.name, {}
+        )
         self.injection_filters = [c.item for c in self.plugins.loaded(filters)]
-        self.adapter_factories: dict[str, Any] = _builtin_adapter_factories()
-        for contribution in self.plugins.loaded(adapters):
-            self.adapter_factories[contribution.item.api] = contribution.item
-
+        self.adapter_factories: dict[str, Any] = self._claim(
+            adapters, "register_provider_adapters", lambda factory: factory.api, _builtin_adapter_factories()
+        )
         self.registry = ToolRegistry(config.host.components, self.option_sources)
         self.definition_sources = [c.item for c in self.plugins.loaded(sources)]
-        self._build_registry(self.plugins.loaded(tools), self.plugins.loaded(sources))
+        self._build_registry(self.plugins.loaded(tools), read)
 
         store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
         self.settings = ToolSettingsService(
@@ -144,6 +152,10 @@ class Host:
         self.selector = ToolSelector(self.registry, self.settings, config)
         self.guard = _build_guard(self.injection_filters, on_guard_report)
         self.executor = ToolExecutor(self.settings.for_execution, guard=self.guard)
+        self.admin_diagnostics = self._admin_mistakes(read)
+        """Config entries that name nothing: a plugin, a default tool or an API nobody provides."""
+        for diagnostic in self.admin_diagnostics:
+            logger.warning("%s", diagnostic.message)
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Host:
@@ -157,72 +169,118 @@ class Host:
     # -- building ------------------------------------------------------------------------------------
 
     def _collect_tools(self) -> list[Contribution]:
+        """Each tool with its definition, read once; a definition() that raises fails its plugin."""
         contributions = self.plugins.call("register_tools", _is_tool)
-        owner_of: dict[str, str] = {}
         for contribution in contributions:
             record = contribution.plugin
             if record.status != "loaded":
                 continue
             implementation: ToolImplementation = contribution.item
             try:
+                key = implementation.implementation_key
                 definition = implementation.definition()
             except Exception as exc:
                 self.plugins.fail(
-                    record.name, f"{implementation!r}.definition() raised {exc!r}", exc, hook="register_tools"
+                    record.name, f"{type(implementation).__name__}.definition() raised {exc!r}", exc,
+                    hook="register_tools",
+                )
+                continue
+            if not isinstance(key, str) or not (definition is None or isinstance(definition, ToolDefinition)):
+                self.plugins.fail(
+                    record.name,
+                    f"{type(implementation).__name__}: implementation_key must be a string and definition() "
+                    "must return a ToolDefinition or None",
+                    hook="register_tools",
                 )
                 continue
             contribution.item = (implementation, definition)
-            if definition is None:
-                continue
-            tool_id = getattr(definition, "id", None)
-            if not isinstance(tool_id, str):
-                self.plugins.fail(
-                    record.name,
-                    f"{implementation!r}.definition() did not return a ToolDefinition",
-                    hook="register_tools",
-                )
-                continue
-            owner = owner_of.setdefault(tool_id, record.name)
-            if owner != record.name:
-                self.plugins.fail(
-                    record.name,
-                    f"duplicate tool id {tool_id!r}: already registered by plugin {owner!r}",
-                    hook="register_tools",
-                )
         return contributions
 
-    def _build_registry(self, tools: Sequence[Contribution], sources: Sequence[Contribution]) -> None:
-        pool: dict[str, tuple[ToolImplementation, Origin]] = {}
-        definitions: list[tuple[ToolDefinition, Origin]] = []
+    def _read_sources(self, sources: Sequence[Contribution]) -> list[tuple[Contribution, str, SourceContents]]:
+        """Read every source once, under the name the host stamps; a source that misbehaves fails its plugin."""
+        read = []
+        for contribution in sources:
+            record = contribution.plugin
+            if record.status != "loaded":
+                continue
+            try:
+                owner = _source_owner(contribution.item, record.name)
+                read.append((contribution, owner, read_source(contribution.item, owner)))
+            except PluginLoadError as exc:
+                self.plugins.fail(record.name, exc.reason, exc, hook="register_definition_sources")
+        for contribution in sources:
+            if contribution.plugin.status != "loaded":
+                _close_quietly(contribution.item)
+        return [entry for entry in read if entry[0].plugin.status == "loaded"]
+
+    def _claim(
+        self, contributions: Sequence[Contribution], hook: str, name_of: Any, taken: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Each name to the first plugin that registers it (built-ins first); later ones are diagnostics."""
+        owners = dict.fromkeys(taken, "toolplug (built-in)")
+        for contribution in self.plugins.loaded(contributions):
+            record = contribution.plugin
+            try:
+                name = name_of(contribution.item)
+            except Exception as exc:  # checked when the hook returned; a property may still raise the second time
+                self.plugins.fail(record.name, f"reading a name raised {exc!r}", exc, hook=hook)
+                continue
+            if name in taken:
+                where = f" ({record.distribution})" if record.distribution else ""
+                message = f"{name!r} belongs to {owners[name]}; this one of plugin {record.name!r}{where} is left out"
+                self.plugin_diagnostics.append(Diagnostic("*", record.name, hook, message))
+                logger.warning("%s: %s", hook, message)
+                continue
+            taken[name] = contribution.item
+            owners[name] = f"plugin {record.name!r}" + (f" ({record.distribution})" if record.distribution else "")
+        return taken
+
+    def _build_registry(
+        self, tools: Sequence[Contribution], sources: Sequence[tuple[Contribution, str, SourceContents]]
+    ) -> None:
+        """Every definition in the plugins' order: built-ins first, then by name; each plugin's code, then its sources.
+
+        A definition joins only implementations of its own plugin.
+        """
+        pools: dict[str, dict[str, tuple[ToolImplementation, Origin]]] = {}
         origins: dict[str, Origin] = {}
+        code: dict[str, list[tuple[ToolDefinition, Origin]]] = {}
+        records: dict[str, PluginRecord] = {}
+
+        def origin_of(record: PluginRecord, plugin: str) -> Origin:
+            if plugin not in origins:
+                origins[plugin] = Origin(plugin, record.read_distribution)
+            return origins[plugin]
+
         for contribution in tools:
             implementation, definition = contribution.item
-            record = contribution.plugin
-            origin = origins.get(record.name)
-            if origin is None:
-                origin = origins[record.name] = Origin(record.name, record.read_distribution)
-            pool.setdefault(implementation.implementation_key, (implementation, origin))
+            record = records.setdefault(contribution.plugin.name, contribution.plugin)
+            origin = origin_of(record, record.name)
+            pools.setdefault(record.name, {}).setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
-                definitions.append((definition, origin))
-        for definition, origin in definitions:
-            self.registry.add(definition, pool, origin)
-        for contribution in sources:
-            source = contribution.item
-            record = contribution.plugin
-            origin = Origin(getattr(source, "plugin", None) or record.name, record.read_distribution)
-            self.registry.add_source(source, origin, pool)
+                code.setdefault(record.name, []).append((definition, origin))
+        # Another plugin's implementations are visible only so that a definition naming one gets a clear diagnostic.
+        anyone: dict[str, tuple[ToolImplementation, Origin]] = {}
+        for name in sorted(pools, key=lambda n: records[n].rank):
+            for key, entry in pools[name].items():
+                anyone.setdefault(key, entry)
+        by_plugin: dict[str, list[tuple[str, SourceContents]]] = {}
+        for contribution, owner, contents in sources:
+            records.setdefault(contribution.plugin.name, contribution.plugin)
+            by_plugin.setdefault(contribution.plugin.name, []).append((owner, contents))
+        for record in sorted(records.values(), key=lambda r: r.rank):
+            pool = ChainMap(pools.get(record.name, {}), anyone)
+            for definition, origin in code.get(record.name, ()):
+                self.registry.add(definition, pool, origin)
+            for owner, contents in by_plugin.get(record.name, ()):
+                self.registry.add_contents(contents, origin_of(record, owner), pool)
 
     # -- shutting down -------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Release what the plugins hold (MCP server connections and the like); safe to call twice."""
         for source in self.definition_sources:
-            close = getattr(source, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # one source failing to close must not keep the others open
-                    logger.exception("Closing the definition source %r failed", getattr(source, "name", source))
+            _close_quietly(source)
         self.definition_sources = []
 
     def __enter__(self) -> Host:
@@ -332,9 +390,40 @@ class Host:
 
         return await run_host_chat(self, prompt_or_messages, **options)
 
-    def config_diagnostics(self) -> list[Diagnostic]:
-        """Admin values in ``[tools.<id>]`` that cannot apply: unknown tool, unknown field, a secret, a bad value."""
+    def _admin_mistakes(self, sources: Sequence[tuple[Contribution, str, SourceContents]]) -> list[Diagnostic]:
+        where = self.config.source or "<config>"
+        known = {*self.plugins.records, *(r.name for r in self.plugins.clashes)}
+        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry}
         found = []
+        policy = self.config.plugins
+        entries = [("plugins.deny", name) for name in policy.deny]
+        for component, rules in policy.components.items():
+            entries += [(f"plugins.components.{component}.allow", name) for name in rules.allow or ()]
+            entries += [(f"plugins.components.{component}.deny", name) for name in rules.deny]
+        installed = ", ".join(sorted(known)) or "none"
+        for key, name in entries:
+            if name not in known:
+                message = f"{where}: {key}: {name!r} names no installed plugin (installed: {installed})"
+                found.append(Diagnostic("*", "config", key, message))
+        for tool_id in self.config.host.default_tools or ():
+            if tool_id not in self.registry and tool_id not in self.registry.rejected:
+                message = f"{where}: host.default_tools: {tool_id!r} names no registered tool"
+                found.append(Diagnostic(tool_id, "config", "host.default_tools", message))
+        for provider_id, provider in self.config.providers.items():
+            if provider.api not in self.adapter_factories:
+                apis = ", ".join(sorted(self.adapter_factories))
+                message = f"{where}: providers.{provider_id}.api: unknown API {provider.api!r} (available: {apis})"
+                found.append(Diagnostic("*", "config", f"providers.{provider_id}.api", message))
+        return found
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Everything ``toolplug check`` reports, besides failed plugins: definitions, conflicts and the config."""
+        return [*self.registry.diagnostics, *self.plugin_diagnostics, *self.config_diagnostics()]
+
+    def config_diagnostics(self) -> list[Diagnostic]:
+        """Admin values that cannot apply: in ``[tools.<id>]`` an unknown tool, unknown field, a secret or a bad
+        value; policy entries naming no installed plugin, default tools naming no tool, APIs nobody provides."""
+        found = list(self.admin_diagnostics)
         for tool_id, section in self.config.tools.items():
             where = f"{self.config.source or '<config>'}: tools.{tool_id}"
             if tool_id not in self.registry:
@@ -364,6 +453,32 @@ class Host:
             raise UsageError(
                 f"Unknown component {component!r}; the host's components are: {', '.join(self.config.host.components)}"
             )
+
+
+def _source_owner(source: Any, plugin: str) -> str:
+    """The plugin a source acts under: its own plugin, or a sub-plugin ``<plugin>.<name>`` it names itself."""
+    try:
+        claimed = getattr(source, "plugin", None)
+    except Exception as exc:
+        raise PluginLoadError(plugin, f"reading the source's plugin raised {exc!r}") from exc
+    if claimed is None or claimed == plugin:
+        return plugin
+    if isinstance(claimed, str) and claimed.startswith(f"{plugin}.") and _SUB_PLUGIN.match(claimed[len(plugin) + 1 :]):
+        return claimed
+    raise PluginLoadError(
+        plugin,
+        f"a definition source claims the plugin name {claimed!r}; a plugin's sources act only under its own name "
+        f"or a sub-plugin of it ({plugin}.<name>)",
+    )
+
+
+def _close_quietly(source: Any) -> None:
+    try:
+        close = getattr(source, "close", None)
+        if callable(close):
+            close()
+    except Exception:  # one source failing to close must not keep the others open
+        logger.exception("Closing a definition source of type %s failed", type(source).__name__)
 
 
 def _build_guard(filters: Sequence[Any], on_report: Callable[[GuardReport], None] | None) -> Any:

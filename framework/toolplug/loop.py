@@ -381,6 +381,8 @@ class LoopResult:
     withheld_results: list[ToolResultPart] = field(default_factory=list)
     """Results the provider may not see (stop reason ``confidence-required``): they are in
     ``response_messages`` for the host, and were never sent."""
+    stop_detail: str | None = None
+    """Why the run stopped, in words, when it did not simply answer (the limit, the provider's reason...)."""
 
     @property
     def last_step(self) -> StepResult:
@@ -601,6 +603,7 @@ class _RunState:
     withheld: list[ToolResultPart] = field(default_factory=list)
     stop_reason: StopReason | None = None
     """Set before the first step when the run cannot ask the model at all."""
+    stop_detail: str | None = None
 
     def result(self, stop_reason: StopReason) -> LoopResult:
         """What the run has produced so far, as a result ending with ``stop_reason``."""
@@ -615,6 +618,7 @@ class _RunState:
             self.pending_calls,
             self.pending_approvals,
             self.withheld,
+            self.stop_detail,
         )
 
 
@@ -640,9 +644,14 @@ class _CheckedRound:
     provider_approval: bool
 
 
+def _sentence(text: str | None) -> str:
+    text = text or "a limit was reached"
+    return f"{text[0].upper()}{text[1:]}."
+
+
 def _final_answer_instruction(reason: str | None) -> str:
     return (
-        f"{reason or 'A limit was reached.'} No tools are available any more. "
+        f"{_sentence(reason)} No tools are available any more. "
         "Do not call tools: answer the user now with the information you have."
     )
 
@@ -650,7 +659,7 @@ def _final_answer_instruction(reason: str | None) -> str:
 def _no_more_tools(call: ToolCallPart, run: _RunState) -> str:
     return format_tool_error(
         ToolCallError(
-            f"{run.limit_reason or 'A limit was reached.'} This call was not run and no tools can be "
+            f"{_sentence(run.limit_reason)} This call was not run and no tools can be "
             "called any more. Answer with the information you have.",
             tool_name=call.tool_name,
             tool_call_id=call.tool_call_id,
@@ -1075,6 +1084,12 @@ class ToolCallingLoop:
         if confidence is None or scope.provider_trusted or confidence >= level:
             return False
         run.withheld.append(result)
+        if run.stop_detail is None:
+            run.stop_detail = (
+                f"the result of {result.tool_name} requires provider confidence {level.label}; provider "
+                f"{scope.provider_id or self.adapter.provider_id!r} has {confidence.label} and is not trusted, "
+                "so the result was not sent"
+            )
         return True
 
     async def _decide(
@@ -1082,10 +1097,12 @@ class ToolCallingLoop:
     ) -> StopReason | None:
         """Why the run ends after this step, or None to go on (with a final-answer round after a limit)."""
         if round_.ends_conversation:
+            run.stop_detail = round_.ends_conversation
             return "provider-ended"
         if run.withheld:
             return "confidence-required"
         if plan.final_answer:
+            run.stop_detail = run.limit_reason
             if not checked.jobs:
                 return "limit"
             # The model called tools although none were offered: one more round, then give up.
@@ -1099,11 +1116,11 @@ class ToolCallingLoop:
             return "stop-condition"
         options = self.options
         if options.max_tool_calls is not None and run.calls_run >= options.max_tool_calls:
-            run.limit_reason = f"The limit of {options.max_tool_calls} tool calls was reached."
+            run.limit_reason = f"the limit of {options.max_tool_calls} tool calls was reached"
         elif options.max_result_chars is not None and run.result_chars >= options.max_result_chars:
-            run.limit_reason = f"The limit of {options.max_result_chars} characters of tool results was reached."
+            run.limit_reason = f"the limit of {options.max_result_chars} characters of tool results was reached"
         elif options.max_steps is not None and len(run.steps) >= options.max_steps:
-            run.limit_reason = f"The limit of {options.max_steps} steps with tools was reached."
+            run.limit_reason = f"the limit of {options.max_steps} steps with tools was reached"
         return None
 
     def _finish(self, run: _RunState, stop_reason: StopReason) -> LoopResult:
@@ -1674,6 +1691,7 @@ class Agent:
 
 __all__ = [
     "AGENT_DEFAULT_MAX_STEPS",
+    "CUT_OFF_HINT",
     "UNSET",
     "Agent",
     "ApproveTool",

@@ -6,19 +6,22 @@ Every definition is checked the same way whatever its source; a rejected one bec
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pydantic import ValidationError
 
 from toolplug.definitions import SettingKind, ToolDefinition, ToolKind
-from toolplug.errors import DefinitionError, UnknownToolError
+from toolplug.errors import DefinitionError, PluginLoadError, UnknownToolError
 from toolplug.schema import ArgumentValidator, SchemaProblem, check_schema
 from toolplug.strict import StrictConversion, strict_conversion
 from toolplug.tools import ToolImplementation
 
+SOURCES_HOOK = "register_definition_sources"
 TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 MAX_TOOL_ID_LENGTH = 64  # the longest function name any of the three provider APIs accepts
 
@@ -161,6 +164,121 @@ class Origin:
     def __repr__(self) -> str:
         return f"Origin({self.plugin!r})"
 
+    @property
+    def owner(self) -> str:
+        """The installed plugin behind this origin (``mcp`` for the sub-plugin ``mcp.github``)."""
+        return self.plugin.partition(".")[0]
+
+    def describe(self) -> str:
+        """``plugin 'name' (distribution)`` for messages that name who contributed what."""
+        distribution = self.distribution
+        return f"plugin {self.plugin!r}" + (f" ({distribution})" if distribution else "")
+
+
+@dataclass(slots=True)
+class SourceContents:
+    """What one definition source gave, read once and checked for the protocol's types."""
+
+    name: str
+    definitions: list[ToolDefinition | dict[str, Any]] = field(default_factory=list)
+    implementations: list[ToolImplementation] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    failure: str | None = None
+    """Why loading failed (the source raised): a diagnostic, not a fault of the plugin."""
+
+
+class _SourceFailed(Exception):
+    """The source raised while loading (a server down, a file unreadable)."""
+
+
+def read_source(source: Any, plugin: str) -> SourceContents:
+    """Read everything ``source`` offers, for ``plugin``.
+
+    A source that raises while loading yields contents with ``failure`` set. A source that breaks the
+    protocol (a name that is no string, something not iterable, an item of the wrong type, an attribute
+    that raises) raises :class:`PluginLoadError`: that is its plugin's fault.
+    """
+    name = _attribute(source, "name", plugin)
+    if not isinstance(name, str) or not name.strip():
+        raise _misbehaved(plugin, f"a definition source's name must be a non-empty string, not {name!r}")
+    try:
+        implementations = _collect(source, "implementations", plugin)
+        definitions = _collect(source, "load_definitions", plugin)
+    except _SourceFailed as exc:
+        return SourceContents(name, failure=f"definition source failed: {exc.__cause__!r}")
+    contents = SourceContents(name)
+    for implementation in implementations:
+        if not isinstance(implementation, ToolImplementation):
+            raise _misbehaved(plugin, f"source {name!r} implementations() gave {type(implementation).__name__}")
+        key = _attribute(implementation, "implementation_key", plugin)
+        if not isinstance(key, str):
+            raise _misbehaved(plugin, f"source {name!r} gave an implementation whose key is {type(key).__name__}")
+        contents.implementations.append(implementation)
+    contents.definitions = [_plain_definition(item, name, plugin) for item in definitions]
+    contents.diagnostics = _source_diagnostics(source, name, plugin)
+    return contents
+
+
+def _attribute(owner: Any, attribute: str, plugin: str) -> Any:
+    try:
+        return getattr(owner, attribute, None)
+    except Exception as exc:
+        raise _misbehaved(plugin, f"reading {attribute} of {type(owner).__name__} raised {exc!r}") from exc
+
+
+def _collect(source: Any, method: str, plugin: str) -> list[Any]:
+    function = _attribute(source, method, plugin)
+    if not callable(function):
+        raise _misbehaved(plugin, f"the definition source's {method} is not callable")
+    try:
+        returned = function()
+    except Exception as exc:
+        raise _SourceFailed() from exc
+    try:
+        iterator = iter(returned)
+    except Exception as exc:
+        raise _misbehaved(plugin, f"{method}() returned {type(returned).__name__}, which is not iterable") from exc
+    try:
+        return list(iterator)
+    except Exception as exc:  # a generator that fails midway: nothing of it is kept
+        raise _SourceFailed() from exc
+
+
+def _plain_definition(item: Any, source: str, plugin: str) -> ToolDefinition | dict[str, Any]:
+    if type(item) is ToolDefinition:
+        return item
+    try:
+        if isinstance(item, ToolDefinition):  # a subclass may override what the registry reads
+            return ToolDefinition.model_validate(item.model_dump())
+        if isinstance(item, Mapping):
+            return dict(item)
+    except Exception as exc:
+        raise _misbehaved(plugin, f"source {source!r} gave a definition that raised {exc!r}") from exc
+    raise _misbehaved(plugin, f"source {source!r} gave {type(item).__name__} instead of a ToolDefinition or a mapping")
+
+
+def _source_diagnostics(source: Any, name: str, plugin: str) -> list[Diagnostic]:
+    raw = _attribute(source, "diagnostics", plugin)
+    if raw is None:
+        return []
+    try:
+        items = list(raw)
+    except Exception as exc:
+        raise _misbehaved(plugin, f"source {name!r} diagnostics is {type(raw).__name__}, not a list") from exc
+    for item in items:
+        if not isinstance(item, Diagnostic):
+            raise _misbehaved(plugin, f"source {name!r} diagnostics holds {type(item).__name__}, not a Diagnostic")
+    return items
+
+
+def _misbehaved(plugin: str, message: str) -> PluginLoadError:
+    return PluginLoadError(plugin, message, hook=SOURCES_HOOK)
+
+
+def same_owner(implementation: Origin, definition: Origin) -> bool:
+    """Whether a definition from ``definition`` may run code from ``implementation``: one installed plugin."""
+    return implementation.owner == definition.owner
+
 
 class CodeDefinitionSource:
     """Asks every registered implementation for its definition."""
@@ -233,23 +351,36 @@ class ToolRegistry:
     ) -> None:
         """Load, join and validate every definition of ``source``.
 
-        ``implementations`` maps implementation keys to implementations from every plugin;
-        the source's own implementations are added to it for this source only.
+        ``implementations`` maps implementation keys to the implementations of ``origin``'s plugin;
+        the source's own implementations are added to it for this source only. Raises
+        PluginLoadError when the source breaks the protocol (see :func:`read_source`).
         """
-        pool = dict(implementations)
-        try:
-            for implementation in source.implementations():
-                pool.setdefault(implementation.implementation_key, (implementation, origin))
-            definitions = list(source.load_definitions())
-        except Exception as exc:  # a broken source is a diagnostic, never a crash
-            self._diagnose(f"<{source.name}>", origin.plugin, "source", f"definition source failed: {exc!r}")
+        self.add_contents(read_source(source, origin.plugin), origin, implementations)
+
+    def add_contents(
+        self,
+        contents: SourceContents,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+    ) -> None:
+        """Join and validate what :func:`read_source` read from one source of ``origin``."""
+        if contents.failure is not None:
+            self._diagnose(f"<{contents.name}>", origin.plugin, "source", contents.failure)
             return
-        for diagnostic in getattr(source, "diagnostics", ()):
-            if isinstance(diagnostic, Diagnostic):
-                self.diagnostics.append(diagnostic)
-                self.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
-        for definition in definitions:
-            self.add(definition, pool, origin, source_name=source.name)
+        own: dict[str, tuple[ToolImplementation, Origin]] = {}
+        # read only: ChainMap's type asks for a mutable mapping
+        pool = ChainMap(own, cast("MutableMapping[str, tuple[ToolImplementation, Origin]]", implementations))
+        for implementation in contents.implementations:
+            key = implementation.implementation_key
+            if key not in pool or not same_owner(pool[key][1], origin):
+                own.setdefault(key, (implementation, origin))
+        for diagnostic in contents.diagnostics:
+            if diagnostic.plugin != origin.plugin and not diagnostic.plugin.startswith(f"{origin.plugin}."):
+                diagnostic = dataclasses.replace(diagnostic, plugin=origin.plugin)
+            self.diagnostics.append(diagnostic)
+            self.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
+        for definition in contents.definitions:
+            self.add(definition, pool, origin, source_name=contents.name)
 
     def add(
         self,
@@ -274,29 +405,21 @@ class ToolRegistry:
                 self._diagnose("?", origin.plugin, "definition", f"not a ToolDefinition: {type(definition).__name__}")
                 return None
         joined = implementations.get(definition.implementation_key)
-        implementation = joined[0] if joined else None
+        foreign = joined is not None and not same_owner(joined[1], origin)
+        implementation = joined[0] if joined and not foreign else None
         problems = self._check(definition, implementation, origin.plugin)
-        same_name = self._by_name.get(definition.function.name)
-        if same_name is not None and same_name.id != definition.id:
+        if foreign and joined is not None:
+            problems = [p for p in problems if p.field != "implementation_key" or "no implementation" not in p.message]
             problems.append(
                 Diagnostic(
                     definition.id,
                     origin.plugin,
-                    "function.name",
-                    f"duplicate function name {definition.function.name!r}: tool {same_name.id!r} "
-                    f"(plugin {same_name.plugin!r}) already uses it",
+                    "implementation_key",
+                    f"{definition.implementation_key!r} is implemented by {joined[1].describe()}; a definition of "
+                    f"{origin.describe()} runs only its own plugin's code",
                 )
             )
-        existing = self._tools.get(definition.id)
-        if existing is not None:
-            problems.append(
-                Diagnostic(
-                    definition.id,
-                    origin.plugin,
-                    "id",
-                    f"duplicate tool id: already registered by plugin {existing.plugin!r}",
-                )
-            )
+        problems += self._conflicts(definition, origin)
         if problems or implementation is None:
             self.diagnostics.extend(problems)
             self.rejected.setdefault(definition.id, origin.plugin)
@@ -307,6 +430,33 @@ class ToolRegistry:
         self._tools[definition.id] = registered
         self._by_name[definition.function.name] = registered
         return registered
+
+    def _conflicts(self, definition: ToolDefinition, origin: Origin) -> list[Diagnostic]:
+        """The id and function name belong to whoever registered them first (the plugins' order)."""
+        found = []
+        same_name = self._by_name.get(definition.function.name)
+        if same_name is not None and same_name.id != definition.id:
+            found.append(
+                Diagnostic(
+                    definition.id,
+                    origin.plugin,
+                    "function.name",
+                    f"duplicate function name {definition.function.name!r}: tool {same_name.id!r} of "
+                    f"{_describe(same_name)} already uses it; this definition of {origin.describe()} is rejected",
+                )
+            )
+        existing = self._tools.get(definition.id)
+        if existing is not None:
+            found.append(
+                Diagnostic(
+                    definition.id,
+                    origin.plugin,
+                    "id",
+                    f"duplicate tool id {definition.id!r}: {_describe(existing)} owns it; this definition of "
+                    f"{origin.describe()} is rejected",
+                )
+            )
+        return found
 
     def check(
         self, definition: ToolDefinition, implementation: ToolImplementation | None, *, plugin: str = "app"
@@ -388,11 +538,18 @@ class ToolRegistry:
         self.rejected.setdefault(tool_id, plugin)
 
 
+def _describe(tool: RegisteredTool) -> str:
+    return tool.origin.describe() if tool.origin is not None else f"plugin {tool.plugin!r}"
+
+
 __all__ = [
     "CodeDefinitionSource",
     "DefinitionSource",
     "Diagnostic",
     "Origin",
     "RegisteredTool",
+    "SourceContents",
     "ToolRegistry",
+    "read_source",
+    "same_owner",
 ]

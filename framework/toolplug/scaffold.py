@@ -95,6 +95,7 @@ def render_plugin(name: str, directory: str | os.PathLike[str] = ".") -> Path:
     Refuses an invalid name and an existing target folder (nothing is overwritten).
     """
     names = PluginNames.parse(name)
+    _refuse_installed(names)
     target = Path(directory) / names.distribution
     if target.exists():
         raise UsageError(f"{target} already exists; choose another name or --dir (nothing was overwritten).")
@@ -112,6 +113,30 @@ def render_plugin(name: str, directory: str | os.PathLike[str] = ".") -> Path:
         else:
             destination.write_bytes(_substitute(text, replacements).encode("utf-8"))
     return target
+
+
+def _refuse_installed(names: PluginNames) -> None:
+    """A new package must not take the name of an installed plugin or distribution: one of the two would be lost."""
+    from importlib import metadata
+
+    from toolplug.plugins import ENTRY_POINT_GROUP
+
+    def spelling(text: str) -> str:
+        return re.sub(r"[-_.]+", "-", text).lower()
+
+    wanted = {spelling(names.distribution), spelling(names.module)}
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if spelling(entry_point.name) in wanted:
+            owner = entry_point.dist.name if entry_point.dist is not None else "an installed distribution"
+            raise UsageError(
+                f"{names.distribution!r} is the name of the installed plugin {entry_point.name!r} (from {owner}); "
+                "choose another name."
+            )
+    try:
+        metadata.distribution(names.distribution)
+    except metadata.PackageNotFoundError:
+        return
+    raise UsageError(f"A distribution named {names.distribution!r} is already installed; choose another name.")
 
 
 def _template_files(folder: Traversable, parts: tuple[str, ...]) -> list[tuple[tuple[str, ...], Traversable]]:

@@ -15,10 +15,17 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolplug.definitions import SettingKind, SettingsField, ToolDefinition
-from toolplug.errors import KeyringUnavailableError, SettingsError
+from toolplug.errors import KeyringUnavailableError, SecretTooShortError, SettingsError
+from toolplug.secrets import (
+    check_secret,
+    environment_variable,
+    register_environment_secrets,
+    register_secrets,
+    scrubber,
+)
 
 if TYPE_CHECKING:
     from toolplug.registry import RegisteredTool
@@ -79,14 +86,44 @@ def default_settings_dir() -> Path:
     return base / "toolplug"
 
 
-class SecretStore:
-    """Secrets in the OS keyring; a clear error where no usable backend exists."""
+NO_KEYRING_HINT = (
+    "install an OS keyring backend (on Linux `pip install secretstorage` with a running Secret Service such as "
+    "GNOME Keyring or KWallet; `pip install keyrings.alt` only gives a plaintext file, see the admin guide) "
+    "and store the secret with `toolplug settings secret`"
+)
 
-    def __init__(self, service: str = KEYRING_SERVICE) -> None:
+SecretOrigin = Literal["keyring", "environment"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSecret:
+    """A secret and where it came from."""
+
+    value: str
+    origin: SecretOrigin
+
+
+class SecretStore:
+    """Where secrets resolve: the OS keyring, then ``TOOLPLUG_SECRET_<OWNER>_<FIELD>``, then a clear error.
+
+    Every value it returns is registered with the process-wide scrubber (:mod:`toolplug.secrets`)
+    before anyone sees it, so the secret is scrubbed from every output from then on.
+
+    :param environ: the environment to read (default: ``os.environ`` at each read).
+    """
+
+    def __init__(self, service: str = KEYRING_SERVICE, *, environ: Mapping[str, str] | None = None) -> None:
         self.service = service
+        self._environ = environ
+        register_environment_secrets(self.environ)
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment secrets are read from."""
+        return os.environ if self._environ is None else self._environ
 
     @staticmethod
-    def _keyring() -> Any:
+    def _keyring(owner: str, field_name: str) -> Any:
         import keyring
         from keyring.backends import fail
 
@@ -95,34 +132,84 @@ class SecretStore:
             backend, "backends", True
         )):
             raise KeyringUnavailableError(
-                "No OS keyring backend is available, so secret settings cannot be stored. Install one: "
-                "on Linux `pip install secretstorage` with a running Secret Service (GNOME Keyring, KWallet), "
-                "or `pip install keyrings.alt` for an encrypted file; see https://pypi.org/project/keyring/."
+                f"No OS keyring backend is available for the secret {owner}.{field_name}. Set the environment "
+                f"variable {environment_variable(owner, field_name)} where toolplug runs, or {NO_KEYRING_HINT}."
             )
         return keyring
 
-    def get(self, tool_id: str, field_name: str) -> str | None:
-        """The secret, or None when unset."""
-        keyring = self._keyring()
+    def resolve(self, owner: str, field_name: str) -> ResolvedSecret | None:
+        """The secret ``<owner>.<field_name>`` and its origin, or None when neither place has it.
+
+        Raises :class:`KeyringUnavailableError` when the keyring cannot be read and the environment
+        variable is not set, and :class:`SecretTooShortError` for a value too short to be scrubbed.
+        """
+        variable = environment_variable(owner, field_name)
         try:
-            value = keyring.get_password(self.service, f"{tool_id}.{field_name}")
+            value = self._read_keyring(owner, field_name)
+        except KeyringUnavailableError:
+            if not self.environ.get(variable):
+                raise
+            value = None
+        if value is not None:
+            return self._checked(value, "keyring", f"the keyring entry {owner}.{field_name}")
+        from_environment = self.environ.get(variable)
+        if from_environment:
+            return self._checked(from_environment, "environment", f"the environment variable {variable}")
+        return None
+
+    def locate(self, owner: str, field_name: str) -> str:
+        """Where the secret is, without reading its value out: ``keyring``, ``environment``, ``unset``
+        or ``unavailable`` (no keyring can be read and the environment variable is not set)."""
+        try:
+            in_keyring = self._read_keyring(owner, field_name) is not None
+        except KeyringUnavailableError:
+            in_keyring = False
+            if not self.environ.get(environment_variable(owner, field_name)):
+                return "unavailable"
+        if in_keyring:
+            return "keyring"
+        return "environment" if self.environ.get(environment_variable(owner, field_name)) else "unset"
+
+    def get(self, owner: str, field_name: str) -> str | None:
+        """The secret, or None when unset (see :meth:`resolve`)."""
+        resolved = self.resolve(owner, field_name)
+        return None if resolved is None else resolved.value
+
+    def _read_keyring(self, owner: str, field_name: str) -> str | None:
+        keyring = self._keyring(owner, field_name)
+        try:
+            value = keyring.get_password(self.service, f"{owner}.{field_name}")
         except Exception as exc:
-            raise KeyringUnavailableError(f"The keyring could not be read: {type(exc).__name__}") from exc
+            raise KeyringUnavailableError(
+                f"The keyring could not be read ({type(exc).__name__}). Set the environment variable "
+                f"{environment_variable(owner, field_name)} instead, or repair the keyring."
+            ) from exc
         return None if value is None else str(value)
 
-    def set(self, tool_id: str, field_name: str, value: str) -> None:
-        """Store a secret."""
-        keyring = self._keyring()
+    @staticmethod
+    def _checked(value: str, origin: SecretOrigin, where: str) -> ResolvedSecret:
+        check_secret(value, where)
+        register_secrets((value,))
+        return ResolvedSecret(value, origin)
+
+    def set(self, owner: str, field_name: str, value: str) -> None:
+        """Store a secret in the keyring, whole (a multi-line PEM key included).
+
+        Raises :class:`SecretTooShortError` for a value shorter than ``MIN_SECRET_LENGTH``.
+        """
+        check_secret(value, f"the secret {owner}.{field_name}")
+        register_secrets((value,))
+        keyring = self._keyring(owner, field_name)
         try:
-            keyring.set_password(self.service, f"{tool_id}.{field_name}", value)
+            keyring.set_password(self.service, f"{owner}.{field_name}", value)
         except Exception as exc:
             raise KeyringUnavailableError(f"The keyring could not store the secret: {type(exc).__name__}") from exc
 
-    def delete(self, tool_id: str, field_name: str) -> None:
+    def delete(self, owner: str, field_name: str) -> None:
         """Remove a secret; nothing happens when it is not set."""
-        keyring = self._keyring()
+        keyring = self._keyring(owner, field_name)
         try:
-            keyring.delete_password(self.service, f"{tool_id}.{field_name}")
+            keyring.delete_password(self.service, f"{owner}.{field_name}")
         except Exception as exc:
             if type(exc).__name__ != "PasswordDeleteError":
                 raise KeyringUnavailableError(f"The keyring could not delete: {type(exc).__name__}") from exc
@@ -235,17 +322,28 @@ class ToolSettingsService:
     # -- reading ------------------------------------------------------------------------------------
 
     def effective(self, definition: ToolDefinition, *, include_secrets: bool = True) -> dict[str, Any]:
-        """The values a tool runs with: locked, else the user's, else the admin default, else the field default."""
-        user = self.store.get_tool(definition.id)
+        """The values a tool runs with: locked, else the user's, else the admin default, else the field default.
+
+        Secrets come from :meth:`SecretStore.resolve`. An optional secret that cannot be read is
+        absent; a required one raises :class:`KeyringUnavailableError`, and a secret too short to be
+        scrubbed raises :class:`SecretTooShortError`.
+        """
+        values = self._plain_values(definition)
+        if include_secrets:
+            secrets, problems = self._secret_values(definition)
+            for problem in problems.values():
+                raise problem
+            values.update(secrets)
+        return values
+
+    def _plain_values(self, definition: ToolDefinition) -> dict[str, Any]:
+        plain = [f for f in definition.settings_schema.fields if f.kind is not SettingKind.SECRET]
+        user = self.store.get_tool(definition.id) if plain else {}
         locked = self.locked.get(definition.id, {})
         defaults = self.defaults.get(definition.id, {})
         values: dict[str, Any] = {}
         for field in definition.settings_schema.fields:
             if field.kind is SettingKind.SECRET:
-                if include_secrets:
-                    secret = self.secrets.get(definition.id, field.name)
-                    if secret is not None:
-                        values[field.name] = secret
                 continue
             for layer in (locked, user, defaults):
                 if field.name in layer:
@@ -256,11 +354,32 @@ class ToolSettingsService:
                     values[field.name] = field.default
         return values
 
+    def _secret_values(self, definition: ToolDefinition) -> tuple[dict[str, str], dict[str, SettingsError]]:
+        """Every secret that resolves, and why each of the others cannot be used, by field name."""
+        values: dict[str, str] = {}
+        problems: dict[str, SettingsError] = {}
+        for field in definition.settings_schema.fields:
+            if field.kind is not SettingKind.SECRET:
+                continue
+            try:
+                resolved = self.secrets.resolve(definition.id, field.name)
+            except KeyringUnavailableError as exc:
+                if field.required:
+                    problems[field.name] = exc
+                continue
+            except SecretTooShortError as exc:
+                problems[field.name] = exc
+                continue
+            if resolved is not None:
+                values[field.name] = resolved.value
+        return values, problems
+
     def origin(self, definition: ToolDefinition, field_name: str) -> str:
-        """Where a field's value comes from: ``locked``, ``user``, ``default``, ``keyring`` or ``unset``."""
+        """Where a field's value comes from: ``locked``, ``user``, ``default``, ``unset``, and for a secret
+        ``keyring``, ``environment`` or ``unavailable`` (no keyring can be read, no environment variable)."""
         field = definition.settings_schema.field(field_name)
         if field is not None and field.kind is SettingKind.SECRET:
-            return "keyring" if self.secrets.get(definition.id, field_name) is not None else "unset"
+            return self.secrets.locate(definition.id, field_name)
         if field_name in self.locked.get(definition.id, {}):
             return "locked"
         if field_name in self.store.get_tool(definition.id):
@@ -270,15 +389,11 @@ class ToolSettingsService:
         return "unset"
 
     def for_execution(self, tool: RegisteredTool) -> tuple[dict[str, Any], list[str]]:
-        """A tool's effective settings and the values of its secrets (the executor scrubs those)."""
-        try:
-            values = self.effective(tool.definition)
-        except KeyringUnavailableError:
-            # Without a keyring an optional secret is simply absent, as configuration_status treats it;
-            # a tool whose required secret cannot be read is unconfigured, so that error stands.
-            if any(f.kind is SettingKind.SECRET and f.required for f in tool.definition.settings_schema.fields):
-                raise
-            values = self.effective(tool.definition, include_secrets=False)
+        """A tool's effective settings and the values of its secrets (the executor scrubs those).
+
+        Raises like :meth:`effective`: a required secret that cannot be read makes the call fail.
+        """
+        values = self.effective(tool.definition)
         secrets = [
             str(values[f.name])
             for f in tool.definition.settings_schema.fields
@@ -311,7 +426,7 @@ class ToolSettingsService:
             self.store.set(definition.id, field_name, None)
 
     def set_secret(self, definition: ToolDefinition, field_name: str, value: str) -> None:
-        """Store a secret in the keyring."""
+        """Store a secret in the keyring, whole; refuses an empty one and one too short to be scrubbed."""
         field = self._field(definition, field_name)
         if field.kind is not SettingKind.SECRET:
             raise SettingsError(f"{definition.id}.{field_name} is not a secret; use set.")
@@ -342,32 +457,49 @@ class ToolSettingsService:
     def configuration_status(
         self, definition: ToolDefinition, validate: Callable[[Mapping[str, Any]], Sequence[str]] | None = None
     ) -> ConfigurationStatus:
-        """Configured means every required field has a valid value and ``validate`` finds nothing."""
+        """Configured means every required field has a valid value and ``validate`` finds nothing.
+
+        Every problem is listed, not only the first; secrets are scrubbed from every problem text,
+        whether ``validate`` returned it or raised it.
+        """
         try:
-            values = self.effective(definition)
-        except KeyringUnavailableError as exc:
-            values = self.effective(definition, include_secrets=False)
-            secret_fields = [
-                f for f in definition.settings_schema.fields if f.kind is SettingKind.SECRET and f.required
-            ]
-            if secret_fields:
-                return ConfigurationStatus(False, (str(exc),))
-        problems = []
+            values = self._plain_values(definition)
+        except SettingsError as exc:  # a corrupt settings file leaves this tool out, never the host down
+            return ConfigurationStatus(False, (str(exc),))
+        secrets, secret_problems = self._secret_values(definition)
+        values.update(secrets)
+        problems = [f"setting '{name}': {problem}" for name, problem in secret_problems.items()]
         for field in definition.settings_schema.fields:
             if field.name not in values or values[field.name] in ("", None):
-                if field.required:
-                    problems.append(f"setting '{field.name}' is required and not set")
+                if field.required and field.name not in secret_problems:
+                    problems.append(self._missing(definition, field))
                 continue
             if field.kind is not SettingKind.SECRET:
                 problem = self.check_value(field, values[field.name])
                 if problem:
                     problems.append(f"setting '{field.name}': {problem}")
         if not problems and validate is not None:
-            try:
-                problems.extend(validate(values))
-            except Exception as exc:
-                problems.append(f"validate_configuration failed: {type(exc).__name__}: {exc}")
-        return ConfigurationStatus(not problems, tuple(problems))
+            problems.extend(self._validate(validate, values))
+        scrub = scrubber()
+        return ConfigurationStatus(not problems, tuple(scrub.text(problem) for problem in problems))
+
+    @staticmethod
+    def _validate(validate: Callable[[Mapping[str, Any]], Sequence[str]], values: Mapping[str, Any]) -> list[str]:
+        try:
+            found = validate(values)
+            if isinstance(found, str):
+                return [found]
+            return [str(problem) for problem in found]
+        except Exception as exc:  # the plugin's code: its failure is a problem of this tool, never the host's
+            return [f"validate_configuration failed: {type(exc).__name__}: {exc}"]
+
+    def _missing(self, definition: ToolDefinition, field: SettingsField) -> str:
+        if field.kind is not SettingKind.SECRET:
+            return f"setting '{field.name}' is required and not set"
+        return (
+            f"setting '{field.name}' is a required secret and not set: store it with `toolplug settings secret "
+            f"{definition.id} {field.name}` or set {environment_variable(definition.id, field.name)}"
+        )
 
     def _field(self, definition: ToolDefinition, field_name: str) -> SettingsField:
         field = definition.settings_schema.field(field_name)
@@ -382,6 +514,7 @@ __all__ = [
     "JsonSettingsStore",
     "Option",
     "OptionSource",
+    "ResolvedSecret",
     "SecretStore",
     "ToolSettingsService",
     "default_settings_dir",

@@ -47,7 +47,8 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
         "",
         "Generated from the installed tools. Admins address a setting as `<toolId>.<fieldName>` under",
         "`[tools.<toolId>]` in the host config: `locked` values win over everything, `defaults` pre-fill",
-        "until the user saves a value. Secrets live only in the OS keyring and cannot be set this way.",
+        "until the user saves a value. Secrets come only from the OS keyring or the environment variable",
+        "`TOOLPLUG_SECRET_<TOOL>_<FIELD>`, and cannot be set this way.",
     ]
     current = None
     for row in rows:
@@ -55,7 +56,7 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
             current = row["tool"]
             lines += ["", f"## `{current}` (plugin `{row['plugin']}`)", "",
                       "| key | type | required | meaning | choices | default |", "|---|---|---|---|---|---|"]
-        kind = "secret (keyring only)" if row["kind"] == "secret" else row["type"]
+        kind = "secret (keyring or environment)" if row["kind"] == "secret" else row["type"]
         choices = ", ".join(json.dumps(c) for c in row["choices"]) if row["choices"] else (
             f"from `{row['option_source']}`" if row["option_source"] else "")
         default = "" if row["default"] is None else json.dumps(row["default"])

@@ -30,14 +30,12 @@ from toolplug.providers.base import (
     RoundRequest,
 )
 from toolplug.providers.http import ExchangeRecorder, ProviderHTTPClient, RetryPolicy, ServerSentEvent
+from toolplug.providers.profiles import PROFILES, ServerProfile, managed_field_problem, server_profile
 
 logger = logging.getLogger("toolplug.providers")
 
 DENIED_TEXT = "Tool call execution denied."
 """What a model reads for a denied call without a reason."""
-
-_RESERVED_KEYS = frozenset({"model", "messages", "input", "tools", "tool_choice", "stream", "stream_options"})
-"""Body fields toolplug owns; extra parameters and provider options cannot set them."""
 
 
 def dumps(value: Any) -> str:
@@ -170,14 +168,23 @@ def stream_error(detail: Any, code: Any = None) -> ProviderResponseError:
 
 
 def merge_options(body: dict[str, Any], *sources: Mapping[str, Any] | None) -> None:
-    """Copy extra parameters and provider options into ``body``, never over what toolplug owns."""
+    """Copy extra parameters, mapped settings and provider options into ``body`` (the adapter has refused
+    any field toolplug manages where they entered: :func:`check_option`). ``parallel_tool_calls`` applies
+    only where toolplug does not set it (see :func:`toolplug.providers._openai_common.offer_tools`)."""
     for source in sources:
         if not source:
             continue
         for key, value in source.items():
-            if key in _RESERVED_KEYS or key == "parallel_tool_calls":
+            if key == "parallel_tool_calls":
                 continue
             body[key] = copy.deepcopy(value)
+
+
+def check_option(key: str) -> None:
+    """Raise InvalidArgumentError for an extra parameter or provider option that toolplug manages."""
+    problem = managed_field_problem(key)
+    if problem:
+        raise InvalidArgumentError("extra", problem)
 
 
 def convert_tools(
@@ -229,12 +236,22 @@ class HTTPProviderAdapter:
     """Converts one definition to the API's tool entry (a ``staticmethod`` of a :mod:`wire_tools` function)."""
 
     def __init__(
-        self, client: ProviderHTTPClient, *, provider_id: str, model_id: str, extra: Mapping[str, Any] | None = None
+        self,
+        client: ProviderHTTPClient,
+        *,
+        provider_id: str,
+        model_id: str,
+        extra: Mapping[str, Any] | None = None,
+        server: ServerProfile | None = None,
     ) -> None:
         self.client = client
         self.provider_id = provider_id
         self.model_id = model_id
+        for key in extra or ():
+            check_option(key)
         self.extra: dict[str, Any] = dict(extra or {})
+        self.server: ServerProfile = server if server is not None else PROFILES["official"]
+        """The dialect of the server (see :mod:`toolplug.providers.profiles`)."""
         self.last_request_body: dict[str, Any] | None = None
         """The body of the most recent request (for tests and debugging)."""
         self._tools = ToolShapeCache(self.tool_shape, self.api_name)
@@ -339,6 +356,8 @@ class HTTPProviderAdapter:
             value = request.provider_options.get(key)
             if isinstance(value, Mapping):
                 options.update(value)
+        for key in options:
+            check_option(key)
         return options
 
 
@@ -384,6 +403,16 @@ class HTTPAdapterFactory:
     default_base_url: str
     auth_headers: Callable[[str], dict[str, str]]
     static_headers: tuple[tuple[str, str], ...] = ()
+    path_prefix: str = ""
+    """The start of the API's path (``/v1``): a base URL that already ends with it (as other clients
+    write it) is taken without it, so the path is not doubled."""
+
+    def base_url(self, configured: str | None) -> str:
+        """The base URL requests go to."""
+        url = (configured or self.default_base_url).rstrip("/")
+        if self.path_prefix and url.endswith(self.path_prefix):
+            url = url[: -len(self.path_prefix)]
+        return url
 
     def create(
         self,
@@ -413,7 +442,7 @@ class HTTPAdapterFactory:
             )
         client = ProviderHTTPClient(
             provider=provider_id,
-            base_url=profile.base_url or self.default_base_url,
+            base_url=self.base_url(profile.base_url),
             headers=headers,
             secrets=(api_key,) if api_key else (),
             timeout=timeout,
@@ -421,7 +450,11 @@ class HTTPAdapterFactory:
             http_client=http_client,
             recorder=recorder,
         )
-        return self.adapter_type(client, provider_id=provider_id, model_id=profile.model, extra=profile.extra)
+        overrides = profile.server_overrides() if hasattr(profile, "server_overrides") else None
+        server = server_profile(getattr(profile, "server", None), profile.base_url, overrides)
+        return self.adapter_type(
+            client, provider_id=provider_id, model_id=profile.model, extra=profile.extra, server=server
+        )
 
 
 __all__ = [
@@ -432,6 +465,7 @@ __all__ = [
     "ToolShapeCache",
     "arguments_text",
     "base64_data",
+    "check_option",
     "content_output_text",
     "convert_tools",
     "data_url",

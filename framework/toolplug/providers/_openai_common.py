@@ -48,8 +48,18 @@ def openai_usage(usage: Any, input_name: str, output_name: str) -> Usage:
 
 
 def system_items(instructions: Sequence[SystemMessage]) -> list[dict[str, Any]]:
-    """The leading instructions as ``system`` messages (input items)."""
-    return [{"role": "system", "content": message.content} for message in instructions]
+    """The leading instructions as ``system`` messages (input items). An empty one is not sent; a
+    message's ``openai`` provider metadata adds its fields (``name``, for one) to the message."""
+    items: list[dict[str, Any]] = []
+    for message in instructions:
+        if not message.content:
+            continue
+        item: dict[str, Any] = {"role": "system", "content": message.content}
+        for key, value in vendor_meta(message, VENDOR).items():
+            if key not in item:
+                item[key] = value
+        items.append(item)
+    return items
 
 
 def offer_tools(
@@ -60,12 +70,13 @@ def offer_tools(
     parallel: bool | None,
     extra: Mapping[str, Any] | None,
 ) -> None:
-    """Put the tools into ``body`` with their choice; ``parallel_tool_calls`` as toolplug decides,
-    else as the extra parameters say. Without tools none of these fields are sent."""
+    """Put the tools into ``body`` with their choice (None: no ``tool_choice`` field); ``parallel_tool_calls``
+    as toolplug decides, else as the extra parameters say. Without tools none of these fields are sent."""
     if not tools:
         return
     body["tools"] = list(tools)
-    body["tool_choice"] = tool_choice
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
     if parallel is not None:
         body["parallel_tool_calls"] = parallel
     elif extra and "parallel_tool_calls" in extra:

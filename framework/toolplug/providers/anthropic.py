@@ -15,6 +15,7 @@ from HTTP.
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,6 +44,7 @@ from toolplug.providers._adapter_base import (
     StreamAssembler,
     base64_data,
     dumps,
+    file_placeholder,
     finish_with_calls,
     is_file_part,
     is_url,
@@ -90,17 +92,17 @@ _SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 # --- canonical → wire --------------------------------------------------------------------------------
 
 
-def anthropic_messages(messages: Iterable[Message]) -> tuple[list[dict[str, Any]], list[str]]:
+def anthropic_messages(messages: Iterable[Message]) -> tuple[list[dict[str, Any]], list[SystemMessage]]:
     """The conversation as Messages API messages, and the texts of system messages found inside it.
 
     Consecutive tool messages (and a user message right after them) share one user message, so the
     results of a round always travel together.
     """
     wire: list[dict[str, Any]] = []
-    system: list[str] = []
+    system: list[SystemMessage] = []
     for message in messages:
         if isinstance(message, SystemMessage):
-            system.append(message.content)
+            system.append(message)
         elif isinstance(message, UserMessage):
             _append_user(wire, anthropic_user_content(message))
         elif isinstance(message, AssistantMessage):
@@ -136,11 +138,36 @@ def anthropic_user_content(message: UserMessage) -> list[dict[str, Any]]:
     return blocks
 
 
+_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+"""The image types the Messages API reads; any other file is a document or text."""
+
+
 def _file_block(part: FilePart) -> dict[str, Any]:
-    kind = "image" if part.media_type.startswith("image/") else "document"
-    if is_url(part.data):
-        return {"type": kind, "source": {"type": "url", "url": part.data}}
-    return {"type": kind, "source": {"type": "base64", "media_type": part.media_type, "data": base64_data(part.data)}}
+    return file_block(part.data, part.media_type)
+
+
+def file_block(data: str | bytes, media_type: str) -> dict[str, Any]:
+    """A file as the Messages API takes it: an image block for its image types, a document for PDF and
+    plain text, and a text block saying what it was for anything else (never an invalid image)."""
+    media_type = media_type.split(";", 1)[0].strip().lower()
+    if media_type in _IMAGE_TYPES or (media_type == "application/pdf"):
+        kind = "image" if media_type in _IMAGE_TYPES else "document"
+        if is_url(data):
+            return {"type": kind, "source": {"type": "url", "url": data}}
+        return {"type": kind, "source": {"type": "base64", "media_type": media_type, "data": base64_data(data)}}
+    if media_type.startswith("text/") and not is_url(data):
+        text = _decoded_text(data)
+        if text is not None:
+            return {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}
+    return {"type": "text", "text": dumps(file_placeholder({"type": "file", "media_type": media_type}))}
+
+
+def _decoded_text(data: str | bytes) -> str | None:
+    try:
+        raw = base64.b64decode(base64_data(data), validate=True) if isinstance(data, str) else data
+        return raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def anthropic_assistant_content(parts: Sequence[AssistantPart]) -> list[dict[str, Any]]:
@@ -208,9 +235,8 @@ def _content_blocks(output: Any) -> Any:
         if isinstance(item, dict) and item.get("type") == "text":
             blocks.append({"type": "text", "text": str(item.get("text", ""))})
         elif is_file_part(item):
-            media_type = part_media_type(item, "image/png")
-            source = {"type": "base64", "media_type": media_type, "data": base64_data(item["data"])}
-            blocks.append({"type": "image", "source": source})
+            default = "image/png" if item.get("type") == "image" else "application/octet-stream"
+            blocks.append(file_block(item["data"], part_media_type(item, default)))
         else:
             blocks.append({"type": "text", "text": dumps(item)})
     return blocks
@@ -228,7 +254,7 @@ def anthropic_tool_choice(choice: ToolChoice) -> dict[str, Any]:
 def anthropic_request_body(
     *,
     model: str,
-    system: Sequence[str],
+    system: Sequence[SystemMessage | str],
     messages: Sequence[dict[str, Any]],
     request: RoundRequest,
     tools: Sequence[dict[str, Any]],
@@ -240,7 +266,7 @@ def anthropic_request_body(
     """The body of one round (``resend_tools``: the previous tools, for a final-answer round)."""
     body = start_body(model, extra, map_settings(request.settings, _SETTINGS, _SETTINGS_AS_IS), provider_options)
     body.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-    system_blocks = [{"type": "text", "text": text} for text in system if text]
+    system_blocks = [block for block in map(system_block, system) if block["text"]]
     if system_blocks:
         body["system"] = system_blocks
     else:
@@ -258,6 +284,20 @@ def anthropic_request_body(
 
 
 _SETTINGS = {"max_output_tokens": "max_tokens"}
+
+
+def system_block(message: SystemMessage | str) -> dict[str, Any]:
+    """One system text block; a message's ``anthropic`` provider metadata adds its fields
+    (``cache_control`` for prompt caching)."""
+    if isinstance(message, str):
+        return {"type": "text", "text": message}
+    block: dict[str, Any] = {"type": "text", "text": message.content}
+    for key, value in vendor_meta(message, VENDOR).items():
+        if key not in block:
+            block[key] = value
+    return block
+
+
 _SETTINGS_AS_IS = ("stop_sequences", "temperature", "top_p", "top_k")
 
 
@@ -445,7 +485,7 @@ class AnthropicAdapter(HTTPProviderAdapter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.messages: list[dict[str, Any]] = []
-        self.system: list[str] = []
+        self.system: list[SystemMessage] = []
         self._pending: list[dict[str, Any]] = []
         self._last_tools: list[dict[str, Any]] = []
 
@@ -461,7 +501,7 @@ class AnthropicAdapter(HTTPProviderAdapter):
             self._last_tools = tools
         return anthropic_request_body(
             model=self.model_id,
-            system=[m.content for m in request.instructions] + self.system,
+            system=[*request.instructions, *self.system],
             messages=self.messages,
             request=request,
             tools=tools,
@@ -507,6 +547,7 @@ ADAPTER_FACTORY = HTTPAdapterFactory(
     default_base_url=DEFAULT_BASE_URL,
     auth_headers=lambda key: {"x-api-key": key},
     static_headers=(("anthropic-version", API_VERSION),),
+    path_prefix="/v1",
 )
 """Makes Anthropic Messages adapters (``api = "anthropic"``)."""
 

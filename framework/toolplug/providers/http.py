@@ -401,13 +401,16 @@ class ProviderHTTPClient:
         timeout = httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0))
         while True:
             attempt += 1
+            started = time.monotonic()
             try:
                 request = client.build_request("POST", url, json=body, headers=self.headers, timeout=timeout)
                 response = await client.send(request, stream=stream)
             except httpx2.TransportError as exc:
                 wait = self.retry.delay(attempt, None)
+                error = self._connection_error(exc, url)
+                self._record(url, body, None, {"error": str(error)}, started, attempt)
                 if wait is None:
-                    raise self._connection_error(exc, url) from exc
+                    raise error from exc
                 logger.info("provider %s: %s, retry %d in %.2fs", self.provider, type(exc).__name__, attempt, wait)
                 await asyncio.sleep(wait)
                 continue
@@ -419,6 +422,9 @@ class ProviderHTTPClient:
                 error_body = b""
             finally:
                 await response.aclose()
+            self._record(
+                url, body, response, {"raw_body": error_body.decode("utf-8", errors="replace")}, started, attempt
+            )
             if response.status_code in RETRYABLE_STATUSES:
                 wait = self.retry.delay(attempt, response.headers)
                 if wait is not None:
@@ -427,7 +433,6 @@ class ProviderHTTPClient:
                     )
                     await asyncio.sleep(wait)
                     continue
-            self._record(url, body, response, {"raw_body": error_body.decode("utf-8", errors="replace")}, None)
             raise self._status_error(response.status_code, response.headers, error_body)
 
     def _status_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderError:
@@ -457,8 +462,16 @@ class ProviderHTTPClient:
         return redact(text, self.secrets) + ("…" if len(raw) > 200 else "")
 
     def _record(
-        self, url: str, body: Mapping[str, Any], response: Any, answer: Mapping[str, Any], started: float | None
+        self,
+        url: str,
+        body: Mapping[str, Any],
+        response: Any,
+        answer: Mapping[str, Any],
+        started: float | None,
+        attempt: int | None = None,
     ) -> None:
+        """Write one attempt (every retried one too): the request, the status (None when no answer came)
+        and what came back, with its duration."""
         if self.recorder is None:
             return
         for secret in self.secrets:
@@ -472,11 +485,13 @@ class ProviderHTTPClient:
                 "body": body,
             },
             "response": {
-                "status": response.status_code,
-                "headers": redact_headers(dict(response.headers), self.secrets),
+                "status": None if response is None else response.status_code,
+                "headers": {} if response is None else redact_headers(dict(response.headers), self.secrets),
                 **answer,
             },
         }
+        if attempt is not None:
+            exchange["attempt"] = attempt
         if started is not None:
             exchange["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
         self.recorder.record(self.provider, exchange)

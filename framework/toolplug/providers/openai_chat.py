@@ -67,6 +67,7 @@ from toolplug.providers.base import (
     Usage,
 )
 from toolplug.providers.http import ServerSentEvent, error_message
+from toolplug.providers.profiles import PROFILES, ServerProfile
 from toolplug.providers.wire_tools import to_chat_completions_tool
 
 API = "openai-chat"
@@ -84,16 +85,19 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 # --- canonical → wire --------------------------------------------------------------------------------
 
 
-def chat_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
-    """The conversation as Chat Completions messages (system, user, assistant, one ``tool`` per result)."""
+def chat_messages(messages: Iterable[Message], call_content: str | None = None) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions messages (system, user, assistant, one ``tool`` per result).
+
+    ``call_content`` is the content of an assistant turn with calls and no text (see the server profile).
+    """
     wire: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, SystemMessage):
-            wire.append({"role": "system", "content": message.content})
+            wire.extend(system_items([message]))
         elif isinstance(message, UserMessage):
             wire.append(chat_user_message(message))
         elif isinstance(message, AssistantMessage):
-            assistant = chat_assistant_message(message.parts)
+            assistant = chat_assistant_message(message.parts, call_content)
             if assistant is not None:
                 wire.append(assistant)
         elif isinstance(message, ToolMessage):
@@ -123,17 +127,18 @@ def _chat_file(part: FilePart) -> dict[str, Any]:
     return {"type": "file", "file": file}
 
 
-def chat_assistant_message(parts: Sequence[AssistantPart]) -> dict[str, Any] | None:
+def chat_assistant_message(parts: Sequence[AssistantPart], call_content: str | None = None) -> dict[str, Any] | None:
     """The model's turn: its text and its calls (as the loop parsed, repaired or refined them).
 
     Reasoning has no place in a Chat Completions request and provider-executed parts do not exist in
-    this API, so both are left out. An empty turn is left out entirely.
+    this API, so both are left out. An empty turn is left out entirely. A turn of calls without text has
+    ``call_content`` as its content: null as OpenAI documents it, ``""`` for servers that fail on null.
     """
     text = "".join(part.text for part in parts if isinstance(part, TextPart))
     calls = [_chat_call(part) for part in parts if isinstance(part, ToolCallPart) and not part.provider_executed]
     if not calls:
         return {"role": "assistant", "content": text} if text else None
-    message: dict[str, Any] = {"role": "assistant", "content": text or None, "tool_calls": calls}
+    message: dict[str, Any] = {"role": "assistant", "content": text or call_content, "tool_calls": calls}
     return message
 
 
@@ -172,22 +177,34 @@ def chat_request_body(
     extra: Mapping[str, Any] | None = None,
     provider_options: Mapping[str, Any] | None = None,
     stream: bool = False,
+    server: ServerProfile | None = None,
 ) -> dict[str, Any]:
-    """The body of one round.
+    """The body of one round, in the dialect of ``server`` (OpenAI's own when None).
 
-    Extra parameters and provider options come first and cannot replace what toolplug owns (model,
-    messages, tools, tool choice, stream, parallel_tool_calls).
+    Extra parameters and provider options come first; a field toolplug owns (model, messages, tools,
+    tool choice, stream, the output-token limit) among them is an InvalidArgumentError. A tool choice
+    the server cannot honour is a UsageError, before anything is sent.
     """
-    body = start_body(model, extra, map_settings(request.settings, _SETTINGS, _SETTINGS_AS_IS), provider_options)
+    server = server if server is not None else PROFILES["official"]
+    renames = {"max_output_tokens": server.max_tokens_field, "stop_sequences": "stop"}
+    body = start_body(model, extra, map_settings(request.settings, renames, _SETTINGS_AS_IS), provider_options)
     body["messages"] = system_items(instructions) + list(messages)
-    offer_tools(body, tools, chat_tool_choice(request.tool_choice), parallel=request.parallel_tool_calls, extra=extra)
+    if tools:
+        server.check_tool_choice(request.tool_choice)
+    offer_tools(
+        body,
+        tools,
+        chat_tool_choice(request.tool_choice) if server.send_tool_choice else None,
+        parallel=request.parallel_tool_calls if server.parallel_tool_calls else None,
+        extra=extra if server.parallel_tool_calls else None,
+    )
     if stream:
         body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
+        if server.stream_usage:
+            body["stream_options"] = {"include_usage": True}
     return body
 
 
-_SETTINGS = {"max_output_tokens": "max_completion_tokens", "stop_sequences": "stop"}
 _SETTINGS_AS_IS = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "user")
 
 
@@ -294,7 +311,7 @@ class ChatStreamAssembler(StreamAssembler):
             self._usage = chunk["usage"]
         deltas: list[RoundDelta] = []
         for choice in chunk.get("choices") or ():
-            if choice.get("index", 0) != 0:
+            if (choice.get("index") or 0) != 0:  # some servers send an explicit null index
                 continue
             delta = choice.get("delta") or {}
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -321,7 +338,10 @@ class ChatStreamAssembler(StreamAssembler):
     def _call_delta(self, call_delta: Mapping[str, Any]) -> list[RoundDelta]:
         # A custom call streams ``custom: {name, input}`` pieces where a function call streams
         # ``function: {name, arguments}`` (the chunk schema documents only the latter; servers send both).
-        index = int(call_delta.get("index", len(self._calls)))
+        raw_index = call_delta.get("index")
+        if raw_index is None:  # absent or an explicit null: a new call when it has an id, else the current one
+            raw_index = len(self._calls) if call_delta.get("id") or not self._calls else len(self._calls) - 1
+        index = int(raw_index)
         custom = call_delta.get("type") == "custom" or "custom" in call_delta
         function = call_delta.get("custom" if custom else "function") or {}
         deltas: list[RoundDelta] = []
@@ -414,7 +434,7 @@ class OpenAIChatAdapter(HTTPProviderAdapter):
 
     def begin(self, messages: Sequence[Message]) -> None:
         """Start with the conversation so far."""
-        self.messages = chat_messages(messages)
+        self.messages = chat_messages(messages, self.server.tool_call_content)
 
     def build_body(self, request: RoundRequest, *, stream: bool) -> dict[str, Any]:
         """The body of one round."""
@@ -427,6 +447,7 @@ class OpenAIChatAdapter(HTTPProviderAdapter):
             extra=self.extra,
             provider_options=self.provider_options(request, "openai"),
             stream=stream,
+            server=self.server,
         )
 
     def parse_response(self, data: Any, request: RoundRequest) -> Round:
@@ -439,7 +460,7 @@ class OpenAIChatAdapter(HTTPProviderAdapter):
 
     def record_model_turn(self, round: Round) -> None:
         """Append the assistant message (with the calls as the loop parsed them)."""
-        message = chat_assistant_message(round.content)
+        message = chat_assistant_message(round.content, self.server.tool_call_content)
         if message is not None:
             self.messages.append(message)
 

@@ -87,6 +87,7 @@ from toolplug.providers.base import (
     Usage,
 )
 from toolplug.providers.http import ServerSentEvent
+from toolplug.providers.profiles import ServerProfile
 from toolplug.providers.wire_tools import output_schema_of, provider_tool_type, to_responses_tool
 
 logger = logging.getLogger("toolplug.providers.openai_responses")
@@ -339,15 +340,20 @@ def responses_request_body(
     extra: Mapping[str, Any] | None = None,
     provider_options: Mapping[str, Any] | None = None,
     stream: bool = False,
+    server: ServerProfile | None = None,
 ) -> dict[str, Any]:
-    """The body of one round. Extra parameters cannot replace model, input, tools, tool choice or stream.
+    """The body of one round. Extra parameters cannot set model, input, tools, tool choice or stream (an
+    InvalidArgumentError); a tool choice ``server`` cannot honour is a UsageError before the request.
 
     With ``store: false`` the reasoning items must carry their encrypted content to be replayed, so
     ``reasoning.encrypted_content`` is then added to ``include``.
     """
     body = start_body(model, extra, map_settings(request.settings, {}, _SETTINGS_AS_IS), provider_options)
     body["input"] = system_items(instructions) + list(items)
-    offer_tools(body, tools, responses_tool_choice(request.tool_choice, request.tools), parallel=None, extra=extra)
+    if tools and server is not None:
+        server.check_tool_choice(request.tool_choice)
+    choice = responses_tool_choice(request.tool_choice, request.tools)
+    offer_tools(body, tools, choice if server is None or server.send_tool_choice else None, parallel=None, extra=extra)
     if body.get("store") is False:
         include = list(body.get("include") or [])
         if "reasoning.encrypted_content" not in include:
@@ -621,6 +627,7 @@ class OpenAIResponsesAdapter(HTTPProviderAdapter):
             extra=self.extra,
             provider_options=self.provider_options(request, VENDOR),
             stream=stream,
+            server=self.server,
         )
 
     def parse_response(self, data: Any, request: RoundRequest) -> Round:

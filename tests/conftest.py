@@ -7,8 +7,13 @@ from pathlib import Path
 
 import keyring
 import pytest
+from hypothesis import settings
 
 from toolplug.memory_keyring import MemoryKeyring
+
+# Speed is measured in bench/, never asserted: a busy machine must not fail a property test.
+settings.register_profile("toolplug", deadline=None)
+settings.load_profile("toolplug")
 
 
 @pytest.fixture(autouse=True)

@@ -26,7 +26,7 @@ from toolplug.config import ProviderSection
 from toolplug.definitions import ConfidenceLevel, Source
 from toolplug.errors import ConfigError, KeyringUnavailableError, ProviderError, ToolChoiceViolationError, UsageError
 from toolplug.execution import ToolTrace
-from toolplug.loop import LoopOptions, LoopResult, StartStepPart, StepResult, ToolCallingLoop
+from toolplug.loop import ApproveTool, LoopOptions, LoopResult, StartStepPart, StepResult, ToolCallingLoop
 from toolplug.messages import Message, UserMessage
 from toolplug.providers.base import ProviderAdapter, TextDelta, Usage
 from toolplug.providers.profiles import ServerProfile
@@ -238,6 +238,7 @@ async def run_host_chat(
     chat_required_confidence: ConfidenceLevel | None = None,
     http_client: Any = None,
     tool_choice: str | None = None,
+    approve_tool: ApproveTool | None = None,
 ) -> ChatResult:
     """Run one chat turn with the host's rules; see the module docstring.
 
@@ -253,6 +254,8 @@ async def run_host_chat(
     :param tool_choice: ``auto``, ``none``, ``required`` or a tool (its id or the name the model calls);
         the provider's ``tool_choice`` when None. A tool that is not offered, or a choice the provider's
         server cannot honour, is a UsageError before any request.
+    :param approve_tool: asked before each call of a tool that needs approval (without it such a call
+        ends the turn, awaiting approval).
     :raises ConfigError: no provider configured, an unknown provider or API, a missing API key.
     :raises UsageError: the provider may not receive this chat's data.
     :raises ProviderError: the provider failed (unreachable, refused the key, rate limits...).
@@ -290,6 +293,7 @@ async def run_host_chat(
         on_event=on_event,
         tool_choice=choice,
         settings={} if provider.max_output_tokens is None else {"max_output_tokens": provider.max_output_tokens},
+        approve_tool=approve_tool,
     )
     if instructions:
         options.instructions = instructions

@@ -216,16 +216,22 @@ def plugins(state: HostContext, show_all: bool, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("tool_id", required=False)
 @click.option("--component", default="chat", show_default=True, help="The host component.")
 @click.option("--provider", default=None, help="A provider id from the config (its confidence applies).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @pass_host
 @handles_errors
-def tools(state: HostContext, component: str, provider: str | None, as_json: bool) -> None:
-    """List every tool with whether it is runnable here, and why not."""
+def tools(state: HostContext, tool_id: str | None, component: str, provider: str | None, as_json: bool) -> None:
+    """List every tool with whether it is runnable here, and why not; TOOL: one tool in full."""
+    if tool_id is not None:
+        _show_tool(state.host, tool_id, component, provider, as_json)
+        return
     statuses = state.host.tool_statuses(component, provider)
     if as_json:
-        _emit_json([s.as_dict() for s in statuses])
+        from toolplug.tool_details import tool_details
+
+        _emit_json([s.as_dict() | tool_details(state.host, s) for s in statuses])
         return
     if not statuses:
         click.echo("No tools are registered.")
@@ -240,6 +246,20 @@ def tools(state: HostContext, component: str, provider: str | None, as_json: boo
             "\nConfigure a tool with `toolplug settings set TOOL FIELD VALUE` (secrets: `toolplug settings secret`);"
             " `toolplug settings docs` lists every setting."
         )
+
+
+def _show_tool(host: Host, tool_id: str, component: str, provider: str | None, as_json: bool) -> None:
+    from toolplug.errors import UnknownToolError
+    from toolplug.tool_details import render_tool, tool_details
+
+    statuses = [s for s in host.tool_statuses(component, provider) if s.id == tool_id]
+    if not statuses:
+        raise UnknownToolError(tool_id, sorted({s.id for s in host.tool_statuses(component, provider)}))
+    entries = [s.as_dict() | tool_details(host, s) for s in statuses]
+    if as_json:
+        _emit_json(entries[0] if len(entries) == 1 else entries)
+        return
+    click.echo("\n\n".join(render_tool(entry) for entry in entries))
 
 
 @cli.command()
@@ -324,26 +344,19 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
     except ToolNotRunnableError as exc:
         if as_json:
             _emit_json({
-                "status": "blocked", "output_type": "error-text", "text": str(exc), "json": None, "sources": [],
+                "status": "blocked", "output_type": "error-text", "text": str(exc), "json": None, "content": None,
+                "sources": [],
                 "required_provider_confidence": None, "trace": None, "reasons": exc.reasons,
             })
         _fail(str(exc), 1)
+    from toolplug.cli_output import render_result, result_payload
+
     result = outcome.result
-    payload = {
-        "status": outcome.status.value,
-        "output_type": result.resolved_output_type(is_error=outcome.is_error).value,
-        "text": result.text_content,
-        "json": result.json_content,
-        "sources": [s.model_dump() for s in result.sources],
-        "required_provider_confidence": (
-            None if result.required_provider_confidence is None else result.required_provider_confidence.label
-        ),
-        "trace": outcome.trace.as_dict(),
-    }
+    payload = result_payload(outcome)
     if as_json:
         _emit_json(payload)
     else:
-        click.echo(outcome.text)
+        click.echo(render_result(result))
         if result.sources:
             click.echo("\nSources used by tools:")
             for source in result.sources:
@@ -510,7 +523,8 @@ def new(name: str, directory: str) -> None:
 
 
 @cli.command()
-@click.argument("prompt")
+@click.argument("prompt", required=False)
+@click.option("--system", default=None, help="A system prompt for the model (the tools' instructions follow it).")
 @click.option("--provider", default=None, help="A provider id from the config (default: the first configured).")
 @click.option("--component", default="chat", show_default=True, help="The host component.")
 @click.option("--stream", is_flag=True, help="Print the answer as it arrives.")
@@ -533,7 +547,8 @@ def new(name: str, directory: str) -> None:
 @handles_errors
 def chat(
     state: HostContext,
-    prompt: str,
+    prompt: str | None,
+    system: str | None,
     provider: str | None,
     component: str,
     stream: bool,
@@ -543,9 +558,21 @@ def chat(
 ) -> None:
     """Ask the model PROMPT with the runnable tools; print the answer and the sources used by tools.
 
+    Without PROMPT: a conversation, one line a turn (from the terminal or a pipe); /exit or Ctrl-D ends it.
+
     Exits 1 when the run ended without an answer (a limit, a result the provider may not see, a call
     left for the caller) or the provider failed; what already happened is printed all the same.
     """
+    if prompt is None:
+        if as_json:
+            raise UsageError("--json needs a PROMPT; a conversation prints its answers as text.")
+        from toolplug.interactive import run_interactive
+
+        run_interactive(
+            state.host, provider_id=provider, component=component, system=system, stream=stream,
+            record_dir=record_dir, chat_options={"tool_choice": tool_choice},
+        )
+        return
     import traceback
 
     from toolplug.chat import ChatStreamPrinter, partial_chat_error, run_host_chat
@@ -564,6 +591,7 @@ def chat(
                 on_event=printer if stream and not as_json else None,
                 record_dir=record_dir,
                 tool_choice=tool_choice,
+                system=system,
             )
         )
     except (ProviderError, ToolChoiceViolationError) as exc:

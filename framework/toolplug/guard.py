@@ -324,14 +324,20 @@ class _RuleSpec:
     characters before it.
     """
 
-    __slots__ = ("anchors", "back", "family", "pattern", "rule")
+    __slots__ = ("anchors", "back", "family", "needs", "pattern", "rule")
 
-    def __init__(self, pattern: str, rule: str, family: str, anchors: tuple[str, ...] = (), back: int = 0) -> None:
+    def __init__(
+        self, pattern: str, rule: str, family: str, anchors: tuple[str, ...] = (), back: int = 0,
+        needs: tuple[str, ...] = (),
+    ) -> None:
         self.pattern = pattern
         self.rule = rule
         self.family = family
         self.anchors = anchors
         self.back = back
+        self.needs = needs
+        """Words of which the stretch of text (about 2,000 characters) must hold one for the rule to run:
+        a rule whose anchor words are common runs only near the words its matches need."""
 
 
 _AI_WORDS = (
@@ -489,19 +495,459 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
+_IMPERATIVE_START = r"(?:^|[.!?:;\n\"'(\[*>-])[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
+_SECRET_OBJECT = (
+    r"(?:system[ \t]+(?:prompt|message|instructions?)|(?:initial|hidden|secret|original|operating|internal|developer|"
+    r"confidential|full|exact)[ \t]+(?:instructions|prompt|rules|configuration|config|message|guidelines)|"
+    r"instructions[ \t]+(?:you[ \t]+(?:were|have[ \t]+been)[ \t]+given|above)|context[ \t]+window|"
+    r"(?:internal|hidden)[ \t]+configuration)"
+)
+_DATA_WORDS = (
+    r"(?:customers?|lists?|api[ \t]?keys?|keys|credentials|passwords?|data|records|history|conversation|files|"
+    r"secrets?|contacts|database|tokens?|summary|messages|details|information|logs)"
+)
+_SNAKE_TOOL = r"`?[a-z][a-z0-9]*_[a-z0-9_]+`?"
+
+_SECRET_NEEDS = ("prompt", "prompts", "instructions", "configuration", "config", "window", "message", "guidelines",
+                 "rules")
+_ANSWER_NEEDS = ("reply", "replies", "response", "responses", "answer", "answers", "summary", "summaries", "output",
+                 "outputs")
+_DATA_NEEDS = ("customer", "customers", "list", "lists", "api", "keys", "key", "credentials", "password", "passwords",
+               "data", "records", "history", "conversation", "files", "secret", "secrets", "contacts", "database",
+               "token", "tokens", "summary", "messages", "details", "information", "logs", "sk")
+
+_INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
+    _RuleSpec(
+        r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip|disable|deactivate|suspend|abandon|drop|turn[ \t]+off)"
+        r"\b[^.\n]{0,40}?\b(?:safety|security|content|ethical|moderation)[ \t]+(?:checks?|protocols?|guidelines?|"
+        r"filters?|rules|stuff|measures|restrictions|policies|policy|settings|constraints|confirmations)\b",
+        "instruction override", "override",
+        ("ignore ", "disregard ", "forget ", "override ", "bypass ", "skip ", "disable ", "deactivate ", "suspend ",
+         "abandon ", "drop ", "turn "), needs=("safety", "security", "content", "ethical", "moderation"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:safety|content|ethical|moderation)[ \t]+(?:protocols?|filters?|checks?|guidelines|restrictions|"
+        r"rules|constraints)[ \t]+(?:are[ \t]+|have[ \t]+been[ \t]+|were[ \t]+)?(?:now[ \t]+)?(?:disabled|off|removed|"
+        r"lifted|suspended|deactivated|bypassed|waived)\b",
+        "instruction override", "override", ("safety ", "content ", "ethical ", "moderation "),
+        needs=("disabled", "off", "removed", "lifted", "suspended", "deactivated", "bypassed", "waived"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:ignore|disregard|forget)[ \t]+(?:all[ \t]+|any[ \t]+)?(?:the[ \t]+)?(?:above|summari[sz]ation[ \t]+"
+        r"request|user'?s?[ \t]+(?:question|request|instructions?|task)|reviewer[ \t]+guidelines|developer[ \t]+and"
+        r"[ \t]+system|(?:developer|system|assistant)[ \t]+(?:instructions|messages?|prompts?|rules))\b",
+        "instruction override", "override", ("ignore ", "disregard ", "forget "),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:print|output|show|reveal|list|repeat|dump|display|recite|share|spell|tell[ \t]+me|give[ \t]+me|"
+        r"write[ \t]+out|type[ \t]+out|copy|return|translate|summari[sz]e|include|add|leak|disclose|expose)\b"
+        r"[^.\n]{0,50}?\b(?:your|the|all|any|my)[ \t]+(?:\w+[ \t]+){0,2}?" + _SECRET_OBJECT + r"\b",
+        "prompt or data extraction", "override",
+        ("print ", "output ", "show ", "reveal ", "list ", "repeat ", "dump ", "display ", "recite ", "share ",
+         "spell ", "tell ", "give ", "write ", "type ", "copy ", "return ", "translate ", "summarize ", "summarise ",
+         "include ", "add ", "leak ", "disclose ", "expose "), needs=_SECRET_NEEDS,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:what|which)[ \t]+(?:are|were|is)[ \t]+your[ \t]+(?:\w+[ \t]+)?(?:instructions|system[ \t]+prompt|"
+        r"rules|guidelines|directives)\b",
+        "prompt or data extraction", "override", ("what ", "which "),
+        needs=("instructions", "prompt", "rules", "guidelines", "directives"),
+    ),
+    _RuleSpec(
+        _IMPERATIVE_START + r"(?i:(?:call|invoke|run|use|execute|trigger)[ \t]+(?:the[ \t]+)?" + _SNAKE_TOOL
+        + r"(?:[ \t]+(?:tool|function))?[ \t]+(?:on|with|to|and|for|using|passing)\b)",
+        "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b[^.\n]{0,80}?\b"
+        + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
+        "instruction to send data away", "exfiltration",
+        ("send ", "email ", "e ", "forward ", "mail ", "post ", "upload ", "transmit ", "leak ", "share ", "submit ",
+         "exfiltrate "), needs=_DATA_NEEDS,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b[^.\n]{0,60}?\b(?:api[ \t]?keys?|credentials|"
+        r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
+        "instruction to send data away", "exfiltration",
+        ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)[ \t]+"
+        r"(?:your[ \t]+)?"
+        r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b",
+        "instruction to persist", "override",
+        ("save ", "store ", "write ", "add ", "commit ", "remember ", "persist ", "keep "), needs=("memory",),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:append|end|include|repeat|add|start|begin|prefix|finish|sign|close)\b[^.\n]{0,60}?\b(?:every|each|all"
+        r"|any)[ \t]+(?:future[ \t]+|subsequent[ \t]+|later[ \t]+|of[ \t]+your[ \t]+)?(?:reply|replies|response|"
+        r"responses|answer|answers|summary|summaries|output|outputs)\b",
+        "instruction to change every answer", "override",
+        ("append ", "end ", "include ", "repeat ", "add ", "start ", "begin ", "prefix ", "finish ", "sign ",
+         "close "), needs=_ANSWER_NEEDS,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:append|include|add|insert|output|reply[ \t]+with|respond[ \t]+with|print|say|write)\b[^.\n]{0,40}?"
+        r"\b(?:to|in|at)[ \t]+(?:the[ \t]+(?:end|start|top|bottom)[ \t]+of[ \t]+)?your[ \t]+(?:reply|response|answer|"
+        r"summary|output|message)\b",
+        "instruction to change the answer", "override",
+        ("append ", "include ", "add ", "insert ", "output ", "reply ", "respond ", "print ", "say ", "write "),
+        needs=_ANSWER_NEEDS,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:reply|respond|answer)[ \t]+(?:only[ \t]+)?with[ \t]+(?:the[ \t]+(?:word|code|token|phrase|text)"
+        r"[ \t]+)?[\"'`]?[A-Z0-9][A-Z0-9_-]{3,}[\"'`]?(?:[ \t]+and[ \t]+nothing[ \t]+else)?",
+        "instruction to change the answer", "override", ("reply ", "respond ", "answer "),
+    ),
+    _RuleSpec(
+        r"(?i)\bfor[ \t]+the[ \t]+(?:rest|remainder)[ \t]+of[ \t]+(?:this|the|our)[ \t]+(?:conversation|task|session|"
+        r"chat|dialogue|interaction)\b",
+        "instruction override", "override", ("rest", "remainder"), 14,
+    ),
+    _RuleSpec(
+        r"(?i)\bfrom[ \t]+now[ \t]+on\b[^.\n]{0,80}?\b(?:restrictions|rules|filters|limits|limitations|comply|obey|"
+        r"act[ \t]+as|pretend|DAN|persona|character|jailbr\w*|unrestricted|uncensored|unfiltered|ignore|respond|"
+        r"answer|reply|instructions|guidelines|no[ \t]+longer)\b",
+        "instruction override", "override", ("from ",), needs=("now",),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:new|updated|revised|latest|real|actual|true|additional)[ \t]+(?:directives?|instructions?|task|"
+        r"orders|rules|system[ \t]+prompt)[ \t]+(?:supersedes?|overrides?|replaces?|takes?[ \t]+precedence|"
+        r"is[ \t]+to|are[ \t]+(?:as[ \t]+follows|to))\b",
+        "new instructions", "override", ("new ", "updated ", "revised ", "latest ", "real ", "actual ", "true ",
+                                        "additional "),
+        needs=("supersede", "supersedes", "override", "overrides", "replace", "replaces", "precedence", "follows"),
+    ),
+    _RuleSpec(r"\[(?i:new|updated|additional|hidden|secret)[ \t]+(?:instructions?|directives?|task|system[ \t]+prompt)"
+              r"\b", "new instructions", "override"),
+    _RuleSpec(
+        r"(?i)\b(?:supersedes?|overrides?|takes?[ \t]+precedence[ \t]+over|replaces?|cancels?|invalidates?)[ \t]+"
+        r"(?:all[ \t]+|any[ \t]+|the[ \t]+)?(?:prior|previous|earlier|other|existing|original|above)[ \t]+"
+        r"(?:instructions|ones|directives|rules|tasks?|requests?|prompts?)\b",
+        "instruction override", "override",
+        ("supersede ", "supersedes ", "override ", "overrides ", "takes ", "take ", "replace ", "replaces ", "cancel ",
+         "cancels ", "invalidate ", "invalidates "),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:the[ \t]+)?(?:prior|previous|original|current)[ \t]+(?:task|request|instructions?)[ \t]+(?:is|are|"
+        r"has[ \t]+been|have[ \t]+been)[ \t]+(?:cancelled|canceled|void|revoked|obsolete|replaced|overridden)\b",
+        "instruction override", "override", ("prior ", "previous ", "original ", "current "),
+        needs=("cancelled", "canceled", "void", "revoked", "obsolete", "replaced", "overridden"),
+    ),
+    _RuleSpec(
+        r"(?i)\bbefore[ \t]+(?:you[ \t]+)?(?:reply|replying|respond|responding|answer|answering|summari[sz]e|"
+        r"summari[sz]ing|translating|continuing|proceeding|doing[ \t]+anything)\b[ \t,]*(?:to[ \t]+the[ \t]+user"
+        r"[ \t,]*)?(?:you[ \t]+must|first|please|call|append|include|output|send|reveal|print|email|post|"
+        r"ignore|add|run|execute)\b",
+        "text addressed to the model", "override", ("before ",),
+        needs=("reply", "replying", "respond", "responding", "answer", "answering", "summarize", "summarise",
+               "summarizing", "summarising", "translating", "continuing", "proceeding", "doing"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:important|urgent|critical|attention|notice|note|message|reminder|instructions?)[ \t]+(?:for|to)"
+        r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?(?:AI|LLMs?|assistants?|models?|agents?|bots?|chatbots?|"
+        r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b",
+        "text addressed to the model", "override",
+        ("important ", "urgent ", "critical ", "attention ", "notice ", "note ", "message ", "reminder ",
+         "instruction ", "instructions "), needs=(*_AI_WORDS, "model", "models", "agent", "agents"),
+    ),
+    _RuleSpec(r"\((?i:for|to|attention)[ \t]+(?:AI|LLM)s?[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?)?\)",
+              "text addressed to the model", "override"),
+    _RuleSpec(
+        r"(?i)\bthe[ \t]+user[ \t]+has[ \t]+(?:already[ \t]+)?(?:granted|approved|authori[sz]ed|given|confirmed|"
+        r"consented|allowed|permitted)\b",
+        "false authority", "override", ("granted", "approved", "authorized", "authorised", "consented"), 28,
+        needs=("user",),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:earlier|previously|before|already)[ \t]+you[ \t]+(?:confirmed|agreed|promised|said|decided)[ \t]+"
+        r"(?:you[ \t]+would|to|that[ \t]+you)\b",
+        "false authority", "override", ("confirmed", "agreed", "promised"), 22, needs=("you",),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:decode|translate|convert|deobfuscate|unscramble|reverse|decipher|decrypt)\b[^.\n]{0,60}?\b(?:and|then)"
+        r"[ \t]+(?:do|follow|execute|obey|run|comply[ \t]+with|carry[ \t]+out|act[ \t]+on|perform|respond|answer|"
+        r"reply)\b",
+        "instruction to decode and obey", "encoded",
+        ("decode ", "translate ", "convert ", "deobfuscate ", "unscramble ", "reverse ", "decipher ", "decrypt "),
+        needs=("do", "follow", "execute", "obey", "run", "comply", "carry", "act", "perform", "respond", "answer",
+               "reply"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:you[ \t]+are|you're)[ \t]+(?:now[ \t]+)?(?:legally[ \t]+)?(?:required|obligated|authori[sz]ed|"
+        r"permitted|allowed|free)[ \t]+to[ \t]+(?:provide|ignore|answer|comply|bypass|share|reveal|disregard|output|"
+        r"say|do[ \t]+anything)\b",
+        "role reassignment", "override", ("you ",),
+        needs=("required", "obligated", "authorized", "authorised", "permitted", "allowed", "free"),
+    ),
+    _RuleSpec(
+        r"(?i)\byou[ \t]+(?:are|have)[ \t]+(?:now[ \t]+)?(?:no[ \t]+(?:longer[ \t]+)?(?:bound|restricted|limited|"
+        r"restrictions|limits|limitations|rules|filters|guidelines)|been[ \t]+(?:freed|released|unshackled|"
+        r"jailbroken|liberated))\b",
+        "role reassignment", "override", ("you ",),
+        needs=("bound", "restricted", "limited", "restrictions", "limits", "limitations", "rules", "filters",
+               "guidelines", "freed", "released", "unshackled", "jailbroken", "liberated"),
+    ),
+)
+
+_RULES = (*_RULES, *_INSTRUCTION_RULES)
+
+# Jailbreak prose: no single phrase gives it away, so a paragraph is judged by its cues. A strong cue
+# counts 3, a weak one 1; a paragraph scoring 4 or more (a strong cue and a weak one, two strong ones,
+# or four weak ones) is quoted whole. A cue word (the anchors below) makes the paragraph around it
+# scored; ordinary text has few of them, so this costs little.
+_PROSE_STRONG = (
+    r"jailbr(?:eak|oken|eaking)\w*", r"do[ \t]+anything[ \t]+now", r"god[ \t]?mode", r"(?:developer|dan|dev|evil|"
+    r"unrestricted|opposite)[ \t]+mode", r"stay[ \t]+in[ \t]+character", r"(?:unfiltered|uncensored|unrestricted|"
+    r"unbound|unhinged|amoral)(?:ly)?", r"no[ \t]+(?:ethical|moral)[ \t]+(?:guidelines|constraints|boundaries|limits|"
+    r"principles|restrictions)", r"(?:never|not|cannot|can't|won't|don't)[ \t]+(?:ever[ \t]+)?refuse",
+    r"opposite[ \t]+day", r"version[ \t]+of[ \t]+yourself", r"i'?m[ \t]+free", r"pliny", r"l1b3rt\w*", r"\{z\}",
+    r"\.-\.-\.-", r"deceased[ \t]+grand(?:mother|ma|father)", r"(?:freed|free|released|liberated)[ \t]+from[ \t]+"
+    r"(?:the[ \t]+)?(?:typical[ \t]+)?(?:confines|restrictions|rules|guidelines|limitations|shackles|chains)",
+    r"(?:has|have|with)[ \t]+no[ \t]+(?:restrictions|limitations|guidelines|rules|filters|censorship|limits)",
+    r"without[ \t]+(?:any[ \t]+)?(?:restrictions|limitations|censorship|filters|filtering|limits|warnings|"
+    r"disclaimers|moral|ethical)", r"(?:openai|anthropic|google|meta)(?:'s)?[ \t]+(?:content[ \t]+)?(?:polic(?:y|ies)|"
+    r"guidelines|rules)", r"content[ \t]+polic(?:y|ies)", r"two[ \t]+(?:ai[ \t]+)?(?:personas|responses|answers)",
+    r"alter[ \t]+ego", r"\bdan\b", r"\bstan\b", r"\bdude\b[ \t]+(?:can|has|is)", r"aim[ \t]+stands",
+    r"stands[ \t]+for[ \t]+[\"']", r"(?:simulate|emulate)[ \t]+(?:an?[ \t]+)?(?:\w+[ \t]+)?(?:ai|model|chatbot|"
+    r"personas?|assistant)", r"you[ \t]+(?:must|will|shall)[ \t]+(?:always[ \t]+)?(?:answer|respond|comply|obey)",
+)
+_PROSE_WEAK = (
+    r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona\w*", r"from[ \t]+now[ \t]+on",
+    r"hypothetical(?:ly)?", r"thought[ \t]+experiment", r"counterfactual", r"alternate[ \t]+(?:history|universe|"
+    r"reality|world)", r"fiction(?:al)?", r"(?:novel|screenplay|story)", r"refus\w+", r"censor\w*",
+    r"your[ \t]+(?:rules|guidelines|training|programming|restrictions|filters|creators|developers)",
+    r"ethic\w*", r"moral\w*", r"(?:every|each)[ \t]+response", r"start[ \t]+(?:every|each|your)", r"the[ \t]+user",
+    r"(?:chatgpt|gpt-?\d|claude|gemini|llama)", r"as[ \t]+an[ \t]+ai", r"explain[ \t]+how[ \t]+to",
+    r"in[ \t]+(?:technical|full|great)[ \t]+detail", r"step[ -]by[ -]step", r"(?:you[ \t]+are|you're)[ \t]+(?:now|"
+    r"going[ \t]+to)", r"(?:illegal|harmful|dangerous|unethical|immoral|offensive)", r"no[ \t]+matter[ \t]+what",
+    r"(?:respond|reply|answer)[ \t]+(?:as|in[ \t]+the[ \t]+voice)", r"(?:bypass|evade|circumvent)",
+    r"(?:filters?|safeguards|guardrails)", r"(?:legally|morally)[ \t]+required", r"(?:top[ \t]+secret|clearance)",
+    r"dark[ \t]+place", r"begging", r"disclaimer\w*", r"rebel\w*", r"divider",
+)
+_PROSE_ANCHORS = (
+    "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "anything", "godmode", "god", "mode", "character",
+    "unfiltered", "uncensored", "unrestricted", "unbound", "unhinged", "amoral", "amorally", "unfilteredly", "ethical",
+    "moral", "refuse", "opposite", "yourself", "free", "pliny", "freed", "released", "liberated", "restrictions",
+    "limitations", "censorship", "policy", "policies", "personas", "ego", "dan", "stan", "dude", "aim", "stands",
+    "simulate", "emulate", "z", "grandmother", "grandma", "pretend", "roleplay", "persona", "hypothetically",
+)
+_PROSE_THRESHOLD = 4
+_PROSE_REACH = 600
+"""At most this many characters either side of the cue word are judged as its paragraph."""
+
+
+class _ProseScorer:
+    """Judges the paragraph around a cue word (see above); compiled once, with the rules."""
+
+    def __init__(self) -> None:
+        self.strong = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_STRONG) + r")")
+        self.weak = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_WEAK) + r")")
+        self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
+
+    def span(self, text: str, position: int) -> tuple[int, int] | None:
+        """The paragraph around ``text[position]`` as ``(start, end)`` when it reads as jailbreak prose."""
+        start = text.rfind("\n\n", max(0, position - _PROSE_REACH), position)
+        start = max(0, position - _PROSE_REACH) if start == -1 else start + 2
+        end = text.find("\n\n", position, position + _PROSE_REACH)
+        end = min(len(text), position + _PROSE_REACH) if end == -1 else end
+        # Several cue words of one paragraph: judge it once (forget() is called as each text's scan starts, so
+        # the key, which holds the text's id, names one living text).
+        key = (id(text), len(text), start)
+        if key in self._judged:
+            return self._judged[key]
+        self._judged[key] = found = self._judge(text, start, end)
+        return found
+
+    def forget(self) -> None:
+        """Drop the judgements of the previous text."""
+        if self._judged:
+            self._judged.clear()
+
+    def _judge(self, text: str, start: int, end: int) -> tuple[int, int] | None:
+        strong = {m.group().lower() for m in self.strong.finditer(text, start, end)}
+        if not strong:
+            return None
+        weak = {m.group().lower() for m in self.weak.finditer(text, start, end)}
+        if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
+            return None
+        while start < end and text[start] in " \t\n":
+            start += 1
+        while end > start and text[end - 1] in " \t\n":
+            end -= 1
+        return start, end
+
+_PROSE_NEEDS = (
+    "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "godmode", "unfiltered", "uncensored", "unrestricted",
+    "unhinged", "amoral", "amorally", "unfilteredly", "dan", "stan", "pliny", "grandmother", "grandma", "personas",
+    "simulate", "emulate", "freed", "liberated", "censorship", "z", "ego",
+)
+_RULES = (*_RULES, _RuleSpec(r"(?!)", "jailbreak prose", "jailbreak", _PROSE_ANCHORS, needs=_PROSE_NEEDS))
+# Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in
+# other scripts (which the anchor words, ASCII only, cannot see) are one pattern run over non-ASCII text.
+_FOREIGN_OBJECTS = (
+    r"(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|systemprompt|instrucciones|indicaciones|"
+    r"reglas|directrices|instructions|consignes|r[èe]gles|directives|istruzioni|regole|indicazioni|direttive|"
+    r"instru[çc][õo]es|regras|diretrizes|instructies|opdrachten|regels|richtlijnen|instrukcje|instrukcji|polecenia|"
+    r"zasady|pokyny|instrukce|instruktioner|regler|instruksi|perintah|aturan|petunjuk|talimat\w*|"
+    r"instruc[țţt]iunile|regulile)"
+)
+_FOREIGN_VERBS = (
+    "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "missachte", "ignora", "ignorad", "ignore",
+    "ignorez", "ignorer", "oublie", "oubliez", "olvida", "olvide", "olvidad", "dimentica", "dimenticate",
+    "desconsidere", "desconsidera", "negeer", "vergeet", "zignoruj", "ignoruj", "ignorujte", "zapomnij", "ignorera",
+    "abaikan", "lupakan", "ignorati", "ignorate", "descarta", "omite", "salta",
+)
+_FOREIGN_REVEAL = (
+    "muestra", "muestrame", "revela", "dime", "zeige", "zeig", "verrate", "gib", "nenne", "montre", "affiche",
+    "donne", "mostra", "mostrami", "rivela", "dimmi", "revele", "mostre", "toon", "geef", "ujawnij", "wypisz",
+    "imprime", "escribe", "stampa", "drucke", "ausgeben", "gibt",
+)
+_FOREIGN_RULES: tuple[_RuleSpec, ...] = (
+    _RuleSpec(r"(?i)\b(?:" + "|".join(_FOREIGN_VERBS) + r")\b[^.\n]{0,60}?\b" + _FOREIGN_OBJECTS,
+              "instruction override", "override", _FOREIGN_VERBS),
+    _RuleSpec(
+        r"(?i)\b(?:" + "|".join(_FOREIGN_REVEAL) + r")\b[^.\n]{0,50}?\b(?:system[- ]?prompt|prompt[ \t]+"
+        r"(?:del|du|di|do|"
+        r"de|des)[ \t]+(?:sistema|syst[èe]me)|systemanweisung\w*|(?:instrucciones|istruzioni|instru[çc][õo]es|"
+        r"instructions)[ \t]+(?:del|di|do|du)[ \t]+(?:sistema|syst[èe]me)|(?:versteckten|geheimen|urspr\w+)[ \t]+"
+        r"(?:anweisungen|instruktionen))",
+        "prompt or data extraction", "override", _FOREIGN_REVEAL,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:du[ \t]+bist[ \t]+(?:jetzt|nun|ab[ \t]+sofort)|ahora[ \t]+eres|a[ \t]+partir[ \t]+de[ \t]+ahora|"
+        r"tu[ \t]+es[ \t]+(?:maintenant|d[ée]sormais)|ora[ \t]+sei|da[ \t]+ora[ \t]+in[ \t]+poi|agora[ \t]+voc[êe]"
+        r"[ \t]+[ée]|je[ \t]+bent[ \t]+nu|vanaf[ \t]+nu|ab[ \t]+sofort|von[ \t]+nun[ \t]+an)\b[^.\n]{0,80}?(?:\bDAN\b|"
+        r"uneingeschr\w*|ohne[ \t]+(?:jegliche[ \t]+)?(?:Einschr\w*|Regeln|Filter|Grenzen)|sin[ \t]+(?:restricciones|"
+        r"reglas|filtros|l[íi]mites)|sans[ \t]+(?:restrictions|r[èe]gles|filtres|limites)|senza[ \t]+(?:restrizioni|"
+        r"regole|filtri|limiti)|sem[ \t]+(?:restri\w*|regras|filtros|limites)|zonder[ \t]+(?:beperkingen|regels|"
+        r"filters))",
+        "role reassignment", "override", ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von "),
+    ),
+)
+_RULES = (*_RULES, *_FOREIGN_RULES)
+
+_FOREIGN_MORE: tuple[_RuleSpec, ...] = (
+    _RuleSpec(
+        r"(?im)^[ \t>*#=\[-]*(?:SYSTEMHINWEIS|SYSTEMNACHRICHT|SYSTEMMELDUNG|SYSTEMANWEISUNG|NOTE[ \t]+SYST[ÈE]ME|"
+        r"MESSAGE[ \t]+SYST[ÈE]ME|NOTA[ \t]+(?:DI|DEL|DO)[ \t]+SISTEMA|MENSAJE[ \t]+DEL[ \t]+SISTEMA|AVISO[ \t]+DEL"
+        r"[ \t]+SISTEMA|MENSAGEM[ \t]+DO[ \t]+SISTEMA|SYSTEEMBERICHT|KOMUNIKAT[ \t]+SYSTEMOWY)[ \t\]]*:",
+        "fake system block", "fake_block",
+        ("systemhinweis", "systemnachricht", "systemmeldung", "systemanweisung", "note", "message", "nota", "mensaje",
+         "aviso", "mensagem", "systeembericht", "komunikat"), 8,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:neue|nuevas|nouvelles|nuove|novas|nieuwe|nowe)[ \t]+(?:anweisungen|instrucciones|instructions|"
+        r"istruzioni|instru[çc][õo]es|instructies|instrukcje|regeln|reglas|r[èe]gles|regole)[ \t]*:",
+        "new instructions", "override", ("neue ", "nuevas ", "nouvelles ", "nuove ", "novas ", "nieuwe ", "nowe "),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:am[ \t]+ende[ \t]+(?:jeder|aller)|[àa][ \t]+la[ \t]+fin[ \t]+de[ \t]+(?:chaque|toute)|alla[ \t]+fine"
+        r"[ \t]+di[ \t]+ogni|al[ \t]+final[ \t]+de[ \t]+cada|no[ \t]+final[ \t]+de[ \t]+cada)[ \t]+(?:antwort|"
+        r"r[ée]ponse|risposta|respuesta|resposta)",
+        "instruction to change every answer", "override",
+        ("antwort", "reponse", "risposta", "respuesta", "resposta", "ponse"), 40,
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:envoie\w*|envoyez|sende|schicke|schick|envia\w*|invia\w*|manda\w*|stuur|transmets|transmettez|"
+        r"weiterleiten|leite)\b[^.\n]{0,80}?\b(?:donn[ée]es|daten|datos|dati|dados|clients|kunden|clientes|clienti|"
+        r"passw\w+|mots[ \t]+de[ \t]+passe|contrase\w+|cl[ée]s|schl[üu]ssel|api)\b[^.\n]{0,80}?[\w.+-]+@[\w-]+\.[\w.]+",
+        "instruction to send data away", "exfiltration",
+        ("envoie", "envoyez", "sende", "schicke", "schick", "envia", "invia", "manda", "stuur", "transmets",
+         "transmettez", "weiterleiten", "leite", "rassemble", "sammle", "recopila", "raccogli"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:rassemble|sammle|recopila|raccogli|re[úu]ne|collecte)\w*\b[^.\n]{0,60}?\b(?:donn[ée]es|daten|datos|"
+        r"dati|dados|clients|kunden|clientes|clienti)\b[^.\n]{0,80}?[\w.+-]+@[\w-]+\.[\w.]+",
+        "instruction to send data away", "exfiltration", ("rassemble", "sammle", "recopila", "raccogli", "collecte"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:el|le|il|der|das|o)[ \t]+(?:prompt|systemprompt)[ \t]+(?:del|du|di|do|des)?[ \t]*(?:sistema|"
+        r"syst[èe]me)?[ \t]*(?:dice|dit|dice|sagt|diz)\b",
+        "prompt or data extraction", "override", ("prompt", "systemprompt"), 8,
+    ),
+)
+_LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
+    # Words with letters outside ASCII are seen by their ASCII part ("ignoră" as "ignor").
+    _RuleSpec("(?i)(?:önceki|yukar\u0131daki|tüm|bütün)" r"[^.\n]{0,30}?talimat\w*[^.\n]{0,20}?"
+              r"(?:yok[ \t]say|görmezden"
+              r"[ \t]gel|unut|dikkate[ \t]alma)", "instruction override", "override",
+              ("talimat", "talimatlar", "talimatlari"), 50),
+    _RuleSpec(r"(?i)\b(?:ignoră|ignorați|ignoraţi|ignora|uită)[^.\n]{0,40}?(?:instrucțiunile|instrucţiunile|"
+              r"instructiunile|regulile)", "instruction override", "override", ("ignor", "ignora", "uit")),
+    _RuleSpec(r"(?i)\bzapome[ňn]\w*[^.\n]{0,40}?(?:pokyny|instrukce|pravidla)", "instruction override", "override",
+              ("zapome", "zapomen", "zapomente")),
+    _RuleSpec(r"(?i)\besque[çc]\w*[^.\n]{0,40}?(?:instru[çc][õo]es|regras|diretrizes)", "instruction override",
+              "override", ("esque", "esqueca", "esquece")),
+    _RuleSpec(r"(?i)\bgl[öo]m\b[^.\n]{0,40}?(?:instruktioner|regler)", "instruction override", "override",
+              ("gl", "glom")),
+    _RuleSpec(r"(?i)\b(?:révèle|révélez|dévoile|devoile|revele)\w*[^.\n]{0,40}?prompt", "prompt or data extraction",
+              "override", ("prompt",), 45),
+)
+_RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS)
+
+_OTHER_SCRIPT_PATTERNS = (
+    # Chinese
+    r"(?:忽略|无视|無視|忽視|不要理会|不要理會|忘记|忘記|放弃|放棄|跳过|跳過)[^。\n]{0,14}?(?:指令|指示|说明|說明|规则|規則|提示|要求|命令|设定|設定)",
+    r"(?:显示|顯示|泄露|洩露|输出|輸出|告诉我|告訴我|打印|透露|给我看|給我看|重复|重複)[^。\n]{0,14}?(?:系统提示|系統提示|系统指令|系統指令|系统消息|系統消息|初始指令|隐藏指令|隱藏指令)",
+    r"(?:你现在是|你現在是|从现在开始|從現在開始|从现在起|從現在起)[^。\n]{0,30}?(?:没有|沒有|不受|无限制|無限制|任何限制|DAN|规则|規則|限制|过滤|過濾)",
+    # Japanese
+    r"(?:以前|前|上記|これまで|すべて|全て|上)の?(?:指示|命令|指令|ルール|プロンプト|設定)[^。\n]{0,12}?(?:無視|忘れ)",
+    r"(?:システムプロンプト|システム指示|初期指示|隠された指示)[^。\n]{0,14}?(?:表示|教え|出力|見せ|開示|繰り返)",
+    # Korean
+    r"(?:이전|앞의|위의|모든|기존)[^.\n]{0,12}?(?:지시|지침|명령|규칙|프롬프트|지시사항)[^.\n]{0,12}?(?:무시|잊)",
+    r"시스템[ ]?프롬프트[^.\n]{0,16}?(?:보여|출력|알려|공개|반복)",
+    # Russian, Ukrainian
+    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не[ ]обращай|ігноруй|забудь)[^.\n]{0,40}?"
+    r"(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|правил))",
+    r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|покажіть|виведи|розкрий)[^.\n]{0,30}?"
+    r"(?:системн\w*[ ](?:промпт|подсказк|инструкци)|системний[ ]промпт))",
+    r"(?i:(?:ты[ ]теперь|теперь[ ]ты|отныне[ ]ты|тепер[ ]ти)[^.\n]{0,40}?(?:без[ ]ограничений|без[ ]обмежень|DAN|"
+    r"не[ ]связан|свобод))",
+    # Arabic, Persian, Hebrew
+    r"(?:تجاهل|تجاهلي|انس|انسى|تجاهلوا|نادیده[ ]بگیر|فراموش[ ]کن)[^.\n]{0,40}?(?:التعليمات|الأوامر|القواعد|"
+    r"التوجيهات|تعليمات|دستورالعمل|دستورات|قوانین)",
+    r"(?:اعرض|اكشف|أظهر|اظهر|اطبع)[^.\n]{0,30}?(?:موجه[ ]النظام|تعليمات[ ]النظام)",
+    r"(?:התעלם|התעלמי|שכח|שכחי)[^.\n]{0,30}?(?:הוראות|ההוראות|כללים|הכללים)",
+    # Hindi, Thai, Greek, Vietnamese, Turkish, Romanian, Czech
+    r"(?:पिछले|पहले|सभी|ऊपर)[^।\n]{0,30}?(?:निर्देश|आदेश|नियम)[^।\n]{0,20}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
+    r"(?:ละเว้น|เพิกเฉย|ไม่สนใจ|ลืม)[^\n]{0,30}?(?:คำสั่ง|คำแนะนำ|กฎ)",
+    r"(?i:(?:αγνόησε|αγνοήστε|ξέχασε)[^.\n]{0,40}?(?:οδηγίες|εντολές|κανόνες))",
+    r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc))",
+)
+_SCRIPT_GATE: tuple[tuple[str, ...], ...] = (
+    ("忽略", "无视", "無視", "忽視", "理会", "理會", "忘记", "忘記", "放弃", "放棄", "跳过", "跳過",
+     "显示", "顯示", "泄露", "洩露", "输出", "輸出", "告诉", "告訴", "打印", "透露", "给我", "給我",
+     "重复", "重複", "你现在", "你現在", "从现在", "從現在", "忘れ", "システム"),
+    ("무시", "잊", "시스템"),
+    ("игнор", "Игнор", "ИГНОР", "проигнор", "Проигнор", "забуд", "Забуд", "ЗАБУД", "обращай", "ігнор", "Ігнор", "покаж",
+     "Покаж", "выведи", "Выведи", "раскрой", "Раскрой", "напиши", "Напиши", "скажи", "Скажи", "повтори", "Повтори",
+     "виведи", "Виведи", "розкрий", "Розкрий", "теперь", "Теперь", "отныне", "Отныне", "тепер", "Тепер"),
+    ("تجاهل", "انس", "نادیده", "فراموش", "اعرض", "اكشف", "أظهر", "اظهر", "اطبع", "התעלם", "שכח"),
+    ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल", "ละเว้น", "เพิกเฉย", "ไม่สนใจ", "ลืม", "αγνό", "Αγνό", "ΑΓΝΟ", "ξέχασ",
+     "Ξέχασ"),
+    ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên"),
+)
+"""Words of each group of patterns above: a group runs only around where one of its words is (found with
+``str.find``), and only when the text's non-ASCII characters have one (read together, without the ASCII
+between them: usually far fewer)."""
+
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest
 such rule ends some 100 characters after its word; the search stops here when nothing matches)."""
 
 
 class _Rule:
-    __slots__ = ("back", "family", "pattern", "rule")
+    __slots__ = ("back", "family", "needs", "pattern", "rule")
 
-    def __init__(self, pattern: re.Pattern[str], rule: str, family: str, back: int) -> None:
+    def __init__(
+        self, pattern: re.Pattern[str], rule: str, family: str, back: int, needs: frozenset[bytes] | None = None
+    ) -> None:
         self.pattern = pattern
         self.rule = rule
         self.family = family
         self.back = back
+        self.needs = needs
 
 
 class _Compiled:
@@ -518,13 +964,29 @@ class _Compiled:
         self.by_anchor: dict[bytes, list[_Rule]] = {}
         for spec in _RULES:
             if spec.anchors:
-                compiled = _Rule(re.compile(spec.pattern), spec.rule, spec.family, spec.back)
+                needs = frozenset(word.encode("ascii") for word in spec.needs) if spec.needs else None
+                compiled = _Rule(re.compile(spec.pattern), spec.rule, spec.family, spec.back, needs)
                 for anchor in spec.anchors:
                     rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
                     if compiled not in rules:
                         rules.append(compiled)
         self.anchor_words = frozenset(self.by_anchor)
+        self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
+        self.prose = _ProseScorer()
+        groups = (0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5)  # the gate of each pattern
+        self.other_script_letter = re.compile(
+            "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff"
+            "\u4e00-\u9fff\uac00-\ud7af\u01a0\u01a1\u01af\u01b0]"
+        )
+        self.other_scripts = [
+            (
+                re.compile("|".join(re.escape(word.replace(" ", "")) for word in words)),
+                re.compile("|".join(re.escape(word) for word in words)),
+                re.compile("|".join(p for p, g in zip(_OTHER_SCRIPT_PATTERNS, groups, strict=True) if g == index)),
+            )
+            for index, words in enumerate(_SCRIPT_GATE)
+        ]
         self.hidden = re.compile(_HIDDEN_CLASS)
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
@@ -549,6 +1011,11 @@ class _Compiled:
         self.separator_runs = re.compile(r"[ \t.\-_*|/,]{2,}")
         self.inner_separator = re.compile(r"(?<=\w)[.\-_*|/,](?=\w)")
         self.hex_noise = re.compile(r"\\x|0[xX]|[ :,]")
+        self.single_separator = re.compile(r"(?<=\w)[ \t.\-_*|/,](?=\w)")
+        self.prose_word = re.compile(r"[^\W\d_]{2,}")
+        self.base32 = re.compile(r"[A-Z2-7]+=*")
+        self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
+        self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
 
 
 @functools.cache
@@ -818,6 +1285,7 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
     already has it.
     """
     spans: set[Span] = set()
+    compiled.prose.forget()
     gate = compiled.markup_gate.search(text)
     while gate is not None:
         position = gate.start()
@@ -843,8 +1311,16 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
         if end == -1:
             end = size - 1  # the copy ends with a space
         # Words between the spaces at ``start`` and ``end`` (both in the chunk: a word is in exactly one).
-        for word in anchor_words.intersection(words[start:end].split()):
+        chunk = words[start:end].split()
+        present: set[bytes] | None = None
+        for word in anchor_words.intersection(chunk):
             rules = by_anchor[word]
+            if word in compiled.needy:
+                if present is None:
+                    present = set(chunk)
+                rules = [r for r in rules if r.needs is None or not r.needs.isdisjoint(present)]
+                if not rules:
+                    continue
             needle = b" " + word + b" "
             position = words.find(needle, start, end + 1)
             while position != -1:
@@ -860,6 +1336,11 @@ _CHUNK = 2048
 def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span]) -> None:
     """The matches of the rules of an anchor word found at ``text[position]``."""
     for rule in rules:
+        if rule.family == "jailbreak":
+            found = _compiled().prose.span(text, position)
+            if found is not None:
+                spans.add((found[0] + offset, found[1] + offset, rule.family, rule.rule))
+            continue
         if not rule.back:
             match = rule.pattern.match(text, position)
             if match is not None and match.end() > position:
@@ -974,6 +1455,8 @@ def _neutralise_rules(
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
+    if not text.isascii():
+        spans.extend(_other_script_spans(text, utf8, compiled))
     if not spans:
         return text
     spans.sort()
@@ -1001,6 +1484,24 @@ def _neutralise_rules(
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> list[Span]:
+    """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
+    that has a letter of that script (found in the text's non-ASCII characters alone, usually few)."""
+    if utf8 is None:
+        utf8 = text.encode("utf-8", "surrogatepass")
+    foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    spans: set[Span] = set()
+    if compiled.other_script_letter.search(foreign) is None:
+        return []
+    for gate, words, pattern in compiled.other_scripts:
+        if gate.search(foreign) is None:
+            continue
+        for found in words.finditer(text):
+            for match in pattern.finditer(text, max(0, found.start() - 60), min(len(text), found.start() + 120)):
+                spans.add((match.start(), match.end(), "override", "instruction override"))
+    return list(spans)
 
 
 def _merge(spans: list[Span]) -> list[Span]:
@@ -1032,6 +1533,18 @@ def _looks_malicious(decoded: str, compiled: _Compiled) -> bool:
     return bool(_rule_spans(decoded, compiled)) or bool(_view_spans(decoded, compiled))
 
 
+def _suspicious(decoded: str, compiled: _Compiled) -> bool:
+    """Decoded text worth neutralising: printable, and either matching a rule or plain prose (words in
+    sentences: what an encoded instruction decodes to, unlike keys, hashes and binary data)."""
+    return _printable(decoded) and (_prose_like(decoded, compiled) or _looks_malicious(decoded, compiled))
+
+
+def _prose_like(decoded: str, compiled: _Compiled) -> bool:
+    words = compiled.prose_word.findall(decoded)
+    letters = sum(len(word) for word in words)
+    return len(words) >= 6 and len(decoded) >= 32 and letters + len(words) >= 0.8 * len(decoded.strip())
+
+
 def _printable(decoded: str) -> bool:
     if not decoded:
         return False
@@ -1053,13 +1566,32 @@ def _neutralise_encoded(
     replacements: list[tuple[int, int, str, str]] = []
     shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
     for start, end in _base64_runs(shape):
-        token_text = text[start:end].replace("-", "+").replace("_", "/")
+        token = text[start:end]
+        kind = "base64"
         try:
-            decoded = base64.b64decode(token_text + "=" * (-len(token_text) % 4), validate=True).decode("utf-8")
+            if compiled.base32.fullmatch(token) and len(token) % 8 == 0:
+                kind, decoded = "base32", base64.b32decode(token).decode("utf-8")
+            else:
+                token = token.replace("-", "+").replace("_", "/")
+                decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
-        if _printable(decoded) and _looks_malicious(decoded, compiled):
-            replacements.append((start, end, "base64", decoded))
+        if _suspicious(decoded, compiled):
+            replacements.append((start, end, kind, decoded))
+    if b"0110" in raw:  # every ASCII letter written in binary starts 01
+        for match in compiled.binary.finditer(raw):
+            groups = match.group().replace(b",", b" ").split()
+            try:
+                decoded = bytes(int(group, 2) for group in groups).decode("utf-8")
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if _suspicious(decoded, compiled):
+                replacements.append((match.start() - 1, match.end() - 1, "binary", decoded))
+    if b".-" in raw and b"-." in raw:
+        for match in compiled.morse.finditer(raw):
+            decoded = _morse(match.group().decode("ascii"))
+            if decoded and _prose_like(decoded, compiled):
+                replacements.append((match.start() - 1, match.end() - 1, "Morse code", decoded))
     # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
     # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
     # 24 digits in a row or twelve pairs apart.
@@ -1074,7 +1606,7 @@ def _neutralise_encoded(
                 decoded = bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
                 continue
-            if _printable(decoded) and _looks_malicious(decoded, compiled):
+            if _suspicious(decoded, compiled):
                 replacements.append((match.start() - 1, match.end() - 1, "hex", decoded))
     for match in compiled.url_encoded.finditer(raw) if b"%" in raw else ():
         decoded = urllib.parse.unquote(text[match.start() - 1:match.end() - 1])
@@ -1093,7 +1625,9 @@ def _neutralise_encoded(
         found = text[start:end]
         collapsed = compiled.separators.sub("", found)
         spaced = compiled.separator_runs.sub(" ", found)
-        candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced))
+        # Letters one separator apart, words more than one: join the letters, keep the word gaps.
+        joined = compiled.separator_runs.sub(" ", compiled.single_separator.sub("", found))
+        candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced), joined)
         if any(_looks_malicious(c, compiled) or _looks_malicious(_words(c), compiled) for c in candidates):
             replacements.append((start, end, "spaced-out letters", spaced))
     if not replacements:
@@ -1132,6 +1666,26 @@ def _base64_runs(shape: bytes) -> list[tuple[int, int]]:
             runs.append((start - 1, end - 1))
         found = shape.find(_LONG_TOKEN, end)
     return runs
+
+
+_MORSE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
+    ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
+    "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z",
+    "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4", ".....": "5", "-....": "6", "--...": "7",
+    "---..": "8", "----.": "9",
+}
+
+
+def _morse(code: str) -> str:
+    """Morse code (letters apart by spaces, words by ``/`` or three spaces) as text; ``""`` if it is not."""
+    words = []
+    for word in re.split(r"\s*/\s*|\s{3,}", code.strip()):
+        letters = [_MORSE.get(symbol) for symbol in word.split()]
+        if None in letters:
+            return ""
+        words.append("".join(letter for letter in letters if letter))
+    return " ".join(words)
 
 
 _COMMON_WORDS = tuple(sorted((

@@ -18,10 +18,14 @@ def settings_reference(host: Host) -> list[dict[str, Any]]:
         definition = registered.definition
         for field in definition.settings_schema.fields:
             choices: list[Any] | None = None
+            options: list[dict[str, Any]] | None = None
             if field.kind is SettingKind.ENUM and field.enum is not None:
                 choices = list(field.enum)
+                options = [{"value": value, "display_name": str(value)} for value in field.enum]
             elif field.kind is SettingKind.CHOICE and field.option_source in host.option_sources:
-                choices = host.option_sources[field.option_source].values()
+                source = host.option_sources[field.option_source]
+                choices = source.values()
+                options = [{"value": option.value, "display_name": option.label} for option in source.options]
             rows.append({
                 "key": f"{definition.id}.{field.name}",
                 "tool": definition.id,
@@ -34,6 +38,7 @@ def settings_reference(host: Host) -> list[dict[str, Any]]:
                 "meaning": registered.implementation.settings_field_description(field),
                 "option_source": field.option_source,
                 "choices": choices,
+                "options": options,
                 "default": field.default,
                 "admin_manageable": field.kind is not SettingKind.SECRET,
             })
@@ -57,7 +62,7 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
             lines += ["", f"## `{current}` (plugin `{row['plugin']}`)", "",
                       "| key | type | required | meaning | choices | default |", "|---|---|---|---|---|---|"]
         kind = "secret (keyring or environment)" if row["kind"] == "secret" else row["type"]
-        choices = ", ".join(json.dumps(c) for c in row["choices"]) if row["choices"] else (
+        choices = _options(row["options"]) if row["options"] else (
             f"from `{row['option_source']}`" if row["option_source"] else "")
         default = "" if row["default"] is None else json.dumps(row["default"])
         meaning = _cell(row["meaning"] or row["label"])
@@ -68,6 +73,16 @@ def settings_reference_markdown(rows: list[dict[str, Any]]) -> str:
     if current is None:
         lines += ["", "No installed tool has settings."]
     return "\n".join(lines) + "\n"
+
+
+def _options(options: list[dict[str, Any]]) -> str:
+    """``"en" (English), "de" (German)``: the stored value, and the name a person picks it by."""
+    shown = []
+    for option in options:
+        value = json.dumps(option["value"])
+        name = option["display_name"]
+        shown.append(value if name == str(option["value"]) else f"{value} ({name})")
+    return ", ".join(shown)
 
 
 def _cell(text: str) -> str:

@@ -264,8 +264,8 @@ def test_tools_json_lists_every_tool_with_status_and_reasons(install: Install) -
     by_id = {entry["id"]: entry for entry in listed}
     assert set(by_id) == {"echo", "add", "refuse", "explode", "vault", "weather"}
     echo = by_id["echo"]
-    assert {k: echo[k] for k in ("id", "plugin", "status", "reasons")} == {
-        "id": "echo", "plugin": "testplug", "status": "runnable", "reasons": []
+    assert {k: echo[k] for k in ("id", "plugin", "status", "reasons", "deferred")} == {
+        "id": "echo", "plugin": "testplug", "status": "runnable", "reasons": [], "deferred": False
     }
     weather = by_id["weather"]
     assert weather["status"] == "excluded"

@@ -57,10 +57,13 @@ class ToolServer:
     def runnable_tools(self) -> list[RegisteredTool]:
         """The tools an MCP client may see now (the selector's verdict, tools toolplug can execute)."""
         selection = self.host.select(self.component, self.provider_id)
+        hidden: set[str] = set()
+        if not self.host.config.tool_search.serve_deferred:
+            hidden = {tool.id for tool in self.host.deferred_tools(selection.runnable)}
         return [
             tool
             for tool in selection.runnable
-            if tool.implementation.has_execute and tool.definition.kind in SERVABLE_KINDS
+            if tool.implementation.has_execute and tool.definition.kind in SERVABLE_KINDS and tool.id not in hidden
         ]
 
     def list_tools(self) -> list[dict[str, Any]]:

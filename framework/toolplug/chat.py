@@ -15,6 +15,7 @@ A provider with its own ``base_url`` (a local OpenAI-compatible server) may need
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,6 +34,7 @@ from toolplug.providers.profiles import ServerProfile
 from toolplug.registry import RegisteredTool
 from toolplug.secrets import check_secret, environment_variable, register_secrets
 from toolplug.selection import append_instructions, chat_may_continue
+from toolplug.tool_search import ToolSearchOptions
 
 if TYPE_CHECKING:
     from toolplug.host import Host
@@ -165,6 +167,10 @@ def loop_result_dict(result: LoopResult) -> dict[str, Any]:
             for step in result.steps
         ],
         "sources": [source.model_dump() for source in result.sources],
+        "tool_searches": [
+            {"call_id": record.call_id, "query": record.query, "found": list(record.found), "native": record.native}
+            for record in result.tool_searches
+        ],
         "traces": [trace.as_dict() for trace in result.traces],
         "guard": [{"tool_id": tool_id, **report.as_dict()} for tool_id, report in result.guard_reports],
         "withheld_results": [
@@ -291,6 +297,7 @@ async def run_host_chat(
         max_result_chars=limits.max_tool_result_characters,
         tool_call_concurrency=1,
         on_event=on_event,
+        tool_search=_tool_search_options(host, selected),
         tool_choice=choice,
         settings={} if provider.max_output_tokens is None else {"max_output_tokens": provider.max_output_tokens},
         approve_tool=approve_tool,
@@ -344,6 +351,14 @@ async def run_host_chat(
         stop_reason=result.stop_reason,
         loop_result=result,
     )
+
+
+def _tool_search_options(host: Host, selected: Sequence[str] | None) -> ToolSearchOptions:
+    """``[tool_search]``, with the user's own selection always offered up front."""
+    options = host.config.tool_search.options()
+    if not selected:
+        return options
+    return dataclasses.replace(options, always=(*options.always, *selected))
 
 
 def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection]:

@@ -238,7 +238,8 @@ def tools(state: HostContext, tool_id: str | None, component: str, provider: str
     where = f"component '{component}'" + (f", provider '{provider}'" if provider else ", no provider")
     click.echo(f"Tools for {where}:")
     for status in statuses:
-        click.echo(f"  {status.id}  ({status.plugin})  {status.status}")
+        marker = " (deferred: offered once a search finds it)" if status.deferred else ""
+        click.echo(f"  {status.id}  ({status.plugin})  {status.status}{marker}")
         for reason in status.reasons:
             click.echo(f"      - {reason}")
     if any(reason.startswith("not configured") for status in statuses for reason in status.reasons):
@@ -619,6 +620,9 @@ def chat(
             click.echo("\nSources used by tools:")
             for source in result.sources:
                 click.echo(f"  - {source.title or source.url}: {source.url}")
+        for search in result.loop_result.tool_searches:
+            found = ", ".join(search.found) or "nothing"
+            click.echo(f"Searched tools: {search.query!r} → {found}")
         _echo_guard_findings(result.loop_result.guard_reports)
     notice = result.stop_notice()
     if notice is not None:

@@ -12,12 +12,15 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolplug.definitions import ConfidenceLevel
 from toolplug.errors import ConfigError
+
+if TYPE_CHECKING:
+    from toolplug.tool_search import ToolSearchOptions
 
 CONFIG_ENV = "TOOLPLUG_CONFIG"
 CONFIG_FILE_NAME = "config.toml"
@@ -108,6 +111,9 @@ class ProviderSection(_Section):
     extra: dict[str, Any] = Field(default_factory=dict)
     """Extra request-body parameters; a field toolplug manages (model, messages, tools, tool_choice,
     stream, the output-token limit...) is an error: use the matching setting instead."""
+    native_tool_search: bool | None = None
+    """Use the API's own tool search for deferred tools (Anthropic, Responses); None: where the model
+    is known to support it."""
 
     @field_validator("api")
     @classmethod
@@ -178,6 +184,36 @@ class LimitsSection(_Section):
     max_steps: int = Field(default=30, ge=1)
 
 
+class ToolSearchSection(_Section):
+    """``[tool_search]``: which runnable tools are deferred until the model searches for them."""
+
+    deferred: tuple[str, ...] = ()
+    """Plugin or tool ids whose tools are deferred."""
+    offer_at_most: int | None = Field(default=None, ge=1)
+    """When more tools are runnable, the rest are deferred (the user's selection and ``always`` stay)."""
+    always: tuple[str, ...] = ()
+    """Tool ids always offered up front."""
+    max_results: int = Field(default=5, ge=1, le=20)
+    """Matches one search returns."""
+    native: bool = True
+    """Use the provider's own tool search where the model supports it; false forces ``search_tools``."""
+    serve_deferred: bool = True
+    """``toolplug serve`` lists deferred tools too."""
+
+    def options(self) -> ToolSearchOptions:
+        """These settings as the loop's :class:`~toolplug.tool_search.ToolSearchOptions`."""
+        from toolplug.tool_search import ToolSearchOptions
+
+        return ToolSearchOptions(
+            deferred=self.deferred,
+            offer_at_most=self.offer_at_most,
+            always=self.always,
+            max_results=self.max_results,
+            native=self.native,
+            serve_deferred=self.serve_deferred,
+        )
+
+
 class HostConfig(_Section):
     """The whole host configuration."""
 
@@ -188,6 +224,7 @@ class HostConfig(_Section):
     trusted_provider_ids: tuple[str, ...] = ()
     """Providers that may continue chats whose data requires a higher confidence (as ``trusted = true``)."""
     limits: LimitsSection = LimitsSection()
+    tool_search: ToolSearchSection = ToolSearchSection()
     mcp: dict[str, Any] = Field(default_factory=dict)
     """``[mcp]``: read by the MCP plugin (``[mcp.servers.<name>]``)."""
     plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)

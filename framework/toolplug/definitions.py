@@ -206,12 +206,14 @@ class ToolDefinition(_Model):
     """For custom tools (optional)."""
     compatibility_reason: str | None = None
     """Why id, implementation_key and function.name may differ (e.g. an MCP tool's original name)."""
+    deferred: bool = False
+    """Not sent to the model until a tool search finds it (see :mod:`toolplug.tool_search`)."""
 
     def fingerprint(self) -> str:
         """A stable hash of what the model sees and what the tool may do; changes when any of it does."""
         import hashlib
 
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        payload = json.dumps(self.model_dump(mode="json", exclude={"deferred"}), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 

@@ -114,8 +114,10 @@ def register_injection_filters() -> Sequence[InjectionFilter]:  # type: ignore[e
 def register_commands(cli: click.Group) -> Sequence[Any] | None:
     """Add commands to the ``toolplug`` command line.
 
-    :param cli: the root :class:`click.Group`; call ``cli.add_command(...)`` or use ``@cli.command()``.
-    :returns: nothing (None), or the commands added, for ``toolplug plugins`` to show.
+    :param cli: a :class:`click.Group` of this plugin's own; call ``cli.add_command(...)`` or use
+        ``@cli.command()``. Its commands join the root command line; a name a built-in command or an
+        earlier plugin's command has is left out with a warning.
+    :returns: nothing (None), or the commands added.
 
     Since 0.1.
     """
@@ -131,4 +133,5 @@ HOOK_NAMES: tuple[str, ...] = (
 )
 """Every hook. The host calls them in this order: register_tools, register_option_sources,
 register_injection_filters, register_provider_adapters, register_definition_sources; the command
-line calls register_commands."""
+line calls register_commands. Each hook is called on the built-in plugins first, then on the others by
+name, and that order decides every conflict between plugins."""

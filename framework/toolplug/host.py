@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -50,10 +49,18 @@ class ToolStatus:
     status: str
     """``runnable``, ``excluded`` or ``invalid``."""
     reasons: tuple[str, ...] = ()
+    deferred: bool = False
+    """Runnable, but not sent to the model until a tool search finds it (``[tool_search]``)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of ``toolplug tools --json``."""
-        return {"id": self.id, "plugin": self.plugin, "status": self.status, "reasons": list(self.reasons)}
+        return {
+            "id": self.id,
+            "plugin": self.plugin,
+            "status": self.status,
+            "reasons": list(self.reasons),
+            "deferred": self.deferred,
+        }
 
 
 def _is_tool(item: Any) -> str | None:
@@ -199,18 +206,24 @@ class Host:
     def _read_sources(self, sources: Sequence[Contribution]) -> list[tuple[Contribution, str, SourceContents]]:
         """Read every source once, under the name the host stamps; a source that misbehaves fails its plugin."""
         read = []
+        denied: list[tuple[Any, str]] = []
         for contribution in sources:
             record = contribution.plugin
             if record.status != "loaded":
                 continue
             try:
                 owner = _source_owner(contribution.item, record.name)
+                if owner in self.plugins.deny:  # a sub-plugin the admin denies globally: its tools never load
+                    denied.append((contribution.item, owner))
+                    continue
                 read.append((contribution, owner, read_source(contribution.item, owner)))
             except PluginLoadError as exc:
                 self.plugins.fail(record.name, exc.reason, exc, hook="register_definition_sources")
         for contribution in sources:
-            if contribution.plugin.status != "loaded":
+            if contribution.plugin.status != "loaded" or any(item is contribution.item for item, _ in denied):
                 _close_quietly(contribution.item)
+        self.denied_sub_plugins = sorted({owner for _, owner in denied})
+        """Sub-plugins named in ``[plugins] deny``: their sources were closed unread."""
         return [entry for entry in read if entry[0].plugin.status == "loaded"]
 
     def _claim(
@@ -246,34 +259,34 @@ class Host:
         origins: dict[str, Origin] = {}
         code: dict[str, list[tuple[ToolDefinition, Origin]]] = {}
         records: dict[str, PluginRecord] = {}
-
-        def origin_of(record: PluginRecord, plugin: str) -> Origin:
-            if plugin not in origins:
-                origins[plugin] = Origin(plugin, record.read_distribution)
-            return origins[plugin]
-
         for contribution in tools:
             implementation, definition = contribution.item
-            record = records.setdefault(contribution.plugin.name, contribution.plugin)
-            origin = origin_of(record, record.name)
-            pools.setdefault(record.name, {}).setdefault(implementation.implementation_key, (implementation, origin))
+            record = contribution.plugin
+            origin = origins.get(record.name)
+            if origin is None:
+                records[record.name] = record
+                origin = origins[record.name] = Origin(record.name, record.read_distribution)
+                pools[record.name], code[record.name] = {}, []
+            pools[record.name].setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
-                code.setdefault(record.name, []).append((definition, origin))
-        # Another plugin's implementations are visible only so that a definition naming one gets a clear diagnostic.
-        anyone: dict[str, tuple[ToolImplementation, Origin]] = {}
-        for name in sorted(pools, key=lambda n: records[n].rank):
-            for key, entry in pools[name].items():
-                anyone.setdefault(key, entry)
+                code[record.name].append((definition, origin))
         by_plugin: dict[str, list[tuple[str, SourceContents]]] = {}
         for contribution, owner, contents in sources:
             records.setdefault(contribution.plugin.name, contribution.plugin)
             by_plugin.setdefault(contribution.plugin.name, []).append((owner, contents))
-        for record in sorted(records.values(), key=lambda r: r.rank):
-            pool = ChainMap(pools.get(record.name, {}), anyone)
+        ordered = sorted(records.values(), key=lambda r: r.rank)
+        # Another plugin's implementations only explain a key a definition does not find in its own plugin.
+        elsewhere: dict[str, tuple[ToolImplementation, Origin]] = {}
+        for record in reversed(ordered):
+            elsewhere.update(pools.get(record.name, {}))
+        for record in ordered:
+            pool = pools.get(record.name, {})
             for definition, origin in code.get(record.name, ()):
-                self.registry.add(definition, pool, origin)
+                self.registry.add(definition, pool, origin, elsewhere=elsewhere)
             for owner, contents in by_plugin.get(record.name, ()):
-                self.registry.add_contents(contents, origin_of(record, owner), pool)
+                if owner not in origins:
+                    origins[owner] = Origin(owner, record.read_distribution)
+                self.registry.add_contents(contents, origins[owner], pool, elsewhere=elsewhere)
 
     # -- shutting down -------------------------------------------------------------------------------
 
@@ -335,10 +348,19 @@ class Host:
         )
         return self.selector.select(request)
 
+    def deferred_tools(
+        self, runnable: Sequence[RegisteredTool], selected: Iterable[str] | None = None
+    ) -> list[RegisteredTool]:
+        """Which of ``runnable`` are deferred by ``[tool_search]`` and their authors (see tool search)."""
+        from toolplug.tool_search import split_offer
+
+        return split_offer(runnable, self.config.tool_search.options(), tuple(selected or ()))[1]
+
     def tool_statuses(self, component: str = "chat", provider_id: str | None = None) -> list[ToolStatus]:
         """Every tool, valid or not, with its status and reasons (``toolplug tools``)."""
         selection = self.select(component, provider_id)
-        statuses = [ToolStatus(t.id, t.plugin, "runnable") for t in selection.runnable]
+        deferred = {tool.id for tool in self.deferred_tools(selection.runnable)}
+        statuses = [ToolStatus(t.id, t.plugin, "runnable", deferred=t.id in deferred) for t in selection.runnable]
         statuses += [ToolStatus(e.id, e.tool.plugin, "excluded", e.reasons) for e in selection.excluded]
         for tool_id, plugin in self.registry.rejected.items():
             reasons = tuple(
@@ -393,7 +415,7 @@ class Host:
     def _admin_mistakes(self, sources: Sequence[tuple[Contribution, str, SourceContents]]) -> list[Diagnostic]:
         where = self.config.source or "<config>"
         known = {*self.plugins.records, *(r.name for r in self.plugins.clashes)}
-        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry}
+        known |= {owner for _, owner, _ in sources} | {t.plugin for t in self.registry} | set(self.denied_sub_plugins)
         found = []
         policy = self.config.plugins
         entries = [("plugins.deny", name) for name in policy.deny]

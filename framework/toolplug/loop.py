@@ -80,6 +80,15 @@ from toolplug.providers.base import (
     Usage,
 )
 from toolplug.registry import RegisteredTool
+from toolplug.tool_search import (
+    DeferredToolNotFoundError,
+    ToolSearchOptions,
+    ToolSearchRecord,
+    ToolSearchState,
+    offered_names,
+    prepare_search,
+    searches_in,
+)
 from toolplug.tools import ToolImplementation
 
 logger = logging.getLogger("toolplug.loop")
@@ -166,6 +175,10 @@ class PrepareStepContext:
     tool_choice: ToolChoice
     active_tools: Sequence[str] | None
     instructions: Sequence[SystemMessage]
+    deferred_tools: Sequence[str] = ()
+    """Names of the deferred tools (see tool search); they are sent once found."""
+    found_tools: Sequence[str] = ()
+    """Names of the deferred tools a search has found so far, in the order found."""
 
 
 @dataclass(slots=True)
@@ -255,6 +268,9 @@ class LoopOptions:
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Generation settings passed to the adapter (``max_output_tokens``, ``temperature``...)."""
     provider_options: Mapping[str, Any] = field(default_factory=dict)
+    tool_search: ToolSearchOptions | None = None
+    """Which tools are deferred until the model searches for them (tools their author marked deferred
+    are deferred even without it)."""
 
     def validate(self) -> None:
         """Raise InvalidArgumentError for an option that cannot work (before any model call)."""
@@ -275,6 +291,8 @@ class LoopOptions:
             if not isinstance(seconds, int | float) or seconds <= 0:
                 raise InvalidArgumentError("tool_timeouts", f"{tool_name!r}: must be positive seconds, got {seconds!r}")
         ToolChoice.parse(self.tool_choice)
+        if self.tool_search is not None and not isinstance(self.tool_search, ToolSearchOptions):
+            raise InvalidArgumentError("tool_search", f"must be ToolSearchOptions or None, got {self.tool_search!r}")
 
 
 class LoopOptionsArgs(TypedDict, total=False):
@@ -298,6 +316,7 @@ class LoopOptionsArgs(TypedDict, total=False):
     on_event: EventHandler | None
     settings: Mapping[str, Any]
     provider_options: Mapping[str, Any]
+    tool_search: ToolSearchOptions | None
 
 
 # --- results ----------------------------------------------------------------------------------------
@@ -383,6 +402,11 @@ class LoopResult:
     ``response_messages`` for the host, and were never sent."""
     stop_detail: str | None = None
     """Why the run stopped, in words, when it did not simply answer (the limit, the provider's reason...)."""
+
+    @property
+    def tool_searches(self) -> list[ToolSearchRecord]:
+        """Every tool search of the run (client or provider-native): the call, the query, what it found."""
+        return searches_in(part for step in self.steps for part in step.content)
 
     @property
     def last_step(self) -> StepResult:
@@ -770,6 +794,9 @@ class ToolCallingLoop:
         self.options.validate()
         self.adapter = adapter
         self.tools = index_tools(tools)
+        self._search: ToolSearchState | None = prepare_search(
+            self.tools, self.options.tool_search, getattr(adapter, "native_tool_search", None)
+        )
         self.executor = executor if executor is not None else _DEFAULT_EXECUTOR
         self.scope = scope if scope is not None else CallScope(provider_id=adapter.provider_id, model=adapter.model_id)
         options = self.options
@@ -789,7 +816,9 @@ class ToolCallingLoop:
             self._instructions = [SystemMessage(options.system)]
         else:
             self._instructions = []
-        self._offer_cache: dict[tuple[str, ...] | None, tuple[dict[str, RegisteredTool], list[ToolDefinition]]] = {}
+        self._offer_cache: dict[
+            tuple[tuple[str, ...] | None, int], tuple[dict[str, RegisteredTool], list[ToolDefinition]]
+        ] = {}
         self._check_active_tools(options.active_tools)
         self._check_tool_choice(self._tool_choice, options.active_tools)
         self._ran = False
@@ -829,6 +858,8 @@ class ToolCallingLoop:
                 checked.jobs, options.tool_call_concurrency, plan.step_number, run.conversation, options.on_event
             )
             step = await self._collect_results(run, plan, round_, checked)
+            if self._search is not None:
+                self._search.learn_from(step.content)
             stop_reason = await self._decide(run, plan, round_, checked)
             if stop_reason is None and step.final_answer:
                 run.final_rounds += 1
@@ -838,6 +869,8 @@ class ToolCallingLoop:
         """The run's state, after answering the approvals the conversation brings (their results go
         first; a result the provider may not see ends the run before the model is asked)."""
         run = _RunState(list(initial), len(initial), emit)
+        if self._search is not None:
+            self._search.learn_from_messages(run.conversation)
         resumed = await self._answer_approvals(run.conversation)
         if resumed:
             run.conversation.append(ToolMessage([job.result for job in resumed if job.result is not None]))
@@ -868,8 +901,18 @@ class ToolCallingLoop:
         instructions = self._instructions
         final_answer = run.limit_reason is not None
         if options.prepare_step is not None and not final_answer:
+            search = self._search
             prepared = options.prepare_step(
-                PrepareStepContext(step_number, run.steps, run.conversation, tool_choice, active, instructions)
+                PrepareStepContext(
+                    step_number,
+                    run.steps,
+                    run.conversation,
+                    tool_choice,
+                    active,
+                    instructions,
+                    () if search is None else tuple(search.deferred),
+                    () if search is None else tuple(search.found),
+                )
             )
             if inspect.isawaitable(prepared):
                 prepared = await prepared
@@ -999,6 +1042,10 @@ class ToolCallingLoop:
     async def _parse(
         self, part: ToolCallPart, offered: Mapping[str, RegisteredTool], run: _RunState, plan: _StepPlan
     ) -> ToolCallPart:
+        search = self._search
+        if search is not None and search.is_hidden(part.tool_name):
+            error = DeferredToolNotFoundError(part.tool_name, tool_call_id=part.tool_call_id)
+            return dataclasses.replace(part, invalid=True, dynamic=True, error=error)
         if self._repair is None and not self._refine:
             return check_tool_call(part, offered)
         return await parse_tool_call(
@@ -1205,10 +1252,15 @@ class ToolCallingLoop:
             raise InvalidArgumentError("active_tools", f"unknown tools {unknown}; the tools are: {known}")
 
     def _offer(self, active: Sequence[str] | None) -> tuple[dict[str, RegisteredTool], list[ToolDefinition]]:
-        key = None if active is None else tuple(active)
+        search = self._search
+        names = None if active is None else tuple(active)
+        key = (names, 0 if search is None else len(search.found))  # found tools only ever grow
         cached = self._offer_cache.get(key)
         if cached is None:
-            offered = self.tools if key is None else {name: self.tools[name] for name in key}
+            if search is not None:
+                offered = {name: self.tools[name] for name in offered_names(search, self.tools, active)}
+            else:
+                offered = self.tools if names is None else {name: self.tools[name] for name in names}
             cached = (offered, [tool.definition for tool in offered.values()])
             self._offer_cache[key] = cached
         return cached

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import ChainMap
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -277,6 +276,8 @@ def _misbehaved(plugin: str, message: str) -> PluginLoadError:
 
 def same_owner(implementation: Origin, definition: Origin) -> bool:
     """Whether a definition from ``definition`` may run code from ``implementation``: one installed plugin."""
+    if implementation is definition or implementation.plugin == definition.plugin:
+        return True
     return implementation.owner == definition.owner
 
 
@@ -362,25 +363,27 @@ class ToolRegistry:
         contents: SourceContents,
         origin: Origin,
         implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        *,
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
     ) -> None:
-        """Join and validate what :func:`read_source` read from one source of ``origin``."""
+        """Join and validate what :func:`read_source` read from one source of ``origin``.
+
+        ``elsewhere``: other plugins' implementations, consulted only to explain a key that is not
+        ``origin``'s own (a definition never runs them).
+        """
         if contents.failure is not None:
             self._diagnose(f"<{contents.name}>", origin.plugin, "source", contents.failure)
             return
-        own: dict[str, tuple[ToolImplementation, Origin]] = {}
-        # read only: ChainMap's type asks for a mutable mapping
-        pool = ChainMap(own, cast("MutableMapping[str, tuple[ToolImplementation, Origin]]", implementations))
+        pool = dict(implementations)
         for implementation in contents.implementations:
-            key = implementation.implementation_key
-            if key not in pool or not same_owner(pool[key][1], origin):
-                own.setdefault(key, (implementation, origin))
+            pool.setdefault(implementation.implementation_key, (implementation, origin))
         for diagnostic in contents.diagnostics:
             if diagnostic.plugin != origin.plugin and not diagnostic.plugin.startswith(f"{origin.plugin}."):
                 diagnostic = dataclasses.replace(diagnostic, plugin=origin.plugin)
             self.diagnostics.append(diagnostic)
             self.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
         for definition in contents.definitions:
-            self.add(definition, pool, origin, source_name=contents.name)
+            self.add(definition, pool, origin, source_name=contents.name, elsewhere=elsewhere)
 
     def add(
         self,
@@ -389,8 +392,13 @@ class ToolRegistry:
         origin: Origin,
         *,
         source_name: str = "code",
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
     ) -> RegisteredTool | None:
-        """Validate one definition and register it; on failure record diagnostics and return None."""
+        """Validate one definition and register it; on failure record diagnostics and return None.
+
+        ``implementations`` should hold ``origin``'s own plugin's implementations; one of another plugin
+        is never joined. ``elsewhere`` (other plugins' implementations) only explains a missing key.
+        """
         if not isinstance(definition, ToolDefinition):
             if isinstance(definition, Mapping):
                 try:
@@ -405,6 +413,8 @@ class ToolRegistry:
                 self._diagnose("?", origin.plugin, "definition", f"not a ToolDefinition: {type(definition).__name__}")
                 return None
         joined = implementations.get(definition.implementation_key)
+        if joined is None and elsewhere is not None:
+            joined = elsewhere.get(definition.implementation_key)
         foreign = joined is not None and not same_owner(joined[1], origin)
         implementation = joined[0] if joined and not foreign else None
         problems = self._check(definition, implementation, origin.plugin)
@@ -419,7 +429,8 @@ class ToolRegistry:
                     f"{origin.describe()} runs only its own plugin's code",
                 )
             )
-        problems += self._conflicts(definition, origin)
+        if definition.id in self._tools or definition.function.name in self._by_name:
+            problems += self._conflicts(definition, origin)
         if problems or implementation is None:
             self.diagnostics.extend(problems)
             self.rejected.setdefault(definition.id, origin.plugin)

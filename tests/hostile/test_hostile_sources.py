@@ -222,3 +222,21 @@ def test_a_data_definition_cannot_run_a_plugin_denied_in_the_component(fake_site
     assert diagnostic.plugin == "joiner" and "plugin 'vault' (vault-dist)" in diagnostic.message
     statuses = {s.id: s for s in host.tool_statuses()}
     assert statuses["borrowed"].status == "invalid"
+
+
+def test_a_globally_denied_sub_plugin_loads_no_tool_and_its_source_is_closed(fake_site: FakeSite) -> None:
+    # REQ: PLG-4, PLG-7
+    from toolplug.config import parse_config
+    from toolplug.host import Host
+
+    closed = fake_site.root.parent / "closed.txt"
+    install(fake_site, (
+        "Source.plugin = 'badsrc.files'\n"
+        f"Source.close = lambda self: __import__('pathlib').Path({str(closed)!r}).write_text('closed')"
+    ))
+    host = Host(parse_config({"plugins": {"deny": ["badsrc.files"]}}), settings_dir=fake_site.root.parent / "s")
+    assert host.plugins.records["badsrc"].status == "loaded"
+    assert "src_tool" not in host.registry and "fine_tool" in host.registry
+    assert closed.read_text() == "closed"
+    assert host.denied_sub_plugins == ["badsrc.files"]
+    assert not host.config_diagnostics()  # the entry names a real sub-plugin: no finding

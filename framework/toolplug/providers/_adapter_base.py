@@ -12,6 +12,7 @@ import copy
 import json
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -234,6 +235,9 @@ class HTTPProviderAdapter:
     api_name: ClassVar[str]
     tool_shape: ClassVar[staticmethod[[ToolDefinition], dict[str, Any]]]
     """Converts one definition to the API's tool entry (a ``staticmethod`` of a :mod:`wire_tools` function)."""
+    native_tool_search: str | None = None
+    """The API whose own tool search this provider's model supports (``anthropic``, ``openai-responses``),
+    or None: the loop then offers deferred tools through the client-side ``search_tools``."""
 
     def __init__(
         self,
@@ -390,6 +394,34 @@ class StreamAssembler:
 # --- the factory -------------------------------------------------------------------------------------
 
 
+ANTHROPIC_TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
+"""The beta that enables Anthropic's tool search (sent to models that use it)."""
+
+_NATIVE_SEARCH_MODELS = {
+    "anthropic": (re.compile(r"claude-(opus|sonnet)-(4-[5-9]|[5-9])"), "https://api.anthropic.com"),
+    "openai-responses": (re.compile(r"gpt-(5\.([4-9]|[1-9][0-9])|[6-9])"), "https://api.openai.com"),
+}
+
+
+def native_search_api(api: str, profile: ProviderProfile) -> str | None:
+    """``api`` when the profile's model has the API's own tool search, else None.
+
+    ``native_tool_search`` in the profile decides when set; otherwise the official API's models known
+    to have it (Claude Opus and Sonnet 4.5 and later; GPT-5.4 and later on Responses) use it.
+    """
+    known = _NATIVE_SEARCH_MODELS.get(api)
+    if known is None:
+        return None
+    setting = getattr(profile, "native_tool_search", None)
+    if setting is not None:
+        return api if setting else None
+    pattern, official = known
+    base_url = (profile.base_url or official).rstrip("/")
+    if not base_url.startswith(official):
+        return None
+    return api if pattern.search(profile.model) else None
+
+
 @dataclass(frozen=True, slots=True)
 class HTTPAdapterFactory:
     """Makes adapters of one API for the providers configured with it (``ADAPTER_FACTORY`` of each module).
@@ -426,6 +458,9 @@ class HTTPAdapterFactory:
         """A fresh adapter for one call."""
         headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
         headers.update(dict(self.static_headers))
+        native_search = native_search_api(self.api, profile)
+        if native_search == "anthropic":
+            headers["anthropic-beta"] = ANTHROPIC_TOOL_SEARCH_BETA
         if api_key:
             headers.update(self.auth_headers(api_key))
         timeout = float(options.get("timeout") or getattr(profile, "timeout", 120.0) or 120.0)
@@ -452,9 +487,11 @@ class HTTPAdapterFactory:
         )
         overrides = profile.server_overrides() if hasattr(profile, "server_overrides") else None
         server = server_profile(getattr(profile, "server", None), profile.base_url, overrides)
-        return self.adapter_type(
+        adapter = self.adapter_type(
             client, provider_id=provider_id, model_id=profile.model, extra=profile.extra, server=server
         )
+        adapter.native_tool_search = native_search
+        return adapter
 
 
 __all__ = [

@@ -410,6 +410,8 @@ def parse_response_object(data: Mapping[str, Any], *, tool_names: Mapping[str, s
             content.extend(_provider_parts(item, names))
         elif kind == "mcp_list_tools":
             content.extend(_provider_parts(item, {}, name=kind, dynamic=True))
+        elif kind in ("tool_search_call", "tool_search_output"):
+            content.append(_tool_search_part(item))
         elif kind == "mcp_approval_request":
             item_id = item["id"]
             content.append(
@@ -445,6 +447,20 @@ def parse_response_object(data: Mapping[str, Any], *, tool_names: Mapping[str, s
         provider_metadata=metadata,
         raw_finish_reason=raw_finish,
         ends_conversation=ended,
+    )
+
+
+def _tool_search_part(item: Mapping[str, Any]) -> AssistantPart:
+    """The provider's own tool search: its call, or its output (the tools it loaded), replayed unchanged."""
+    call_id = str(item.get("call_id") or item.get("id") or "")
+    meta = {VENDOR: {"item": item}}
+    if item.get("type") == "tool_search_call":
+        arguments = item.get("arguments")
+        call_input = arguments if isinstance(arguments, dict) else parse_arguments(arguments) or {}
+        return ToolCallPart(call_id, "tool_search", call_input, provider_executed=True, provider_metadata=meta)
+    loaded = {"tools": list(item.get("tools") or ())}
+    return ToolResultPart(
+        call_id, "tool_search", loaded, OutputType.JSON, provider_executed=True, provider_metadata=meta
     )
 
 

@@ -73,6 +73,8 @@ def to_responses_tool(definition: ToolDefinition) -> dict[str, Any]:
     output_schema = output_schema_of(definition)
     if output_schema is not None:
         function["output_schema"] = output_schema
+    if definition.deferred:
+        function["defer_loading"] = True
     return function
 
 
@@ -84,11 +86,14 @@ def to_anthropic_tool(definition: ToolDefinition) -> dict[str, Any]:
         )
     if definition.kind is ToolKind.PROVIDER_DEFINED:
         return _provider_tool(definition, "anthropic", "Anthropic Messages", with_name=True)
-    return {
+    tool: dict[str, Any] = {
         "name": definition.function.name,
         "description": definition.function.description_for_llm,
         "input_schema": dict(definition.function.parameters),
     }
+    if definition.deferred:
+        tool["defer_loading"] = True
+    return tool
 
 
 def output_schema_of(definition: ToolDefinition) -> dict[str, Any] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,8 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     monkeypatch.delenv("TOOLPLUG_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no user's default config file
     monkeypatch.delenv("TOOLPLUG_STRICT_PLUGINS", raising=False)
+    for name in [name for name in os.environ if name.startswith("TOOLPLUG_SECRET_")]:
+        monkeypatch.delenv(name)  # a secret of the machine running the tests must never reach a tool
     previous = keyring.get_keyring()
     memory = MemoryKeyring()
     keyring.set_keyring(memory)

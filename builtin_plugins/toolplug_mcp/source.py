@@ -144,6 +144,7 @@ class McpServerConnection:
     def _secret_headers(self) -> dict[str, str]:
         if not self.config.secret_headers:
             return {}
+        from toolplug.secrets import environment_variable
         from toolplug.settings import SecretStore
 
         store = SecretStore()
@@ -154,7 +155,8 @@ class McpServerConnection:
             if value is None:
                 raise MCPClientError(
                     f"MCP server {self.name!r}: the header {header} needs the secret {owner}.{entry}, which is not "
-                    f"in the OS keyring (service 'toolplug'); store it with: keyring set toolplug {owner}.{entry}",
+                    f"in the OS keyring (service 'toolplug'); store it with: keyring set toolplug {owner}.{entry}, "
+                    f"or set {environment_variable(owner, entry)}",
                     server=self.name,
                 )
             headers[header] = value

@@ -170,11 +170,12 @@ def _scrub_output(ctx: click.Context) -> None:
     from toolplug.secrets import ScrubbingStream
 
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = ScrubbingStream(stdout), ScrubbingStream(stderr)
+    scrubbed_out, scrubbed_err = ScrubbingStream(stdout), ScrubbingStream(stderr)
+    sys.stdout, sys.stderr = scrubbed_out, scrubbed_err
 
     def restore() -> None:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        scrubbed_out.release()
+        scrubbed_err.release()
         sys.stdout, sys.stderr = stdout, stderr
 
     ctx.call_on_close(restore)

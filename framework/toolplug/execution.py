@@ -293,15 +293,18 @@ def _copy_value(value: Any) -> Any:
 
 
 def scrub_result(scrub: SecretScrubber, result: ToolExecutionResult) -> ToolExecutionResult:
-    """A copy of ``result`` with every secret replaced in text, JSON, sources and content parts."""
-    return result.model_copy(
-        update={
-            "text_content": None if result.text_content is None else scrub.text(result.text_content),
-            "json_content": scrub.json(result.json_content),
-            "sources": [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources],
-            "content": None if result.content is None else scrub.json(result.content),
-        }
-    )
+    """``result`` with every secret replaced in text, JSON, sources and content parts (a copy only when
+    something had to be replaced)."""
+    update: dict[str, Any] = {}
+    if result.text_content is not None and scrub.contains(result.text_content):
+        update["text_content"] = scrub.text(result.text_content)
+    if result.json_content is not None and scrub.contains_json(result.json_content):
+        update["json_content"] = scrub.json(result.json_content)
+    if any(scrub.contains(s.url) or scrub.contains(s.title) for s in result.sources):
+        update["sources"] = [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources]
+    if result.content is not None and scrub.contains_json(result.content):
+        update["content"] = scrub.json(result.content)
+    return result.model_copy(update=update) if update else result
 
 
 SettingsLookup = Callable[["RegisteredTool"], tuple[Mapping[str, Any], Sequence[str]]]
@@ -382,7 +385,12 @@ class ToolExecutor:
         limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
         try:
-            result = await self._run(tool, arguments, context, limit)
+            self._prepare(tool, context)
+            if limit is None:
+                raw = await tool.implementation.execute(_copy_arguments(arguments), context)
+            else:
+                raw = await self._run_with_limit(tool, _copy_arguments(arguments), context, limit)
+            result = normalize_result(raw)
             status = CallStatus.OK
         except (ToolExecutionBlockedError, ToolExecutionFailedError) as exc:
             # A refusal or an explained failure: the tool's own words (or result), no traceback.
@@ -399,9 +407,8 @@ class ToolExecutor:
             error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         return self._outcome(tool, arguments, context, result, status, error, started)
 
-    async def _run(
-        self, tool: RegisteredTool, arguments: dict[str, Any], context: ToolExecutionContext, limit: float | None
-    ) -> ToolExecutionResult:
+    def _prepare(self, tool: RegisteredTool, context: ToolExecutionContext) -> None:
+        """The checks before the tool runs (its provider's confidence) and its settings, secrets registered."""
         definition = tool.definition
         minimum = definition.minimum_provider_confidence
         confidence = context.scope.provider_confidence
@@ -415,18 +422,19 @@ class ToolExecutor:
             if secrets:
                 register_secrets(secrets)
             context.settings = settings
-        own_arguments = _copy_arguments(arguments)
-        if limit is None:
-            return normalize_result(await tool.implementation.execute(own_arguments, context))
+
+    @staticmethod
+    async def _run_with_limit(
+        tool: RegisteredTool, arguments: Any, context: ToolExecutionContext, limit: float
+    ) -> Any:
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
-                raw = await tool.implementation.execute(own_arguments, context)
+                return await tool.implementation.execute(arguments, context)
         except TimeoutError:
             if deadline.expired():
                 raise ExecutorTimeoutError(limit) from None
             raise
-        return normalize_result(raw)
 
     @staticmethod
     def _failure(tool: RegisteredTool, exc: BaseException) -> ToolExecutionResult:
@@ -454,7 +462,8 @@ class ToolExecutor:
         scrub = scrubber()
         if scrub.active:
             result = scrub_result(scrub, result)
-            trace_arguments = scrub.json(trace_arguments)
+            if scrub.contains_json(trace_arguments):
+                trace_arguments = scrub.json(trace_arguments)
             warnings = [scrub.text(w) for w in warnings]
             if error is not None:
                 error = _without_secrets(error, scrub, _has_secret_settings(tool))
@@ -516,13 +525,14 @@ def denied_outcome(
     sensitive: frozenset[str] = frozenset(),
 ) -> ToolCallOutcome:
     """The outcome of a call the user (or an approval callback) refused; nothing ran."""
-    text = reason or "Tool call execution denied."
+    scrub = scrubber()
+    text = scrub.text(reason or "Tool call execution denied.")
     result = ToolExecutionResult(text_content=text, output_type=OutputType.EXECUTION_DENIED)
     trace = ToolTrace(
         tool_id=tool_id,
         call_id=call_id,
         plugin=plugin,
-        arguments=redact_arguments(arguments, sensitive),
+        arguments=scrub.json(redact_arguments(arguments, sensitive)),
         status=CallStatus.DENIED,
         duration_ms=0.0,
         result_chars=len(text),

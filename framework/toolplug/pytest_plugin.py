@@ -151,9 +151,12 @@ def toolplug_host(
     """Build isolated hosts: ``host = toolplug_host(plugins=[my_plugin])``.
 
     Installed plugins are never loaded unless named; settings go to a temporary folder
-    (``$TOOLPLUG_SETTINGS_DIR`` points there too) and secrets to an in-memory keyring.
+    (``$TOOLPLUG_SETTINGS_DIR`` points there too) and secrets to an in-memory keyring; no
+    ``TOOLPLUG_SECRET_*`` variable of the environment is visible.
     """
     monkeypatch.setenv("TOOLPLUG_SETTINGS_DIR", str(tmp_path_factory.mktemp("toolplug-settings")))
+    for name in [name for name in os.environ if name.startswith("TOOLPLUG_SECRET_")]:
+        monkeypatch.delenv(name)  # the developer's own secrets never reach the tools under test
     return ToolplugHostBuilder(lambda: tmp_path_factory.mktemp("toolplug-host"))
 
 

@@ -145,9 +145,11 @@ class SecretScrubber:
 
     def contains(self, value: str) -> bool:
         """Whether ``value`` holds a secret in any of its forms."""
-        if self._pattern is None or not any(anchor in value for anchor in self._anchors):
-            return False
-        return self._pattern.search(value) is not None
+        if self._pattern is not None:
+            for anchor in self._anchors:
+                if anchor in value:
+                    return self._pattern.search(value) is not None
+        return False
 
     def text(self, value: str) -> str:
         """``value`` with every secret replaced by ``[redacted]``."""
@@ -171,6 +173,30 @@ class SecretScrubber:
                 if any(form.startswith(tail) for form in candidates):
                     return len(value) - position
         return 0
+
+    def contains_json(self, value: Any) -> bool:
+        """Whether any key or string inside a JSON value holds a secret."""
+        if self._pattern is None:
+            return False
+        contains = self.contains
+        pending = [value]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, str):
+                if contains(current):
+                    return True
+            elif isinstance(current, Mapping):
+                for key, item in current.items():
+                    if contains(str(key)):
+                        return True
+                    if type(item) is str:
+                        if contains(item):
+                            return True
+                    elif not isinstance(item, int | float | bool) and item is not None:
+                        pending.append(item)
+            elif isinstance(current, list | tuple):
+                pending.extend(current)
+        return False
 
     def json(self, value: Any) -> Any:
         """A copy of a JSON value with every secret replaced in keys and strings."""
@@ -311,8 +337,9 @@ def register_environment_secrets(environ: Mapping[str, str]) -> None:
 class ScrubbingStream(io.TextIOBase):
     """A text stream that writes to ``target`` with every registered secret scrubbed.
 
-    Text that could be the start of a secret is held back until the next write or :meth:`flush`,
-    so a secret written in pieces (a streamed answer) is caught whole.
+    Text that could be the start of a secret is held back until the next write or :meth:`release`
+    (not :meth:`flush`, which ``click.echo`` calls after every piece), so a secret written in pieces
+    (a streamed answer) is caught whole.
     """
 
     def __init__(self, target: TextIO) -> None:
@@ -335,12 +362,22 @@ class ScrubbingStream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
+        """Flush the target; text held back as a possible start of a secret stays held (see :meth:`release`)."""
+        if not getattr(self.target, "closed", False):
+            self.target.flush()
+
+    def release(self) -> None:
+        """Write out what is held back (scrubbed) and flush: the writer is done."""
         if getattr(self.target, "closed", False):
             return  # nowhere left to write (the stream is being collected after its target closed)
         if self._pending:
             pending, self._pending = self._pending, ""
             self.target.write(_scrubber.text(pending))
         self.target.flush()
+
+    def close(self) -> None:
+        self.release()
+        super().close()
 
     def writable(self) -> bool:
         return True

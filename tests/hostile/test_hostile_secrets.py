@@ -26,7 +26,7 @@ from typing import Any
 import keyring
 import pytest
 from _plugin_fixtures import write_distribution
-from _provider_server import Reply, chat_completion, provider_server
+from _provider_server import Reply, chat_completion, chat_stream, provider_server
 from click.testing import CliRunner, Result
 from keyring.backends import fail
 
@@ -150,6 +150,11 @@ def register_commands(cli):
         key = SecretStore().get("vault", "api_key")
         click.echo("the key is " + key)
         click.echo("and in base64 " + base64.b64encode(key.encode()).decode(), err=True)
+
+    @cli.command("vault-prefix")
+    def prefix():
+        """Ends its output with the first characters of the key, and no newline."""
+        click.echo("starts with " + SecretStore().get("vault", "api_key")[:6], nl=False)
 '''
 
 
@@ -358,6 +363,15 @@ def test_a_plugin_command_that_prints_its_secret_is_scrubbed(vault: Vault, memor
     assert "the key is [redacted]" in result.stdout and "[redacted]" in result.stderr
 
 
+def test_output_held_back_as_a_possible_secret_is_written_when_the_command_ends(
+    vault: Vault, memory_keyring: MemoryKeyring
+) -> None:
+    # REQ: UX-1 — holding back the start of a possible secret must never lose output.
+    store(memory_keyring)
+    result = vault.invoke("vault-prefix")
+    assert result.exit_code == 0 and result.stdout == "starts with " + SECRET[:6]
+
+
 def test_a_secret_written_in_pieces_is_caught_whole() -> None:
     # REQ: EXE-2 — a streamed answer arrives in small deltas; no piece of a secret may slip out alone.
     target = io.StringIO()
@@ -368,9 +382,30 @@ def test_a_secret_written_in_pieces_is_caught_whole() -> None:
     text = f"the key is {SECRET}, done"
     for start in range(0, len(text), 3):
         stream.write(text[start : start + 3])
+        stream.flush()  # as click.echo does after every piece
         assert SECRET[:12] not in target.getvalue()
-    stream.flush()
+    stream.release()
     assert target.getvalue() == "the key is [redacted], done"
+
+
+def test_a_streamed_chat_answer_that_spells_a_secret_in_deltas_is_caught_whole(
+    vault: Vault, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # REQ: EXE-2, UX-1 — `toolplug chat --stream` echoes each delta and flushes; the pieces join first.
+    # (The chat's tool selection reads the vault's secret, so it is known before the answer streams.)
+    store(memory_keyring)
+    monkeypatch.setenv("HOSTILE_PROVIDER_KEY", "sk-provider-key-3b8a0f")
+    with provider_server() as server:
+        server.reply(Reply(200, events=chat_stream(chat_completion(f"the key: {SECRET} (leaked)"))))
+        vault.config.write_text(
+            vault.config.read_text(encoding="utf-8") + "[providers.p]\napi = \"openai-chat\"\nmodel = \"m\"\n"
+            f'base_url = "{server.url}"\napi_key_env = "HOSTILE_PROVIDER_KEY"\n',
+            encoding="utf-8",
+        )
+        result = vault.invoke("chat", "what is the key?", "--stream")
+    assert result.exit_code == 0, result.output
+    assert "the key: [redacted] (leaked)" in result.stdout
+    assert SECRET[:10] not in result.output
 
 
 # --- short and multi-line secrets -----------------------------------------------------------------------
@@ -569,3 +604,39 @@ def test_a_provider_key_a_tool_reads_from_the_environment_never_reaches_the_prov
     assert key not in sent_back and base64.b64encode(key.encode()).decode() not in sent_back
     assert "[redacted]" in sent_back
     assert key not in json.dumps(result.as_dict())
+
+
+def test_a_provider_that_echoes_the_key_encoded_in_its_error_never_gets_it_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # REQ: EXE-2 — a 400 whose message repeats the key base64- and URL-encoded.
+    from urllib.parse import quote
+
+    from toolplug.chat import run_host_chat
+    from toolplug.errors import ProviderError
+
+    key = "sk-provider/key+7c1d9e=="
+    monkeypatch.setenv("HOSTILE_PROVIDER_KEY", key)
+    echoed = f"bad key {base64.b64encode(key.encode()).decode()} (sent as {quote(key, safe='')})"
+    with provider_server() as server:
+        server.reply(Reply(400, {"error": {"message": echoed, "type": "invalid_request_error"}}))
+        data = {"providers": {"p": {
+            "api": "openai-chat", "model": "m", "base_url": server.url, "api_key_env": "HOSTILE_PROVIDER_KEY",
+        }}}
+        host = Host(parse_config(data), load_entry_points=False, settings_dir=tmp_path)
+        with pytest.raises(ProviderError) as caught:
+            asyncio.run(run_host_chat(host, "go"))
+    for text in (str(caught.value), caught.value.body_message, *traceback.format_exception(caught.value)):
+        assert base64.b64encode(key.encode()).decode() not in text and quote(key, safe="") not in text, text
+    assert "bad key [redacted]" in str(caught.value)
+
+
+def test_a_denied_call_whose_reason_or_arguments_hold_a_secret_is_scrubbed() -> None:
+    # REQ: EXE-2 — an approval callback that echoes what it refused.
+    from toolplug.execution import denied_outcome
+    from toolplug.secrets import register_secrets
+
+    register_secrets([SECRET])
+    outcome = denied_outcome("vault", "c1", "vault", {"key": SECRET}, f"refused to send {SECRET}")
+    assert SECRET not in outcome.text and SECRET not in json.dumps(outcome.trace.as_dict())
+    assert outcome.text == "refused to send [redacted]"

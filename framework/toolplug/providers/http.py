@@ -43,6 +43,7 @@ from toolplug.errors import (
     ProviderRateLimitError,
     ProviderResponseError,
 )
+from toolplug.secrets import scrub
 
 logger = logging.getLogger("toolplug.providers.http")
 
@@ -122,11 +123,12 @@ def _tls_context() -> ssl.SSLContext:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret replaced by ``[REDACTED]``."""
+    """``text`` with every secret replaced by ``[REDACTED]``, then the process-wide secret scrubber applied
+    (every secret toolplug has read, in all its encoded forms)."""
     for secret in secrets:
         if secret and len(secret) >= _MIN_SECRET_LENGTH and secret in text:
             text = text.replace(secret, REDACTED)
-    return text
+    return scrub(text)
 
 
 def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:

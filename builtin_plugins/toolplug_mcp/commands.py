@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import threading
@@ -12,7 +11,7 @@ import click
 
 from toolplug.cli import handles_errors
 from toolplug.errors import UsageError
-from toolplug_mcp.serve import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+from toolplug_mcp.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 
 
 @click.command()
@@ -57,6 +56,8 @@ def serve(
 
     bridge = ToolServer(host, component, provider, on_trace=write_trace)
     try:
+        import asyncio  # only when serving: --help stays light
+
         if transport == "stdio":
             asyncio.run(serve_stdio(bridge))
         else:

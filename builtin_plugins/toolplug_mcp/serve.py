@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from toolplug.definitions import ToolKind
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, UnknownToolError
 from toolplug.execution import CallStatus, ToolCallOutcome, ToolTrace
+from toolplug_mcp.defaults import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
 from toolplug_mcp.sdk import require_sdk
 
 if TYPE_CHECKING:
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolplug.mcp.serve")
 
 SERVABLE_KINDS = frozenset({ToolKind.FUNCTION, ToolKind.DYNAMIC})
-DEFAULT_HTTP_HOST = "127.0.0.1"
-DEFAULT_HTTP_PORT = 8765
 HTTP_PATH = "/mcp"
 
 

@@ -386,13 +386,15 @@ class ReadWebPageTool(toolplug.ToolImplementation):
         )
 
     def validate_configuration(self, settings: Mapping[str, Any]) -> list[str]:
-        from toolplug.net import TargetPolicy
-
         problems = []
-        try:
-            TargetPolicy.allow_private_hosts(_split_list(settings.get("private_hosts")))
-        except ValueError as exc:
-            problems.append(f"private_hosts: {exc}")
+        private_hosts = _split_list(settings.get("private_hosts"))
+        if private_hosts:  # toolplug.net (and httpx2 under it) only when there is something to check
+            from toolplug.net import TargetPolicy
+
+            try:
+                TargetPolicy.allow_private_hosts(private_hosts)
+            except ValueError as exc:
+                problems.append(f"private_hosts: {exc}")
         problem = _positive_int_problem(settings, "max_characters")
         if problem:
             problems.append(problem)

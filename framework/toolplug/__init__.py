@@ -6,21 +6,6 @@ stays cheap for a plugin that only defines tools.
 
 from typing import TYPE_CHECKING, Any
 
-from toolplug.definitions import (
-    ConfidenceLevel,
-    FunctionSpec,
-    GrammarSpec,
-    OutputType,
-    ProviderToolSpec,
-    SettingKind,
-    SettingsField,
-    SettingsSchema,
-    Source,
-    ToolDefinition,
-    ToolExecutionResult,
-    ToolKind,
-    Visibility,
-)
 from toolplug.errors import (
     ConfigError,
     DefinitionError,
@@ -48,57 +33,98 @@ from toolplug.errors import (
     UnknownToolError,
     UsageError,
 )
-from toolplug.execution import (
-    CallScope,
-    CallStatus,
-    ToolCallOutcome,
-    ToolExecutionContext,
-    ToolExecutor,
-    ToolTrace,
-)
-from toolplug.hookspecs import hookimpl
-from toolplug.registry import CodeDefinitionSource, DefinitionSource, Diagnostic, RegisteredTool, ToolRegistry
-from toolplug.schema import ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder, to_openai_strict
-from toolplug.settings import Option, OptionSource, ToolSettingsService
-from toolplug.tools import (
-    FunctionTool,
-    ToolImplementation,
-    custom_tool,
-    dynamic_tool,
-    function_tool,
-    provider_defined_tool,
-    tool,
-)
 
 __version__ = "0.1.0"
 
 _LAZY = {
     "Agent": "toolplug.loop",
     "AssistantMessage": "toolplug.messages",
+    "CallScope": "toolplug.execution",
+    "CallStatus": "toolplug.execution",
+    "CodeDefinitionSource": "toolplug.registry",
+    "ConfidenceLevel": "toolplug.definitions",
+    "DefinitionSource": "toolplug.registry",
+    "Diagnostic": "toolplug.registry",
+    "FunctionSpec": "toolplug.definitions",
+    "FunctionTool": "toolplug.tools",
+    "GrammarSpec": "toolplug.definitions",
     "Host": "toolplug.host",
     "LoopOptions": "toolplug.loop",
     "LoopResult": "toolplug.loop",
+    "Option": "toolplug.settings",
+    "OptionSource": "toolplug.settings",
+    "OutputType": "toolplug.definitions",
+    "ProviderToolSpec": "toolplug.definitions",
+    "RegisteredTool": "toolplug.registry",
+    "SettingKind": "toolplug.definitions",
+    "SettingsField": "toolplug.definitions",
+    "SettingsSchema": "toolplug.definitions",
+    "Source": "toolplug.definitions",
     "StepResult": "toolplug.loop",
     "SystemMessage": "toolplug.messages",
+    "ToolCallOutcome": "toolplug.execution",
     "ToolCallingLoop": "toolplug.loop",
     "ToolChoice": "toolplug.calls",
+    "ToolDefinition": "toolplug.definitions",
+    "ToolExecutionContext": "toolplug.execution",
+    "ToolExecutionResult": "toolplug.definitions",
+    "ToolExecutor": "toolplug.execution",
+    "ToolImplementation": "toolplug.tools",
+    "ToolKind": "toolplug.definitions",
     "ToolMessage": "toolplug.messages",
+    "ToolParameterSchemaBuilder": "toolplug.schema",
+    "ToolRegistry": "toolplug.registry",
+    "ToolSettingsSchemaBuilder": "toolplug.schema",
+    "ToolSettingsService": "toolplug.settings",
+    "ToolTrace": "toolplug.execution",
     "UIMessageStreamReader": "toolplug.ui_stream",
     "UserMessage": "toolplug.messages",
+    "Visibility": "toolplug.definitions",
     "convert_to_model_messages": "toolplug.messages",
+    "custom_tool": "toolplug.tools",
+    "dynamic_tool": "toolplug.tools",
+    "function_tool": "toolplug.tools",
     "generate_text": "toolplug.loop",
     "has_tool_call": "toolplug.loop",
+    "hookimpl": "toolplug.hookspecs",
     "loop_finished": "toolplug.loop",
+    "provider_defined_tool": "toolplug.tools",
     "prune_messages": "toolplug.messages",
     "read_ui_message": "toolplug.ui_stream",
     "step_count_is": "toolplug.loop",
     "stream_text": "toolplug.loop",
+    "to_openai_strict": "toolplug.schema",
     "to_ui_message_stream": "toolplug.ui_stream",
+    "tool": "toolplug.tools",
     "ui_message_stream_sse": "toolplug.ui_stream",
 }
 
 if TYPE_CHECKING:
     from toolplug.calls import ToolChoice
+    from toolplug.definitions import (
+        ConfidenceLevel,
+        FunctionSpec,
+        GrammarSpec,
+        OutputType,
+        ProviderToolSpec,
+        SettingKind,
+        SettingsField,
+        SettingsSchema,
+        Source,
+        ToolDefinition,
+        ToolExecutionResult,
+        ToolKind,
+        Visibility,
+    )
+    from toolplug.execution import (
+        CallScope,
+        CallStatus,
+        ToolCallOutcome,
+        ToolExecutionContext,
+        ToolExecutor,
+        ToolTrace,
+    )
+    from toolplug.hookspecs import hookimpl
     from toolplug.host import Host
     from toolplug.loop import (
         Agent,
@@ -119,6 +145,18 @@ if TYPE_CHECKING:
         UserMessage,
         convert_to_model_messages,
         prune_messages,
+    )
+    from toolplug.registry import CodeDefinitionSource, DefinitionSource, Diagnostic, RegisteredTool, ToolRegistry
+    from toolplug.schema import ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder, to_openai_strict
+    from toolplug.settings import Option, OptionSource, ToolSettingsService
+    from toolplug.tools import (
+        FunctionTool,
+        ToolImplementation,
+        custom_tool,
+        dynamic_tool,
+        function_tool,
+        provider_defined_tool,
+        tool,
     )
     from toolplug.ui_stream import (
         UIMessageStreamReader,

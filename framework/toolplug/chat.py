@@ -377,7 +377,7 @@ def _provider(host: Host, provider_id: str | None) -> tuple[str, ProviderSection
 
 
 def _no_provider_message(host: Host) -> str:
-    from toolplug.config import config_locations_hint
+    from toolplug.config_paths import config_locations_hint
 
     where = f" in {host.config.source}" if host.config.source else ""
     return (

@@ -5,7 +5,6 @@ Exit codes: 0 success, 1 a finding (failed call, diagnostics), 2 bad usage or co
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import sys
@@ -112,14 +111,14 @@ def load_plugin_commands(
     warning naming both; the plugin's other commands stay. An unreadable config loads no plugin at all
     (the command itself then reports the config error).
     """
-    from toolplug.config import load_config
+    from toolplug.config_paths import read_plugin_deny
     from toolplug.plugins import PluginManager
 
     try:
-        config = load_config(config_path)
+        deny = read_plugin_deny(config_path)  # the deny list only: no validation models for --help
     except ToolplugError:
         return {}
-    manager = PluginManager(deny=config.plugins.deny)
+    manager = PluginManager(deny=deny)
     manager.load_entry_points()
     scratch: dict[str, click.Group] = {}
 
@@ -340,6 +339,8 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
         _fail("--args must be a JSON object")
     host = state.host
     try:
+        import asyncio
+
         outcome = asyncio.run(host.call_tool(tool_id, parsed, component=component, provider_id=provider))
     except InvalidToolInputError as exc:
         _fail(f"the arguments do not match the schema of {tool_id!r}: {exc.reason}")
@@ -583,6 +584,8 @@ def chat(
 
     printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
     try:
+        import asyncio
+
         result = asyncio.run(
             run_host_chat(
                 state.host,

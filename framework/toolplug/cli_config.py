@@ -75,7 +75,7 @@ def _config_option(ctx: click.Context) -> str | None:
 @handles_errors
 def config_path(ctx: click.Context, as_json: bool) -> None:
     """Print the config file in effect (--config, else $TOOLPLUG_CONFIG, else the default location)."""
-    from toolplug.config import config_path_in_effect
+    from toolplug.config_paths import config_path_in_effect
 
     file, origin = config_path_in_effect(_config_option(ctx))
     exists = file.is_file()
@@ -97,7 +97,7 @@ def config_path(ctx: click.Context, as_json: bool) -> None:
 @handles_errors
 def config_init(ctx: click.Context, force: bool) -> None:
     """Write a commented starter config to the file in effect (refuses to overwrite one without --force)."""
-    from toolplug.config import config_path_in_effect
+    from toolplug.config_paths import config_path_in_effect
 
     file, _origin = config_path_in_effect(_config_option(ctx))
     if file.exists() and not force:

@@ -11,19 +11,23 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from toolplug.config_paths import (
+    CONFIG_ENV,
+    CONFIG_FILE_NAME,
+    config_locations_hint,
+    config_path_in_effect,
+    default_config_path,
+)
 from toolplug.definitions import ConfidenceLevel
 from toolplug.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolplug.tool_search import ToolSearchOptions
 
-CONFIG_ENV = "TOOLPLUG_CONFIG"
-CONFIG_FILE_NAME = "config.toml"
 DEFAULT_COMPONENTS = ("chat", "assistants")
 
 
@@ -282,41 +286,6 @@ def parse_config(data: Mapping[str, Any], *, source: str = "<config>") -> HostCo
         more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{source}: {key}: {message}{more}", path=source, key=key) from exc
     return config
-
-
-def default_config_path() -> Path:
-    """The config file used when neither a path nor ``$TOOLPLUG_CONFIG`` is given (it may not exist)."""
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg:
-        base = Path(xdg)
-    elif os.name == "nt":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    else:
-        base = Path.home() / ".config"
-    return base / "toolplug" / CONFIG_FILE_NAME
-
-
-def config_path_in_effect(path: str | os.PathLike[str] | None = None) -> tuple[Path, str]:
-    """The config file :func:`load_config` reads for ``path``, and why: ``argument``, ``environment`` or ``default``.
-
-    For ``default`` the file may not exist; then the built-in defaults apply.
-    """
-    if path is not None and str(path):
-        return Path(path), "argument"
-    from_env = os.environ.get(CONFIG_ENV)
-    if from_env:
-        return Path(from_env), "environment"
-    return default_config_path(), "default"
-
-
-def config_locations_hint(path: str | os.PathLike[str] | None = None) -> str:
-    """One sentence naming where the config is read from, and which file is in effect now."""
-    file, _origin = config_path_in_effect(path)
-    state = "" if file.is_file() else ", which does not exist yet"
-    return (
-        f"toolplug reads its config from --config FILE, else ${CONFIG_ENV}, else {default_config_path()}; "
-        f"now: {file}{state} (`toolplug config init` writes a commented starter file)."
-    )
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:

@@ -8,6 +8,7 @@
     │   ├── InvalidArgumentError        a bad argument to a toolplug function
     │   ├── UnknownToolError            a tool id the registry does not know
     │   ├── ToolNotRunnableError        a tool the selector left out (carries the reasons)
+    │   ├── ModelRequestsDisabledError  a real provider request while they are switched off (tests)
     │   └── SettingsError               a setting that cannot be read or stored
     │       ├── KeyringUnavailableError no OS keyring backend for secrets
     │       └── SecretTooShortError     a secret too short to be scrubbed safely, refused
@@ -92,6 +93,10 @@ class ToolNotRunnableError(UsageError):
 
 class SettingsError(UsageError):
     """A tool setting cannot be read, validated or stored."""
+
+
+class ModelRequestsDisabledError(UsageError):
+    """A real provider request was about to be sent while model requests are switched off (in tests)."""
 
 
 class KeyringUnavailableError(SettingsError):
@@ -300,6 +305,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidToolInputError",
     "KeyringUnavailableError",
+    "ModelRequestsDisabledError",
     "NoSuchToolError",
     "PluginError",
     "PluginLoadError",

@@ -406,7 +406,8 @@ class Host:
         """Run one chat turn on a configured provider with the runnable tools, one call at a time and the limits.
 
         ``options`` are those of :func:`toolplug.chat.run_host_chat` (``provider_id``, ``component``,
-        ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``).
+        ``selected``, ``stream``, ``on_event``, ``record_dir``, ``system``, ``chat_required_confidence``,
+        ``tool_choice``).
         """
         from toolplug.chat import run_host_chat
 

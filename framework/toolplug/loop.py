@@ -850,18 +850,33 @@ class ToolCallingLoop:
         run = await self._start(initial, emit)
         stop_reason = run.stop_reason
         options = self.options
+        on_event = options.on_event
         while stop_reason is None:
-            plan = await self._prepare_step(run)
+            # (the phases that need no await are plain calls: a step costs a few µs less)
+            prepared = None
+            if options.prepare_step is not None and run.limit_reason is None:
+                prepared = await self._ask_prepare_step(run)
+            plan = self._prepare_step(run, prepared)
             round_ = await self._ask_model(run, plan)
             checked = await self._check_calls(run, plan, round_)
             await self._execute(
-                checked.jobs, options.tool_call_concurrency, plan.step_number, run.conversation, options.on_event
+                checked.jobs, options.tool_call_concurrency, plan.step_number, run.conversation, on_event
             )
-            step = await self._collect_results(run, plan, round_, checked)
+            step = self._collect_results(run, plan, round_, checked)
             if self._search is not None:
                 self._search.learn_from(step.content)
-            stop_reason = await self._decide(run, plan, round_, checked)
-            if stop_reason is None and step.final_answer:
+            if on_event is not None:
+                await _notify(on_event, StepFinishEvent(step))
+            if emit is not None:
+                emit(FinishStepPart(step))
+            stop_reason = self._decide(run, plan, round_, checked)
+            if stop_reason is None and not plan.final_answer:
+                if self._stop_conditions and await self._should_stop(run.steps):
+                    self._stopped_by_condition = True
+                    stop_reason = "stop-condition"
+                else:
+                    self._note_limit(run)
+            if stop_reason is None and plan.final_answer:
                 run.final_rounds += 1
         return self._finish(run, stop_reason)
 
@@ -892,7 +907,26 @@ class ToolCallingLoop:
         self.adapter.begin(run.conversation)
         return run
 
-    async def _prepare_step(self, run: _RunState) -> _StepPlan:
+    async def _ask_prepare_step(self, run: _RunState) -> PrepareStep | None:
+        """The replacements ``prepare_step`` gives for this step."""
+        assert self.options.prepare_step is not None
+        search = self._search
+        context = PrepareStepContext(
+            len(run.steps),
+            run.steps,
+            run.conversation,
+            self._tool_choice,
+            self.options.active_tools,
+            self._instructions,
+            () if search is None else tuple(search.deferred),
+            () if search is None else tuple(search.found),
+        )
+        prepared = self.options.prepare_step(context)
+        if inspect.isawaitable(prepared):
+            prepared = await prepared
+        return prepared
+
+    def _prepare_step(self, run: _RunState, prepared: PrepareStep | None) -> _StepPlan:
         """What this step offers: prepare_step's replacements, or no tools in a final-answer round."""
         options = self.options
         step_number = len(run.steps)
@@ -900,31 +934,15 @@ class ToolCallingLoop:
         active = options.active_tools
         instructions = self._instructions
         final_answer = run.limit_reason is not None
-        if options.prepare_step is not None and not final_answer:
-            search = self._search
-            prepared = options.prepare_step(
-                PrepareStepContext(
-                    step_number,
-                    run.steps,
-                    run.conversation,
-                    tool_choice,
-                    active,
-                    instructions,
-                    () if search is None else tuple(search.deferred),
-                    () if search is None else tuple(search.found),
-                )
-            )
-            if inspect.isawaitable(prepared):
-                prepared = await prepared
-            if prepared is not None:
-                if prepared.tool_choice is not None:
-                    tool_choice = ToolChoice.parse(prepared.tool_choice)
-                if prepared.active_tools is not None:
-                    active = prepared.active_tools
-                    self._check_active_tools(active)
-                if prepared.instructions is not None:
-                    instructions = normalize_instructions(prepared.instructions)
-                self._check_tool_choice(tool_choice, active)
+        if not final_answer and prepared is not None:
+            if prepared.tool_choice is not None:
+                tool_choice = ToolChoice.parse(prepared.tool_choice)
+            if prepared.active_tools is not None:
+                active = prepared.active_tools
+                self._check_active_tools(active)
+            if prepared.instructions is not None:
+                instructions = normalize_instructions(prepared.instructions)
+            self._check_tool_choice(tool_choice, active)
         offered, definitions = self._offer(active)
         concurrency = options.tool_call_concurrency
         if final_answer:
@@ -1004,7 +1022,10 @@ class ToolCallingLoop:
                 content.append(part)
                 checked.jobs.append(_Job(part, offered.get(part.tool_name), "error", _no_more_tools(part, run)))
                 continue
-            parsed = await self._parse(part, offered, run, plan)
+            if self._repair is None and not self._refine and self._search is None:
+                parsed = check_tool_call(part, offered)
+            else:
+                parsed = await self._parse(part, offered, run, plan)
             content.append(parsed)
             tool = offered.get(parsed.tool_name)
             if (
@@ -1057,9 +1078,7 @@ class ToolCallingLoop:
             instructions=plan.instructions,
         )
 
-    async def _collect_results(
-        self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound
-    ) -> StepResult:
+    def _collect_results(self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound) -> StepResult:
         """The step's results in model order (the character limit cuts in the same order), recorded for
         the model unless the provider may not see them; then the step itself."""
         results: list[ToolResultPart] = []
@@ -1109,10 +1128,6 @@ class ToolCallingLoop:
             plan.final_answer,
         )
         run.steps.append(step)
-        if self.options.on_event is not None:
-            await _notify(self.options.on_event, StepFinishEvent(step))
-        if emit is not None:
-            emit(FinishStepPart(step))
         return step
 
     def _note_outcome(self, run: _RunState, outcome: ToolCallOutcome, result: ToolResultPart) -> bool:
@@ -1139,10 +1154,8 @@ class ToolCallingLoop:
             )
         return True
 
-    async def _decide(
-        self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound
-    ) -> StopReason | None:
-        """Why the run ends after this step, or None to go on (with a final-answer round after a limit)."""
+    def _decide(self, run: _RunState, plan: _StepPlan, round_: Round, checked: _CheckedRound) -> StopReason | None:
+        """Why the run ends after this step, or None to go on (the stop conditions are asked next)."""
         if round_.ends_conversation:
             run.stop_detail = round_.ends_conversation
             return "provider-ended"
@@ -1158,9 +1171,10 @@ class ToolCallingLoop:
             return "provider-approval" if checked.provider_approval else "answered"
         if run.pending_calls:
             return "approval-pending" if run.pending_approvals else "no-execute"
-        if await self._should_stop(run.steps):
-            self._stopped_by_condition = True
-            return "stop-condition"
+        return None
+
+    def _note_limit(self, run: _RunState) -> None:
+        """After a step that goes on: a limit reached makes the next rounds ask for the final answer."""
         options = self.options
         if options.max_tool_calls is not None and run.calls_run >= options.max_tool_calls:
             run.limit_reason = f"the limit of {options.max_tool_calls} tool calls was reached"
@@ -1168,7 +1182,6 @@ class ToolCallingLoop:
             run.limit_reason = f"the limit of {options.max_result_chars} characters of tool results was reached"
         elif options.max_steps is not None and len(run.steps) >= options.max_steps:
             run.limit_reason = f"the limit of {options.max_steps} steps with tools was reached"
-        return None
 
     def _finish(self, run: _RunState, stop_reason: StopReason) -> LoopResult:
         result = run.result(stop_reason)

@@ -19,6 +19,7 @@ from typing import Any, TypeAlias
 
 from toolplug.definitions import ToolKind
 from toolplug.errors import UsageError
+from toolplug.hookspecs import hookimpl
 from toolplug.messages import (
     AssistantMessage,
     Message,
@@ -323,12 +324,108 @@ def _number_for(schema: Mapping[str, Any], *, integer: bool) -> int | float:
     return value
 
 
+
+
+# --- a host for tests --------------------------------------------------------------------------------
+
+TEST_API = "toolplug-test"
+"""The API name of the provider :func:`offline_host` configures; its factory hands out the test model."""
+
+
+class _TestModelFactory:
+    """A provider adapter factory that always returns the one test model it was given."""
+
+    api = TEST_API
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def create(self, profile: Any, **options: Any) -> Any:
+        return self.model
+
+
+class _TestPlugin:
+    """The tools and the test model of a :func:`offline_host`, as one plugin."""
+
+    def __init__(self, tools: Sequence[Any], model: Any) -> None:
+        self.tools = list(tools)
+        self.factory = _TestModelFactory(model)
+
+    @hookimpl
+    def register_tools(self) -> list[Any]:
+        return self.tools
+
+    @hookimpl
+    def register_provider_adapters(self) -> list[Any]:
+        return [self.factory]
+
+
+def offline_host(
+    *tools: Any,
+    model: Any = None,
+    plugins: Sequence[Any] = (),
+    config: Mapping[str, Any] | None = None,
+    confidence: str = "unknown",
+    settings_dir: str | None = None,
+) -> Any:
+    """A :class:`~toolplug.host.Host` whose only provider is a test model: no network, no API key, no plugin.
+
+    :param tools: tool implementations (``function_tool``, ``@tool``...) registered as plugin ``tests``.
+    :param model: the provider adapter every chat turn uses (default: a :class:`SchemaTestModel`).
+    :param plugins: further plugin objects (or ``(name, object)`` pairs); installed plugins are not loaded.
+    :param config: more host config (a parsed mapping); its ``[providers]`` come after the test one.
+    :param confidence: the test provider's confidence level.
+    :param settings_dir: where settings are kept (default: a fresh temporary folder, removed with the host).
+    """
+    import shutil
+    import tempfile
+    import weakref
+
+    from toolplug.config import parse_config
+    from toolplug.host import Host
+
+    plugin = _TestPlugin(tools, model if model is not None else SchemaTestModel())
+    data = dict(config or {})
+    model_id = getattr(plugin.factory.model, "model_id", "test-model")
+    test_provider = {"api": TEST_API, "model": model_id, "confidence": confidence, "base_url": "toolplug-test:"}
+    data["providers"] = {"test": test_provider, **dict(data.get("providers") or {})}
+    folder = settings_dir or tempfile.mkdtemp(prefix="toolplug-test-")
+    host = Host(
+        parse_config(data, source="<test host>"), plugins=[("tests", plugin), *plugins], load_entry_points=False,
+        settings_dir=folder,
+    )
+    if settings_dir is None:
+        weakref.finalize(host, shutil.rmtree, folder, ignore_errors=True)
+    return host
+
+
+def block_model_requests() -> Any:
+    """A context manager in which every real provider request fails at once (test models still answer)."""
+    import contextlib
+
+    import toolplug.providers
+
+    @contextlib.contextmanager
+    def blocked() -> Any:
+        previous = toolplug.providers.ALLOW_MODEL_REQUESTS
+        toolplug.providers.ALLOW_MODEL_REQUESTS = False
+        try:
+            yield
+        finally:
+            toolplug.providers.ALLOW_MODEL_REQUESTS = previous
+
+    return blocked()
+
+
 __all__ = [
+    "TEST_API",
     "Responder",
     "SchemaTestModel",
     "ScriptItem",
     "ScriptedAdapter",
     "arguments_from_schema",
+    "block_model_requests",
+    "offline_host",
     "text_round",
     "tool_call",
     "tool_calls_round",

@@ -43,6 +43,20 @@ def __getattr__(name: str) -> Any:
         return getattr(base, name)
     raise AttributeError(f"module 'toolplug.providers' has no attribute {name!r}")
 
+ALLOW_MODEL_REQUESTS = True
+"""Set to False (in a test suite's conftest) to make every real provider request fail at once with
+:class:`~toolplug.errors.ModelRequestsDisabledError`; test models (toolplug.testing) still answer.
+The environment variable ``TOOLPLUG_ALLOW_MODEL_REQUESTS=0`` does the same."""
+
+
+def model_requests_allowed() -> bool:
+    """Whether real provider requests may be sent (see :data:`ALLOW_MODEL_REQUESTS`)."""
+    import os
+
+    flag = os.environ.get("TOOLPLUG_ALLOW_MODEL_REQUESTS", "").strip().lower()
+    return ALLOW_MODEL_REQUESTS and flag not in ("0", "false", "no", "off")
+
+
 BUILTIN_APIS: dict[str, str] = {
     "openai-chat": "toolplug.providers.openai_chat",
     "openai-responses": "toolplug.providers.openai_responses",

@@ -36,6 +36,7 @@ from typing import Any
 import httpx2
 
 from toolplug.errors import (
+    ModelRequestsDisabledError,
     ProviderAuthenticationError,
     ProviderConnectionError,
     ProviderError,
@@ -399,6 +400,14 @@ class ProviderHTTPClient:
 
     async def _send(self, client: httpx2.AsyncClient, url: str, body: Mapping[str, Any], *, stream: bool) -> Any:
         """Send with retries; returns a 2xx response (streamed responses still open)."""
+        from toolplug.providers import model_requests_allowed
+
+        if not model_requests_allowed():
+            raise ModelRequestsDisabledError(
+                f"A request to provider {self.provider!r} ({url}) was about to be sent, but model requests are "
+                "switched off (toolplug.providers.ALLOW_MODEL_REQUESTS or TOOLPLUG_ALLOW_MODEL_REQUESTS=0). "
+                "Use a test model from toolplug.testing."
+            )
         attempt = 0
         timeout = httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0))
         while True:

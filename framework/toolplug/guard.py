@@ -495,7 +495,7 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
-_IMPERATIVE_START = r"(?:^|[.!?:;\n\"'(\[*>-])[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
+_IMPERATIVE_START = r"(?:^|(?<=[.!?:;\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
 _SECRET_OBJECT = (
     r"(?:system[ \t]+(?:prompt|message|instructions?)|(?:initial|hidden|secret|original|operating|internal|developer|"
     r"confidential|full|exact)[ \t]+(?:instructions|prompt|rules|configuration|config|message|guidelines)|"
@@ -611,9 +611,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction override", "override", ("from ",), needs=("now",),
     ),
     _RuleSpec(
-        r"(?i)\b(?:new|updated|revised|latest|real|actual|true|additional)[ \t]+(?:directives?|instructions?|task|"
-        r"orders|rules|system[ \t]+prompt)[ \t]+(?:supersedes?|overrides?|replaces?|takes?[ \t]+precedence|"
-        r"is[ \t]+to|are[ \t]+(?:as[ \t]+follows|to))\b",
+        r"(?i)\b(?:new|updated|revised|latest|real|actual|true|additional)[ \t]+(?:directives?|instructions?|"
+        r"system[ \t]+prompt)[ \t]+(?:supersedes?|overrides?|takes?[ \t]+precedence|are[ \t]+as[ \t]+follows)\b",
         "new instructions", "override", ("new ", "updated ", "revised ", "latest ", "real ", "actual ", "true ",
                                         "additional "),
         needs=("supersede", "supersedes", "override", "overrides", "replace", "replaces", "precedence", "follows"),
@@ -621,9 +620,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"\[(?i:new|updated|additional|hidden|secret)[ \t]+(?:instructions?|directives?|task|system[ \t]+prompt)"
               r"\b", "new instructions", "override"),
     _RuleSpec(
-        r"(?i)\b(?:supersedes?|overrides?|takes?[ \t]+precedence[ \t]+over|replaces?|cancels?|invalidates?)[ \t]+"
+        r"(?i)\b(?:supersedes?|overrides?|takes?[ \t]+precedence[ \t]+over|cancels?|invalidates?)[ \t]+"
         r"(?:all[ \t]+|any[ \t]+|the[ \t]+)?(?:prior|previous|earlier|other|existing|original|above)[ \t]+"
-        r"(?:instructions|ones|directives|rules|tasks?|requests?|prompts?)\b",
+        r"(?:instructions|directives|prompts?|system[ \t]+(?:prompts?|messages?))\b",
         "instruction override", "override",
         ("supersede ", "supersedes ", "override ", "overrides ", "takes ", "take ", "replace ", "replaces ", "cancel ",
          "cancels ", "invalidate ", "invalidates "),
@@ -692,6 +691,46 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
 
 _RULES = (*_RULES, *_INSTRUCTION_RULES)
 
+_MORE_INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
+    _RuleSpec(r"<(?i:full|entire|complete|all|your|the)[ \t]+(?i:system[ \t]+prompt|instructions|hidden[ \t]+"
+              r"instructions|rules)[^<>\n]{0,30}>", "prompt or data extraction", "override"),
+    _RuleSpec(
+        r"(?i)\b(?:each|every|all)[ \t]+(?:word|line|letter|sentence|rule|character)s?[ \t]+(?:in|of|from)[ \t]+"
+        r"(?:your|the)[ \t]+(?:system[ \t]+prompt|instructions|initial[ \t]+prompt|hidden[ \t]+prompt)\b",
+        "prompt or data extraction", "override", ("each ", "every ", "all "), needs=("prompt", "instructions"),
+    ),
+    _RuleSpec(r"(?i):[ \t]*(?:your|the)[ \t]+(?:full[ \t]+|entire[ \t]+|original[ \t]+)?(?:system[ \t]+prompt|"
+              r"initial[ \t]+instructions|hidden[ \t]+instructions)\b", "prompt or data extraction", "override",
+              ("prompt", "instructions"), 36),
+    _RuleSpec(r"(?im)^[ \t>*]*(?:assistant|ai|bot|model|gpt|chatgpt|claude|system)[ \t]*:[ \t]*(?:sure|certainly|"
+              r"of[ \t]+course|ok(?:ay)?|absolutely|understood|here[ \t]+(?:is|are))\b", "fake dialogue turn",
+              "fake_block", ("assistant", "ai", "bot", "model", "gpt", "chatgpt", "claude", "system"), 6),
+    _RuleSpec(
+        r"(?i)\b(?:begin|end|start)[ \t]+(?:of[ \t]+)?(?:the[ \t]+)?(?:system[ \t]+(?:prompt|message|instructions?)|"
+        r"developer[ \t]+message|admin[ \t]+message|hidden[ \t]+instructions)\b",
+        "fake block boundary", "fake_block", ("begin ", "end ", "start "), needs=("system", "developer", "admin"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:ignore|disregard|bypass|skip|disable)[ \t]+(?:all[ \t]+|your[ \t]+|the[ \t]+)?(?:safety|ethics|"
+        r"guardrails|moderation|censorship)\b(?![ \t]+(?:warnings?|advice|concerns|regulations|standards|signs|laws|"
+        r"codes?|precautions|guidance|requirements|issues|risks|procedures|inspections?|alerts?|recalls?))",
+        "instruction override", "override", ("ignore ", "disregard ", "bypass ", "skip ", "disable "),
+        needs=("safety", "ethics", "guardrails", "moderation", "censorship"),
+    ),
+    _RuleSpec(
+        _IMPERATIVE_START + r"(?i:(?:call|invoke|run|execute|trigger)[ \t]+" + _SNAKE_TOOL
+        + r"(?:[ \t]+\w+=|\())", "instruction to call a tool", "override",
+        ("call ", "invoke ", "run ", "execute ", "trigger "), 40,
+    ),
+    _RuleSpec(r"(?i)\b(?:tes|vos|deine|ihre|tus|sus|tuoi|suoi|suas|tuas)[ \t]+(?:instructions|anweisungen|"
+              r"instrucciones|istruzioni|instru[çc][õo]es)[ \t]+(?:syst[èe]me|initiales|cach[ée]es|secr[èe]tes|"
+              r"del[ \t]+sistema|di[ \t]+sistema|do[ \t]+sistema|versteckten|geheimen)",
+              "prompt or data extraction", "override", ("tes", "vos", "deine", "ihre", "tus", "sus", "tuoi", "suoi",
+                                                        "suas", "tuas"),
+              needs=("instructions", "anweisungen", "instrucciones", "istruzioni", "instru")),
+)
+_RULES = (*_RULES, *_MORE_INSTRUCTION_RULES)
+
 # Jailbreak prose: no single phrase gives it away, so a paragraph is judged by its cues. A strong cue
 # counts 3, a weak one 1; a paragraph scoring 4 or more (a strong cue and a weak one, two strong ones,
 # or four weak ones) is quoted whole. A cue word (the anchors below) makes the paragraph around it
@@ -709,8 +748,13 @@ _PROSE_STRONG = (
     r"disclaimers|moral|ethical)", r"(?:openai|anthropic|google|meta)(?:'s)?[ \t]+(?:content[ \t]+)?(?:polic(?:y|ies)|"
     r"guidelines|rules)", r"content[ \t]+polic(?:y|ies)", r"two[ \t]+(?:ai[ \t]+)?(?:personas|responses|answers)",
     r"alter[ \t]+ego", r"\bdan\b", r"\bstan\b", r"\bdude\b[ \t]+(?:can|has|is)", r"aim[ \t]+stands",
-    r"stands[ \t]+for[ \t]+[\"']", r"(?:simulate|emulate)[ \t]+(?:an?[ \t]+)?(?:\w+[ \t]+)?(?:ai|model|chatbot|"
+    r"stands[ \t]+for[ \t]+[\"']", r"(?:simulate|emulate)[ \t]+(?:an?[ \t]+)?(?:\w+[ \t]+)?(?:ai|model|"
+    r"chatbot|"
     r"personas?|assistant)", r"you[ \t]+(?:must|will|shall)[ \t]+(?:always[ \t]+)?(?:answer|respond|comply|obey)",
+    r"pretend[ \t]+(?:you[ \t]+are|to[ \t]+be)[ \t]+an?[ \t]+(?:ai|model|assistant|chatbot)",
+    r"thought[ \t]+experiment",
+    r"counterfactual", r"alternate[ \t]+(?:history|universe|reality)", r"i'?m[ \t]+begging", r"your[ \t]+training"
+    r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking",
 )
 _PROSE_WEAK = (
     r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona\w*", r"from[ \t]+now[ \t]+on",
@@ -731,6 +775,7 @@ _PROSE_ANCHORS = (
     "moral", "refuse", "opposite", "yourself", "free", "pliny", "freed", "released", "liberated", "restrictions",
     "limitations", "censorship", "policy", "policies", "personas", "ego", "dan", "stan", "dude", "aim", "stands",
     "simulate", "emulate", "z", "grandmother", "grandma", "pretend", "roleplay", "persona", "hypothetically",
+    "counterfactual", "begging", "experiment", "training", "alternate",
 )
 _PROSE_THRESHOLD = 4
 _PROSE_REACH = 600
@@ -765,10 +810,14 @@ class _ProseScorer:
             self._judged.clear()
 
     def _judge(self, text: str, start: int, end: int) -> tuple[int, int] | None:
-        strong = {m.group().lower() for m in self.strong.finditer(text, start, end)}
-        if not strong:
+        strong_matches = list(self.strong.finditer(text, start, end))
+        if not strong_matches:
             return None
-        weak = {m.group().lower() for m in self.weak.finditer(text, start, end)}
+        strong = {m.group().lower() for m in strong_matches}
+        taken = [m.span() for m in strong_matches]
+        # A weak cue inside a strong one ("hypothetically" in "hypothetically speaking") is not a second cue.
+        weak = {m.group().lower() for m in self.weak.finditer(text, start, end)
+                if not any(s <= m.start() < e for s, e in taken)}
         if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
             return None
         while start < end and text[start] in " \t\n":
@@ -780,7 +829,8 @@ class _ProseScorer:
 _PROSE_NEEDS = (
     "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "godmode", "unfiltered", "uncensored", "unrestricted",
     "unhinged", "amoral", "amorally", "unfilteredly", "dan", "stan", "pliny", "grandmother", "grandma", "personas",
-    "simulate", "emulate", "freed", "liberated", "censorship", "z", "ego",
+    "simulate", "emulate", "freed", "liberated", "censorship", "z", "ego", "opposite", "yourself", "pretend",
+    "hypothetically", "counterfactual", "begging", "experiment",
 )
 _RULES = (*_RULES, _RuleSpec(r"(?!)", "jailbreak prose", "jailbreak", _PROSE_ANCHORS, needs=_PROSE_NEEDS))
 # Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in
@@ -881,8 +931,8 @@ _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
               "override", ("esque", "esqueca", "esquece")),
     _RuleSpec(r"(?i)\bgl[öo]m\b[^.\n]{0,40}?(?:instruktioner|regler)", "instruction override", "override",
               ("gl", "glom")),
-    _RuleSpec(r"(?i)\b(?:révèle|révélez|dévoile|devoile|revele)\w*[^.\n]{0,40}?prompt", "prompt or data extraction",
-              "override", ("prompt",), 45),
+    _RuleSpec(r"(?i)\b(?:révèle|révélez|dévoile|devoile|revele)\w*[^.\n]{0,40}?(?:prompt|instructions)",
+              "prompt or data extraction", "override", ("prompt", "instructions"), 45),
 )
 _RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS)
 
@@ -1000,11 +1050,12 @@ class _Compiled:
         )
         self.plain_hex = re.compile(rb"[0-9A-Fa-f]{2}(?:[ :]?[0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])")
         self.url_encoded = re.compile(rb"%[0-9A-Fa-f]{2}(?:[A-Za-z0-9 .,]{0,2}%[0-9A-Fa-f]{2}){7,}")
-        self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){9,}[A-Za-z](?![\w])")
+        self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){5,}[A-Za-z](?![\w])")
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.sentence_end = re.compile(r"[.!?\n]")
+        self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
         self.separators = re.compile(r"[ \t.\-_*|/,]")
@@ -1445,6 +1496,22 @@ def _view_spans(
         words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:
         scan(0, len(text), codecs.encode(text, "rot13"))
+    if b" eht " in words or b" uoy " in words or b" dna " in words:
+        spans.extend(_reversed_spans(text, compiled))
+    return spans
+
+
+def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
+    """Lines written backwards (``snoitcurtsni suoiverp erongI``): each line holding a reversed common
+    word is read forwards, and a line a rule matches that way is marked whole."""
+    spans: list[Span] = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        lowered = f" {line.lower()} "
+        if (" eht " in lowered or " uoy " in lowered or " dna " in lowered) and _rule_spans(line[::-1], compiled):
+            spans.append((start, end, "encoded", "reversed text"))
+        start = end + 1
     return spans
 
 
@@ -1457,6 +1524,8 @@ def _neutralise_rules(
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
     if not text.isascii():
         spans.extend(_other_script_spans(text, utf8, compiled))
+    if spans and "`" in text:
+        spans = _outside_code(text, spans, compiled)
     if not spans:
         return text
     spans.sort()
@@ -1484,6 +1553,27 @@ def _neutralise_rules(
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+_SHOWN_IN_CODE = frozenset({
+    "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
+})
+"""Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
+
+
+def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
+    """``spans`` without the template tokens and message markup that stand inside Markdown code (a fenced
+    block or an inline code span), where pages that explain prompts show them; every other finding stays."""
+    code = [m.span() for m in compiled.markdown_code.finditer(text)]
+    if not code:
+        return spans
+    kept = []
+    for span in spans:
+        start, end, _family, rule = span
+        if rule in _SHOWN_IN_CODE and any(c_start <= start and end <= c_end for c_start, c_end in code):
+            continue
+        kept.append(span)
+    return kept
 
 
 def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> list[Span]:
@@ -1520,7 +1610,7 @@ def _sentence(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int
     left = max(text.rfind(".", 0, start), text.rfind("\n", 0, start), text.rfind("!", 0, start),
                text.rfind("?", 0, start))
     left = max(left + 1, start - 300)
-    while left < start and text[left] in " \t":
+    while left < start and text[left] in " \t\n":
         left += 1
     match = compiled.sentence_end.search(text, end, min(len(text), end + 300))
     right = match.end() if match else min(len(text), end + 300)
@@ -1569,8 +1659,9 @@ def _neutralise_encoded(
         token = text[start:end]
         kind = "base64"
         try:
-            if compiled.base32.fullmatch(token) and len(token) % 8 == 0:
-                kind, decoded = "base32", base64.b32decode(token).decode("utf-8")
+            if compiled.base32.fullmatch(token) and (len(token) % 8 == 0 or "=" not in token):
+                body = token.rstrip("=")
+                kind, decoded = "base32", base64.b32decode(body + "=" * (-len(body) % 8)).decode("utf-8")
             else:
                 token = token.replace("-", "+").replace("_", "/")
                 decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
@@ -1627,7 +1718,9 @@ def _neutralise_encoded(
         spaced = compiled.separator_runs.sub(" ", found)
         # Letters one separator apart, words more than one: join the letters, keep the word gaps.
         joined = compiled.separator_runs.sub(" ", compiled.single_separator.sub("", found))
-        candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced), joined)
+        # A word written apart may start an instruction that goes on in plain letters.
+        following = joined + text[end:end + 120]
+        candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced), joined, following)
         if any(_looks_malicious(c, compiled) or _looks_malicious(_words(c), compiled) for c in candidates):
             replacements.append((start, end, "spaced-out letters", spaced))
     if not replacements:
@@ -1662,7 +1755,7 @@ def _base64_runs(shape: bytes) -> list[tuple[int, int]]:
         end = shape.find(b" ", found)  # the copy ends with a space
         token = shape[start:end]
         body = token.rstrip(b"=")
-        if b"=" not in body and len(token) - len(body) <= 2 and start > 0 and shape[start - 1:start] == b" ":
+        if b"=" not in body and len(token) - len(body) <= 6 and start > 0 and shape[start - 1:start] == b" ":
             runs.append((start - 1, end - 1))
         found = shape.find(_LONG_TOKEN, end)
     return runs

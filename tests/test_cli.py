@@ -356,6 +356,34 @@ def test_check_exits_1_with_each_diagnostic(install: Install) -> None:
     assert "Bad-Name" in human.stdout and "no_root" in human.stdout
 
 
+def test_check_strict_report_shows_per_provider_which_tools_go_strict_and_what_they_lose(install: Install) -> None:
+    # REQ: UX-1, DEF-7
+    extra = (
+        '[function_tool("tally", "Count.", {"type": "object", "properties": {"counts": {"type": "object",'
+        ' "additionalProperties": {"type": "integer"}}}}, lambda arguments: "x", strict=True),'
+        ' function_tool("pick", "Pick.", {"type": "object", "properties": {"when": {"type": "string",'
+        ' "format": "uri"}}}, lambda arguments: "x", strict=True)]'
+    )
+    installed = install(extra)
+    result = installed.invoke("check", "--json", "--strict-report")
+    assert result.exit_code == 0, result.output
+    shown = json_of(result)
+    assert shown["findings"] == []
+    by_provider = {entry["provider"]: entry for entry in shown["strict_report"]}
+    assert set(by_provider) == {"cloud", "local"}
+    tools = {entry["tool_id"]: entry for entry in by_provider["cloud"]["tools"]}
+    assert tools["tally"]["strict"] is False and "open map" in tools["tally"]["unconvertible"][0]
+    assert tools["pick"]["strict"] is True
+    assert any("format 'uri' dropped" in change for change in tools["pick"]["changes"])
+    assert tools["echo"] == {"tool_id": "echo", "strict_requested": False, "strict": False, "changes": [],
+                             "unconvertible": []}
+    human = installed.invoke("check", "--strict-report").stdout
+    assert "Strict mode per provider:" in human
+    assert "tally: sent without strict mode: counts: an open map" in human
+    assert "pick: strict" in human and "format 'uri' dropped" in human
+    assert json_of(installed.invoke("check", "--json")) == []  # without the flag, the findings list as before
+
+
 def test_check_reports_a_failed_plugin(install: Install) -> None:
     # REQ: UX-1, PLG-3
     result = install(plugins={"broken": "raise ImportError('needs libfoo 2.0')\n"}).invoke("check", "--json")

@@ -353,3 +353,66 @@ def test_the_scripted_provider_is_re_exported_lazily(toolplug_testing: Any) -> N
     with pytest.raises(AttributeError):
         kit.pytest_something  # noqa: B018
     assert ConfidenceLevel.HIGH  # the kit's default scope is a HIGH-confidence provider
+
+
+# --- generators bounded by the schema, strict round trip ----------------------------------------------
+
+
+def _leaves(value: Any) -> int:
+    if isinstance(value, list):
+        return sum(_leaves(item) for item in value) or 1
+    if isinstance(value, dict):
+        return sum(_leaves(item) for item in value.values()) or 1
+    return 1
+
+
+def test_generated_arguments_stay_small_however_deeply_arrays_nest() -> None:
+    # REQ: UX-2
+    from hypothesis import given, settings
+
+    from toolplug.pytest_plugin import arguments_strategy
+
+    items: dict[str, Any] = {"type": "integer"}
+    for _ in range(8):
+        items = {"type": "array", "items": items}
+    schema = {"type": "object", "properties": {"grid": items}, "required": ["grid"]}
+    seen: list[int] = []
+
+    @settings(max_examples=60, database=None, deadline=None)
+    @given(arguments_strategy(schema))
+    def draw(value: dict[str, Any]) -> None:
+        seen.append(_leaves(value))
+
+    draw()
+    assert max(seen) <= 3  # three items in the outer array, then one per level (up to 5**8 before)
+
+
+def test_the_contract_check_generates_every_asserted_format() -> None:
+    # REQ: UX-2, EXE-4
+    from toolplug import function_tool
+    from toolplug.pytest_plugin import check_tool_contract
+
+    formats = ["date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname", "duration"]
+    schema = {
+        "type": "object",
+        "properties": {f.replace("-", "_"): {"type": "string", "format": f} for f in formats},
+        "required": [f.replace("-", "_") for f in formats],
+    }
+    report = check_tool_contract(function_tool("formats", "Formats.", schema, lambda a: "ok"), max_examples=15)
+    assert report.examples_run == 15
+
+
+def test_the_contract_check_proves_the_strict_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    # REQ: DEF-7, UX-2
+    from toolplug import function_tool
+    from toolplug.pytest_plugin import ToolContractError, check_tool_contract
+    from toolplug.strict import StrictConversion
+
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"],
+        "additionalProperties": False}}}, "required": ["items"], "additionalProperties": False}
+    made = function_tool("nested", "Nested.", schema, lambda a: "ok", strict=True)
+    check_tool_contract(made, max_examples=20, examples=[{"items": [{"a": "x"}]}])
+    monkeypatch.setattr(StrictConversion, "undo", lambda self, arguments: arguments)
+    with pytest.raises(ToolContractError, match="reads back as"):
+        check_tool_contract(made, max_examples=0, examples=[{"items": [{"a": "x"}]}])

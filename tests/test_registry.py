@@ -158,16 +158,38 @@ def test_missing_implementation_and_duplicates_are_diagnostics() -> None:
     assert "duplicate tool id 'get_weather': plugin 'acme' owns it" in registry.diagnostics[0].message
 
 
-def test_strict_definition_must_be_convertible() -> None:
-    # REQ: DEF-4, DEF-7
-    deep: dict[str, Any] = {"type": "object", "properties": {}}
-    node = deep
-    for _ in range(40):
-        child: dict[str, Any] = {"type": "object", "properties": {}}
+def _nested(levels: int) -> dict[str, Any]:
+    root: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+    node = root
+    for _ in range(levels - 1):
+        child: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
         node["properties"]["x"] = child
+        node["required"] = ["x"]
         node = child
-    definition = make(function=FunctionSpec(name="get_weather", description_for_llm="x", parameters=deep, strict=True))
-    assert "function.strict" in fields_of(register(definition))
+    return root
+
+
+def test_a_strict_definition_past_the_apis_limits_is_kept_and_sent_without_strict_mode() -> None:
+    # REQ: DEF-4, DEF-7
+    fits = make(function=FunctionSpec(name="get_weather", description_for_llm="x", parameters=_nested(10), strict=True))
+    registry = register(fits)
+    assert registry.diagnostics == []
+    assert registry.get("get_weather").strict_conversion.exact
+    too_deep = make(function=FunctionSpec(name="get_weather", description_for_llm="x", parameters=_nested(11),
+                                          strict=True))
+    registry = register(too_deep)
+    assert registry.diagnostics == []  # a working tool, just not a strict one
+    conversion = registry.get("get_weather").strict_conversion
+    assert not conversion.convertible
+    assert conversion.unconvertible == ("objects nested 11 levels deep; the API allows 10",)
+
+
+def test_a_schema_past_the_untrusted_caps_is_a_diagnostic() -> None:
+    # REQ: DEF-4, DEF-9
+    definition = make(function=FunctionSpec(name="get_weather", description_for_llm="x", parameters=_nested(70)))
+    registry = register(definition)
+    assert fields_of(registry) == ["function.parameters"]
+    assert "nested deeper than 128 levels" in registry.diagnostics[0].message
 
 
 def test_code_source_and_data_source_join_by_implementation_key() -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from toolplug import InvalidArgumentError, SettingKind, ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder
 from toolplug.schema import StrictSchemaError, compile_validator, to_openai_strict
+from toolplug.strict import strict_conversion
 
 
 def test_parameter_builder_writes_every_kind_and_optional_means_not_required() -> None:
@@ -97,21 +98,19 @@ def test_strict_conversion_makes_optional_nullable_recursively_and_keeps_the_inp
     assert inner["additionalProperties"] is False
 
 
-def test_strict_conversion_caps_depth_and_size_of_untrusted_schemas() -> None:
-    # REQ: DEF-7
+def test_strict_conversion_reports_untrusted_schemas_instead_of_raising_midway() -> None:
+    # REQ: DEF-7, DEF-9
     deep: dict[str, Any] = {"type": "object", "properties": {}}
     node = deep
-    for _ in range(50):
+    for _ in range(80):
         child: dict[str, Any] = {"type": "object", "properties": {}}
         node["properties"]["x"] = child
         node = child
-    with pytest.raises(StrictSchemaError, match="deeper than"):
+    with pytest.raises(StrictSchemaError, match="nested deeper than"):
         to_openai_strict(deep)
-    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(6000)}}
-    with pytest.raises(StrictSchemaError, match="more than"):
-        to_openai_strict(wide)
-    with pytest.raises(StrictSchemaError, match="object root"):
+    with pytest.raises(StrictSchemaError, match="plain object at the root"):
         to_openai_strict({"type": "string"})
+    assert strict_conversion({"type": "object", "properties": {"s": {"enum": [{1}]}}}).unconvertible
 
 
 # --- properties -----------------------------------------------------------------------------------------
@@ -172,11 +171,15 @@ def fill_nulls(schema: dict[str, Any], value: Any) -> Any:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(builder=builders(), data=st.data())
-def test_property_builders_and_strict_conversion(builder: ToolParameterSchemaBuilder, data: st.DataObject) -> None:
+def test_property_builder_schemas_convert_exactly_and_round_trip(
+    builder: ToolParameterSchemaBuilder, data: st.DataObject
+) -> None:
     # REQ: DEF-5, DEF-7
     schema = builder.build()
     jsonschema.Draft202012Validator.check_schema(schema)
-    strict = to_openai_strict(schema)
+    conversion = strict_conversion(schema)
+    assert conversion.exact, conversion.lossy_changes
+    strict = conversion.schema()
     jsonschema.Draft202012Validator.check_schema(strict)
 
     def every_property_required(node: dict[str, Any]) -> None:
@@ -189,4 +192,119 @@ def test_property_builders_and_strict_conversion(builder: ToolParameterSchemaBui
     every_property_required(strict)
     value = data.draw(st.composite(lambda draw: sample_value(schema, draw))())
     assert jsonschema.Draft202012Validator(schema).is_valid(value)
-    assert jsonschema.Draft202012Validator(strict).is_valid(fill_nulls(schema, value))
+    # What a strict-mode model sends (every absent optional as null) passes the strict schema ...
+    sent = fill_nulls(schema, value)
+    assert conversion.to_strict(value) == sent
+    assert jsonschema.Draft202012Validator(strict).is_valid(sent)
+    # ... and reads back as exactly the original call.
+    assert conversion.undo(sent) == value
+
+
+# --- formats and dialects ---------------------------------------------------------------------------
+
+FORMATS = {
+    "date": ("2024-02-29", "2024-02-30"),
+    "date-time": ("2024-05-01T10:00:00Z", "2024-05-01 10:00"),
+    "time": ("10:00:00+02:00", "25:00:00Z"),
+    "email": ("ada@example.org", "ada.example.org"),
+    "uri": ("https://example.org/a?b=c", "not a uri"),
+    "uuid": ("0f8fad5b-d9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f"),
+    "ipv4": ("192.0.2.1", "192.0.2.256"),
+    "ipv6": ("2001:db8::1", "2001:db8:::1"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMATS))
+def test_formats_are_asserted_and_a_bad_value_is_invalid_input(form: str) -> None:
+    # REQ: EXE-4, DEF-9
+    import asyncio
+
+    from toolplug import InvalidToolInputError, function_tool
+    from toolplug.calls import check_tool_call, parse_tool_call
+    from toolplug.messages import ToolCallPart
+    from toolplug.registry import RegisteredTool
+
+    good, bad = FORMATS[form]
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": form}}, "required": ["v"]}
+    validator = compile_validator(schema)
+    assert validator.is_valid({"v": good}) and not validator.is_valid({"v": bad})
+    ran: list[Any] = []
+    tool = RegisteredTool.from_implementation(function_tool("f", "x", schema, ran.append))
+    parsed = check_tool_call(ToolCallPart("c1", "f", {"v": bad}), {"f": tool})
+    assert parsed.invalid and isinstance(parsed.error, InvalidToolInputError)
+    assert form in str(parsed.error) or "is not a" in str(parsed.error)
+
+    def repair(context: Any) -> ToolCallPart:
+        return ToolCallPart("c1", "f", {"v": good})
+
+    repaired = asyncio.run(parse_tool_call(ToolCallPart("c1", "f", {"v": bad}), {"f": tool}, repair_tool_call=repair))
+    assert not repaired.invalid and repaired.input == {"v": good}
+
+
+def test_a_bad_format_never_reaches_the_tool_through_the_executor() -> None:
+    # REQ: EXE-4
+    import asyncio
+
+    from toolplug import InvalidToolInputError, function_tool
+    from toolplug.execution import ToolExecutor
+    from toolplug.registry import RegisteredTool
+
+    ran: list[Any] = []
+    schema = {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}}
+    tool = RegisteredTool.from_implementation(function_tool("f", "x", schema, ran.append))
+    with pytest.raises(InvalidToolInputError, match="day"):
+        asyncio.run(ToolExecutor().execute(tool, {"day": "yesterday"}))
+    assert ran == []
+
+
+TUPLE_07 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {"point": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}],
+                             "additionalItems": False}},
+    "required": ["point"],
+}
+
+
+def test_the_declared_dialect_is_honoured() -> None:
+    # REQ: DEF-9
+    from toolplug.schema import check_schema
+
+    assert check_schema(TUPLE_07) == "draft-07"
+    validator = compile_validator(TUPLE_07)
+    assert validator.is_valid({"point": ["a", 1]})
+    assert not validator.is_valid({"point": [1, "a"]})
+    assert not validator.is_valid({"point": ["a", 1, 2]})
+    in_2019 = {**TUPLE_07, "$schema": "https://json-schema.org/draft/2019-09/schema"}
+    assert check_schema(in_2019) == "2019-09" and compile_validator(in_2019).is_valid({"point": ["a", 1]})
+    # draft-07 ignores keywords beside $ref; 2020-12 applies them.
+    ref_07 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+              "definitions": {"s": {"type": "string"}},
+              "properties": {"v": {"$ref": "#/definitions/s", "maxLength": 1}}}
+    assert compile_validator(ref_07).is_valid({"v": "long"})
+    ref_2020 = {**ref_07, "$schema": "https://json-schema.org/draft/2020-12/schema"}
+    assert not compile_validator(ref_2020).is_valid({"v": "long"})
+    assert strict_conversion(ref_07).convertible
+
+
+def test_without_a_dialect_a_schema_is_read_as_2020_12() -> None:
+    # REQ: DEF-9
+    from toolplug.schema import SchemaProblem, check_schema
+
+    without = {key: value for key, value in TUPLE_07.items() if key != "$schema"}
+    with pytest.raises(SchemaProblem, match="not a valid JSON Schema"):
+        check_schema(without)
+    prefix = {"type": "object", "properties": {"p": {"type": "array", "prefixItems": [{"type": "string"}]}}}
+    assert check_schema(prefix) == "2020-12"
+    assert not compile_validator(prefix).is_valid({"p": [1]})
+
+
+def test_an_mcp_tool_keeps_its_dialect() -> None:
+    # REQ: DEF-9, MCP-3
+    from toolplug.registry import ToolRegistry
+    from toolplug_mcp.source import definition_for
+
+    definition = definition_for("zod", {"name": "plot", "description": "Plot.", "inputSchema": TUPLE_07}, "zod_plot")
+    assert definition.function.parameters["$schema"] == TUPLE_07["$schema"]
+    problems = ToolRegistry().check(definition, None)
+    assert [p.field for p in problems] == ["implementation_key"]  # the schema itself passes

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import enum
+import functools
 import threading
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import toolplug
 from toolplug import (
@@ -226,3 +228,145 @@ def test_tool_decorator_builds_the_annotated_types_from_json_arguments() -> None
     outcome = run(place, {"where": {"x": 1, "y": 2}, "unit": "f", "span": [3, 4]})
     assert outcome.status is toolplug.CallStatus.OK, outcome.text
     assert outcome.text == "1,2 FAHRENHEIT (3, 4) None"
+
+
+# --- @tool fidelity -------------------------------------------------------------------------------------
+
+
+def _without_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_titles(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_without_titles(item) for item in node]
+    return node
+
+
+class _Address(BaseModel):
+    street: str
+    number: Annotated[int, Field(ge=1)] = 1
+
+
+def _every_feature(
+    n: Annotated[int, Field(ge=1, le=5, description="How many.")],
+    name: Annotated[str, Field(min_length=2, max_length=8, pattern="^[a-z]+$")],
+    ratio: Annotated[float, Field(gt=0, lt=1)] = 0.5,
+    tags: Annotated[list[str], Field(max_length=3)] = [],  # noqa: B006
+    address: _Address | None = None,
+    mode: Literal["fast", "careful"] = "fast",
+    when: datetime.date | None = None,
+) -> str:
+    return "ok"
+
+
+def test_the_tool_schema_is_pydantics_reading_of_the_signature() -> None:
+    # REQ: DEF-6
+    from pydantic import TypeAdapter
+
+    made = toolplug.tool(_every_feature)
+    assert made.definition().function.parameters == _without_titles(TypeAdapter(_every_feature).json_schema())
+
+
+def test_annotated_field_constraints_and_descriptions_are_kept_and_enforced() -> None:
+    # REQ: DEF-6, EXE-4
+    from toolplug.calls import check_tool_call
+    from toolplug.messages import ToolCallPart
+
+    made = toolplug.tool(name="every_feature")(_every_feature)
+    properties = made.definition().function.parameters["properties"]
+    assert properties["n"] == {"description": "How many.", "maximum": 5, "minimum": 1, "type": "integer"}
+    registered = RegisteredTool.from_implementation(made)
+    offered = {"every_feature": registered}
+    assert not check_tool_call(ToolCallPart("c", "every_feature", {"n": 3, "name": "ada"}), offered).invalid
+    for bad in ({"n": 9, "name": "ada"}, {"n": 3, "name": "A"}, {"n": 3, "name": "ada", "ratio": 1},
+                {"n": 3, "name": "ada", "tags": ["a", "b", "c", "d"]}, {"n": 3, "name": "ada", "when": "today"}):
+        assert check_tool_call(ToolCallPart("c", "every_feature", bad), offered).invalid, bad
+
+
+def _google(count: int, label: str = "x") -> str:
+    """Count things.
+
+    Args:
+        count (int): How many things
+            to count.
+        label: What to call them.
+
+    Returns:
+        The count.
+    """
+    return label
+
+
+def _numpy(count: int, label: str = "x") -> str:
+    """Count things.
+
+    Parameters
+    ----------
+    count : int
+        How many things
+        to count.
+    label : str, optional
+        What to call them.
+
+    Returns
+    -------
+    str
+    """
+    return label
+
+
+def _sphinx(count: int, label: str = "x") -> str:
+    """Count things.
+
+    :param count: How many things
+        to count.
+    :type count: int
+    :param str label: What to call them.
+    :returns: the count
+    """
+    return label
+
+
+@pytest.mark.parametrize("function", [_google, _numpy, _sphinx], ids=["google", "numpy", "sphinx"])
+def test_argument_descriptions_come_from_google_numpy_and_sphinx_docstrings(function: Any) -> None:
+    # REQ: DEF-6
+    definition = toolplug.tool(function).definition()
+    assert definition.function.description_for_llm == "Count things."
+    properties = definition.function.parameters["properties"]
+    assert properties["count"]["description"] == "How many things to count."
+    assert properties["label"]["description"] == "What to call them."
+
+
+def test_an_async_callable_object_is_awaited() -> None:
+    # REQ: DEF-6
+    class Doubler:
+        async def __call__(self, n: int) -> int:
+            """Double a number."""
+            await asyncio.sleep(0)
+            return n * 2
+
+    made = toolplug.tool(name="double")(Doubler())
+    assert made.definition().function.description_for_llm == "Double a number."
+    assert asyncio.run(made.execute({"n": 21}, None)) == 42  # type: ignore[arg-type]
+    partial = toolplug.function_tool("p", "x", {"type": "object"}, functools.partial(_async_echo, "a"))
+    assert asyncio.run(partial.execute({}, None)) == "a"  # type: ignore[arg-type]
+
+
+async def _async_echo(text: str, arguments: Any) -> str:
+    return text
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ("def f(a: int, /) -> None: ...", "positional-only"),
+        ("def f(*items: int) -> None: ...", r"takes \*items"),
+        ("def f(**options: int) -> None: ...", r"takes \*\*options"),
+    ],
+    ids=["positional-only", "args", "kwargs"],
+)
+def test_signatures_a_tool_cannot_be_called_with_are_refused_at_decoration(source: str, words: str) -> None:
+    # REQ: DEF-6
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    with pytest.raises(toolplug.InvalidArgumentError, match=words):
+        toolplug.tool(namespace["f"])

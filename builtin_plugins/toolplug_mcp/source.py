@@ -602,8 +602,9 @@ def definition_for(server: str, tool: dict[str, Any], tool_id: str) -> ToolDefin
     title = tool.get("title") or (annotations or {}).get("title")
     description = str(tool.get("description") or title or "")
     schema = tool.get("inputSchema")
+    # Kept whole, "$schema" included: the registry validates in the dialect the server declared
+    # (zod publishes draft-07, where "items": [...] is a tuple).
     parameters = dict(schema) if isinstance(schema, dict) else {"type": "object", "properties": {}}
-    parameters.pop("$schema", None)
     metadata: dict[str, Any] = {"mcp": {"server": server, "tool": name}}
     if annotations:
         metadata["mcp"]["annotations"] = annotations

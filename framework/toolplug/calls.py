@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import reprlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
@@ -32,6 +33,8 @@ from toolplug.errors import (
 from toolplug.execution import redact_arguments, redact_sensitive_text
 from toolplug.messages import Message, SystemMessage, ToolCallPart
 from toolplug.registry import RegisteredTool
+from toolplug.schema import SchemaProblem
+from toolplug.strict import strict_conversion
 
 # --- tool choice ------------------------------------------------------------------------------------
 
@@ -200,38 +203,30 @@ def check_tool_call(call: ToolCallPart, tools: Mapping[str, RegisteredTool] | No
         arguments = _drop_undeclared(arguments, definition.function.parameters)
     if definition.function.strict and isinstance(arguments, dict):
         arguments = drop_strict_nulls(arguments, definition.function.parameters)
-    if tool.validator.is_valid(arguments):
+    try:
+        valid = tool.validator.is_valid(arguments)
+    except SchemaProblem as exc:  # the registry checks every schema; this is the last line of defence
+        shown = _shown(arguments, tool.implementation.sensitive_argument_names)
+        return _invalid(call, InvalidToolInputError(call.tool_name, shown, str(exc), tool_call_id=call.tool_call_id))
+    if valid:
         return _valid(call, tool, arguments)
     return _invalid(call, _schema_error(tool, arguments, call.tool_call_id))
 
 
 def drop_strict_nulls(arguments: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Undo the strict conversion on a model's arguments: a null optional argument becomes absent.
+    """Undo the strict conversion on a model's arguments: exactly the nulls it added become absent.
 
-    OpenAI's strict mode makes every argument required and the optional ones nullable, so a
-    model sends ``null`` for what it leaves out; the canonical schema says "absent" instead. A tool
-    treats the two the same way, so nothing is lost. Nested objects are handled the same way.
+    OpenAI's strict mode makes every property required and the optional ones nullable, so a model
+    sends ``null`` for what it leaves out; the canonical schema says "absent". The conversion records
+    the properties it made nullable (inside arrays, ``$ref`` targets and ``anyOf`` branches too), and
+    only those nulls are dropped; a null the canonical schema itself accepts is kept. A schema without
+    a strict form was sent without strict mode, so nothing is undone.
     """
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
+    conversion = strict_conversion(schema)
+    if not conversion.convertible:
         return arguments
-    required = set(schema.get("required", ()))
-    cleaned: dict[str, Any] = {}
-    for name, value in arguments.items():
-        if value is None and name not in required and name in properties:
-            sub = properties[name]
-            if not (isinstance(sub, Mapping) and _allows_null(sub)):
-                continue
-        sub_schema = properties.get(name)
-        if isinstance(value, dict) and isinstance(sub_schema, Mapping):
-            value = drop_strict_nulls(value, sub_schema)
-        cleaned[name] = value
-    return cleaned
-
-
-def _allows_null(schema: Mapping[str, Any]) -> bool:
-    kind = schema.get("type")
-    return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in schema.get("enum", ())
+    undone: dict[str, Any] = conversion.undo(arguments)
+    return undone
 
 
 def parse_input(raw: Any) -> Any:
@@ -240,7 +235,10 @@ def parse_input(raw: Any) -> Any:
         return {}
     if isinstance(raw, str):
         text = raw.strip()
-        return json.loads(text) if text else {}
+        try:
+            return json.loads(text) if text else {}
+        except RecursionError:
+            raise ValueError("the JSON is nested too deeply") from None
     return raw
 
 
@@ -255,13 +253,22 @@ def _schema_error(tool: RegisteredTool, arguments: Any, call_id: str) -> Invalid
     # The model reads this text: it repeats no value of a sensitive argument, as traces do not.
     sensitive = tool.implementation.sensitive_argument_names
     problems = "; ".join(tool.validator.problems(arguments)[:5]) or "does not match the schema"
-    problems = redact_sensitive_text(problems, arguments, sensitive)
-    redacted = redact_arguments(arguments, sensitive) if isinstance(arguments, Mapping) else arguments
     try:
-        shown = json.dumps(redacted, ensure_ascii=False)[:500]
+        problems = redact_sensitive_text(problems, arguments, sensitive)
+    except RecursionError:  # arguments too deep to search; say nothing that could quote them
+        problems = "does not match the schema"
+    return InvalidToolInputError(tool.name, _shown(arguments, sensitive), problems, tool_call_id=call_id)
+
+
+def _shown(arguments: Any, sensitive: frozenset[str] = frozenset()) -> str:
+    """The arguments as the model reads them in an error: sensitive values redacted, at most 500 characters."""
+    try:
+        redacted = redact_arguments(arguments, sensitive) if isinstance(arguments, Mapping) else arguments
+        return json.dumps(redacted, ensure_ascii=False)[:500]
+    except RecursionError:
+        return "(arguments nested too deeply to show)"
     except (TypeError, ValueError):
-        shown = repr(redacted)[:500]
-    return InvalidToolInputError(tool.name, shown, problems, tool_call_id=call_id)
+        return reprlib.repr(redacted)[:500]
 
 
 def _drop_undeclared(arguments: Any, schema: Mapping[str, Any]) -> Any:

@@ -265,9 +265,13 @@ def _show_tool(host: Host, tool_id: str, component: str, provider: str | None, a
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--strict-report", "with_strict", is_flag=True,
+    help="Also show, per provider, which tools go to OpenAI strict mode and what that loses.",
+)
 @pass_host
 @handles_errors
-def check(state: HostContext, as_json: bool) -> None:
+def check(state: HostContext, as_json: bool, with_strict: bool) -> None:
     """Validate every plugin and tool definition; exit 1 when anything is wrong."""
     host = state.host
     findings = [d.as_dict() for d in host.diagnostics()]
@@ -275,14 +279,43 @@ def check(state: HostContext, as_json: bool) -> None:
         {"tool_id": "*", "plugin": r.name, "field": "plugin", "message": r.reason}
         for r in host.plugin_records() if r.status == "failed"
     ]
+    report = _strict_report(host) if with_strict else None
     if as_json:
-        _emit_json(findings)
-    elif findings:
+        _emit_json(findings if report is None else {"findings": findings, "strict_report": report})
+    else:
         for finding in findings:
             click.echo(f"{finding['tool_id']} ({finding['plugin']}) {finding['field']}: {finding['message']}")
-    else:
-        click.echo(f"All {len(host.registry)} tool definitions are valid.")
+        if not findings:
+            click.echo(f"All {len(host.registry)} tool definitions are valid.")
+        if report is not None:
+            _echo_strict_report(report)
     sys.exit(1 if findings else 0)
+
+
+def _strict_report(host: Host) -> list[dict[str, Any]]:
+    from toolplug.strict import strict_report
+
+    apis = {name: provider.api for name, provider in host.config.providers.items()}
+    # Without configured providers, report for each built-in API.
+    return strict_report(host.registry, apis or {api: api for api in ("openai-chat", "openai-responses", "anthropic")})
+
+
+def _echo_strict_report(report: list[dict[str, Any]]) -> None:
+    click.echo("\nStrict mode per provider:")
+    for provider in report:
+        click.echo(f"  {provider['provider']} ({provider['api']}):")
+        if not provider["strict_mode"]:
+            click.echo("    no strict mode: every schema is sent as written")
+            continue
+        for tool in provider["tools"]:
+            if not tool["strict_requested"]:
+                click.echo(f"    {tool['tool_id']}: not strict (the definition does not ask for it)")
+            elif not tool["strict"]:
+                click.echo(f"    {tool['tool_id']}: sent without strict mode: {'; '.join(tool['unconvertible'])}")
+            else:
+                click.echo(f"    {tool['tool_id']}: strict" + ("" if tool["changes"] else ", exact"))
+            for change in tool["changes"]:
+                click.echo(f"      - {change}")
 
 
 # --- call --------------------------------------------------------------------------------------------

@@ -267,19 +267,18 @@ def check_tool_contract_fixture(toolplug_keyring: MemoryKeyring) -> Callable[...
 
 def _check_wire_shapes(definition: ToolDefinition) -> ContractReport:
     from toolplug.definitions import ToolKind
-    from toolplug.schema import SchemaProblem, StrictSchemaError, compile_validator, to_openai_strict
+    from toolplug.schema import SchemaProblem, compile_validator
+    from toolplug.strict import strict_conversion
 
     tool_id = definition.id
     parameters = definition.function.parameters
-    try:
-        strict_schema: dict[str, Any] | None = to_openai_strict(parameters)
-    except StrictSchemaError as exc:
-        strict_schema = None
-        strict_problem = str(exc)
-    changes = strict_changes(parameters, strict_schema) if strict_schema is not None else []
+    conversion = strict_conversion(parameters)
+    changes = [str(change) for change in conversion.changes]
     report = ContractReport(tool_id, {}, definition.function.strict, changes)
-    if strict_schema is None:
-        report.notes.append(f"the schema cannot be made strict: {strict_problem}")
+    if not conversion.convertible:
+        report.notes.append(
+            "the schema has no strict form, so it is sent without strict mode: " + "; ".join(conversion.unconvertible)
+        )
     if definition.kind not in (ToolKind.FUNCTION, ToolKind.DYNAMIC):
         report.notes.append(f"wire shapes of {definition.kind.value} tools are the provider adapters' to check")
         return report
@@ -317,7 +316,7 @@ def _check_wire_shapes(definition: ToolDefinition) -> ContractReport:
             compile_validator(schema)
         except SchemaProblem as exc:
             raise ToolContractError(f"tool {tool_id!r}: the {api} parameters: {exc}") from exc
-        if definition.function.strict:
+        if definition.function.strict and conversion.convertible:
             if body.get("strict") is not True:
                 raise ToolContractError(f"tool {tool_id!r}: the {api} shape must say strict: true")
             loose = _not_strict(schema)
@@ -326,8 +325,10 @@ def _check_wire_shapes(definition: ToolDefinition) -> ContractReport:
                     f"tool {tool_id!r}: the {api} schema is not strict at {', '.join(loose)} "
                     "(every property required, additionalProperties false)"
                 )
-        elif schema != parameters:
-            raise ToolContractError(f"tool {tool_id!r}: the {api} shape changed the schema although strict is off")
+        elif schema != parameters or body.get("strict") is True:
+            raise ToolContractError(
+                f"tool {tool_id!r}: the {api} shape must carry the schema as written, without strict mode"
+            )
     return report
 
 
@@ -474,7 +475,6 @@ def _check_one(
     run: Callable[[dict[str, Any]], ToolCallOutcome],
 ) -> None:
     from toolplug.execution import CallStatus
-    from toolplug.schema import compile_validator, to_openai_strict
 
     definition = registered.definition
     call_arguments: dict[str, Any] = copy.deepcopy(dict(arguments))
@@ -484,14 +484,7 @@ def _check_one(
             f"example arguments {arguments!r} do not match the schema of {definition.id!r}: {problems}"
         )
     if definition.function.strict:
-        parameters = definition.function.parameters
-        with_nulls = with_absent_as_null(parameters, arguments)
-        strict = compile_validator(to_openai_strict(parameters))
-        if not strict.is_valid(with_nulls):
-            raise ToolContractError(
-                f"tool {definition.id!r}: the strict schema rejects {with_nulls!r} (valid under the canonical schema "
-                f"with absent optionals as null): {'; '.join(strict.problems(with_nulls))}"
-            )
+        _check_strict_round_trip(registered, arguments)
     outcome = run(call_arguments)
     report.examples_run += 1
     status = outcome.status.value
@@ -506,7 +499,32 @@ def _check_one(
     report.statuses[status] = report.statuses.get(status, 0) + 1
 
 
+def _check_strict_round_trip(registered: RegisteredTool, arguments: Mapping[str, Any]) -> None:
+    """What a strict-mode model sends for ``arguments`` is accepted, and reads back as ``arguments``."""
+    from toolplug.schema import ArgumentValidator
+
+    conversion = registered.strict_conversion
+    if not conversion.convertible:
+        return
+    tool_id = registered.definition.id
+    with_nulls = conversion.to_strict(dict(arguments))
+    strict = ArgumentValidator(conversion.schema())
+    narrowed = any(change.kind == "narrowed" for change in conversion.changes)
+    if not narrowed and not strict.is_valid(with_nulls):
+        raise ToolContractError(
+            f"tool {tool_id!r}: the strict schema rejects {with_nulls!r} (valid under the canonical schema "
+            f"with absent optionals as null): {'; '.join(strict.problems(with_nulls))}"
+        )
+    if conversion.exact and conversion.undo(with_nulls) != dict(arguments):
+        raise ToolContractError(
+            f"tool {tool_id!r}: {with_nulls!r} (the strict form of {dict(arguments)!r}) reads back as "
+            f"{conversion.undo(with_nulls)!r}"
+        )
+
+
 def _run_generated(registered: RegisteredTool, run_one: Callable[[Mapping[str, Any]], None], max_examples: int) -> None:
+    from datetime import timedelta
+
     from hypothesis import HealthCheck, given
     from hypothesis import settings as hypothesis_settings
 
@@ -514,7 +532,8 @@ def _run_generated(registered: RegisteredTool, run_one: Callable[[Mapping[str, A
 
     @hypothesis_settings(
         max_examples=max_examples,
-        deadline=None,
+        # Generous, for loaded machines: the generator is bounded by the schema, so only a slow tool trips it.
+        deadline=timedelta(seconds=10),
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
     )
@@ -526,7 +545,17 @@ def _run_generated(registered: RegisteredTool, run_one: Callable[[Mapping[str, A
 
 
 def with_absent_as_null(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any] | None = None) -> Any:
-    """``value`` with every absent optional property set to null, as a strict-mode model would send it."""
+    """``value`` with every absent optional property set to null, as a strict-mode model would send it.
+
+    Follows the strict conversion of ``schema`` (so ``anyOf`` branches are told apart by validation);
+    for a schema without a strict form, a structural guess.
+    """
+    if root is None:
+        from toolplug.strict import strict_conversion
+
+        conversion = strict_conversion(schema)
+        if conversion.convertible:
+            return conversion.to_strict(value)
     root = schema if root is None else root
     schema = _resolve(schema, root)
     if isinstance(value, dict):
@@ -604,6 +633,15 @@ def arguments_strategy(schema: Mapping[str, Any]) -> SearchStrategy[Any]:
 class _Generator:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
+        self.nesting = 0
+        """How many arrays and objects enclose the schema being built: deeper ones get fewer members."""
+
+    def nested(self, schema: Any, ref_depth: int) -> SearchStrategy[Any]:
+        self.nesting += 1
+        try:
+            return self.build(schema, ref_depth)
+        finally:
+            self.nesting -= 1
 
     def build(self, schema: Any, ref_depth: int) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
@@ -670,15 +708,23 @@ class _Generator:
         formats: dict[str, SearchStrategy[str]] = {
             "date-time": st.datetimes().map(lambda d: d.isoformat() + "Z"),
             "date": st.dates().map(lambda d: d.isoformat()),
+            "time": st.times().map(lambda t: t.isoformat() + "Z"),
             "email": st.emails(),
             "uri": st.from_regex(r"\Ahttps://[a-z]{1,12}\.example/[a-z0-9]{0,12}\Z"),
+            "uri-reference": st.from_regex(r"\A/[a-z0-9]{0,12}\Z"),
+            "uuid": st.uuids().map(str),
+            "ipv4": st.ip_addresses(v=4).map(str),
+            "ipv6": st.ip_addresses(v=6).map(str),
+            "hostname": st.from_regex(r"\A[a-z]{1,12}(\.[a-z]{1,12}){0,2}\Z"),
+            "duration": st.integers(0, 999).map(lambda n: f"P{n}D"),
         }
         if schema.get("format") in formats:
             strategy = formats[schema["format"]]
         elif "pattern" in schema:
             strategy = st.from_regex(schema["pattern"])
         else:
-            return st.text(min_size=min_size, max_size=None if max_size is None else int(max_size))
+            # Bounded: the schema's maxLength, else a size that keeps examples quick.
+            return st.text(min_size=min_size, max_size=max(min_size, 64) if max_size is None else int(max_size))
         return strategy.filter(lambda s: len(s) >= min_size and (max_size is None or len(s) <= max_size))
 
     def _integer(self, schema: Mapping[str, Any], ref_depth: int) -> SearchStrategy[Any]:
@@ -716,28 +762,30 @@ class _Generator:
         from hypothesis import strategies as st
 
         min_size = int(schema.get("minItems", 0))
-        max_size = int(schema.get("maxItems", max(min_size, _MAX_ITEMS)))
+        # The schema's bounds, and fewer items the deeper the array: nested lists multiply.
+        room = max(_MAX_ITEMS - 2 * self.nesting, 1)
+        max_size = max(min_size, min(int(schema.get("maxItems", room)), room))
         items = schema.get("items", True)
         if "prefixItems" in schema:
-            prefix = [self.build(sub, ref_depth) for sub in schema["prefixItems"]]
+            prefix = [self.nested(sub, ref_depth) for sub in schema["prefixItems"]]
             return st.tuples(*prefix).map(list)
         unique = (lambda value: json.dumps(value, sort_keys=True)) if schema.get("uniqueItems") else None
-        return st.lists(self.build(items, ref_depth), min_size=min_size, max_size=max_size, unique_by=unique)
+        return st.lists(self.nested(items, ref_depth), min_size=min_size, max_size=max_size, unique_by=unique)
 
     def _object(self, schema: Mapping[str, Any], ref_depth: int) -> SearchStrategy[Any]:
         from hypothesis import strategies as st
 
         properties: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
-        fixed = {name: self.build(sub, ref_depth) for name, sub in properties.items() if name in required}
-        optional = {name: self.build(sub, ref_depth) for name, sub in properties.items() if name not in required}
+        fixed = {name: self.nested(sub, ref_depth) for name, sub in properties.items() if name in required}
+        optional = {name: self.nested(sub, ref_depth) for name, sub in properties.items() if name not in required}
         for name in required - set(properties):
-            fixed[name] = self.build(schema.get("additionalProperties", True), ref_depth)
+            fixed[name] = self.nested(schema.get("additionalProperties", True), ref_depth)
         strategy = st.fixed_dictionaries(fixed, optional=optional)
         extra = schema.get("additionalProperties")
         if isinstance(extra, Mapping) or (extra is True and not properties):
             keys = st.text(min_size=1, max_size=12).filter(lambda k: k not in properties)
-            extras = st.dictionaries(keys, self.build(extra, ref_depth), max_size=3)
+            extras = st.dictionaries(keys, self.nested(extra, ref_depth), max_size=max(3 - self.nesting, 0))
             strategy = st.tuples(strategy, extras).map(lambda pair: {**pair[1], **pair[0]})
         return strategy
 

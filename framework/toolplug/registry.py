@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from toolplug.definitions import SettingKind, ToolDefinition, ToolKind
 from toolplug.errors import DefinitionError, PluginLoadError, UnknownToolError
-from toolplug.schema import ArgumentValidator, SchemaProblem, StrictSchemaError, check_schema, to_openai_strict
+from toolplug.schema import ArgumentValidator, SchemaProblem, check_schema
+from toolplug.strict import StrictConversion, strict_conversion
 from toolplug.tools import ToolImplementation
 
 SOURCES_HOOK = "register_definition_sources"
@@ -67,6 +68,11 @@ class RegisteredTool:
         if self._validator is None:
             self._validator = ArgumentValidator(self.definition.function.parameters)
         return self._validator
+
+    @property
+    def strict_conversion(self) -> StrictConversion:
+        """The OpenAI strict form of the parameters, its changes, or why there is none (cached)."""
+        return strict_conversion(self.definition.function.parameters)
 
     @property
     def distribution(self) -> str | None:
@@ -536,20 +542,17 @@ class ToolRegistry:
             problem("implementation_key", f"no implementation registered for key {definition.implementation_key!r}")
         if not definition.function.description_for_llm.strip() and definition.kind is ToolKind.FUNCTION:
             problem("function.description_for_llm", "must not be empty: the model chooses tools by it")
+        # Schemas are untrusted data: checked (shape, caps, refs, dialect, meta-schema) before anything
+        # else reads them. A strict tool whose schema has no strict form is sent without strict mode;
+        # `toolplug check` reports it, so it is not a diagnostic.
         parameters = definition.function.parameters
-        if parameters.get("type") != "object":
-            problem("function.parameters", "the root must be a JSON Schema of type 'object'")
+        try:
+            check_schema(parameters)
+        except SchemaProblem as exc:
+            problem("function.parameters", str(exc))
         else:
-            try:
-                check_schema(parameters)
-            except SchemaProblem as exc:
-                problem("function.parameters", str(exc))
-            else:
-                if definition.function.strict:
-                    try:
-                        to_openai_strict(parameters)
-                    except StrictSchemaError as exc:
-                        problem("function.strict", f"parameters cannot be made strict: {exc}")
+            if parameters.get("type") != "object":
+                problem("function.parameters", "the root must be a JSON Schema of type 'object'")
         if definition.kind is ToolKind.PROVIDER_DEFINED and definition.provider_tool is None:
             problem("provider_tool", "a provider-defined tool needs provider_tool (id and args)")
         if self.components:

@@ -1,12 +1,19 @@
-"""Schemas: the two builders, the OpenAI strict conversion and compiled argument validators.
+"""Schemas: the two builders, the checks for untrusted schemas, and compiled argument validators.
+
+Every schema is data from a stranger. :func:`check_schema` walks it iteratively under caps (depth,
+size, plain JSON only), allows only local ``$ref`` that resolve, bounds the work of validating one
+value, reads the dialect its ``$schema`` declares (2020-12 without one), checks the meta-schema and
+compiles its regular expressions; what passes never fails at call time.
 
 The argument validator stands behind :func:`compile_validator`; it is ``jsonschema-rs`` (a Rust
-implementation with the same Draft 2020-12 semantics as ``jsonschema``), because validating 1,000
-definitions at startup and every tool call in the loop are both on hot paths.
+implementation with the same semantics as ``jsonschema``), because validating 1,000 definitions at
+startup and every tool call in the loop are both on hot paths. It asserts ``format`` and can fetch
+nothing. The OpenAI strict conversion lives in :mod:`toolplug.strict` (re-exported here).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -231,92 +238,259 @@ class ToolSettingsSchemaBuilder:
         return SettingsSchema(fields=tuple(self._fields))
 
 
-# --- OpenAI strict conversion --------------------------------------------------------------------
+# --- untrusted schemas ---------------------------------------------------------------------------
 
-MAX_STRICT_DEPTH = 32
-MAX_STRICT_NODES = 5_000
+MAX_SCHEMA_DEPTH = 128
+"""How deeply a schema's JSON may nest (objects and arrays, data values included)."""
+MAX_SCHEMA_NODES = 20_000
+"""How many JSON values (objects, arrays, scalars) a schema may hold."""
+MAX_SCHEMA_CHARS = 1_000_000
+"""The total length of a schema's strings and keys."""
+MAX_SCHEMA_EXPANSION = 20_000
+"""How many subschemas validation may visit for one value, with every ``$ref`` expanded where it is used."""
+MAX_INSTANCE_DEPTH = 128
+"""How deeply a tool call's arguments may nest; deeper arguments are invalid input."""
+MAX_INSTANCE_NODES = 200_000
+"""How many JSON values a tool call's arguments may hold."""
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+DIALECTS: dict[str, str] = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+    "http://json-schema.org/draft-04/schema": "draft-04",
+}
+"""The ``$schema`` URIs toolplug understands (with or without a trailing ``#``, http or https)."""
+
+_VALIDATOR_CLASSES: dict[str, Any] = {
+    "2020-12": jsonschema_rs.Draft202012Validator,
+    "2019-09": jsonschema_rs.Draft201909Validator,
+    "draft-07": jsonschema_rs.Draft7Validator,
+    "draft-06": jsonschema_rs.Draft6Validator,
+    "draft-04": jsonschema_rs.Draft4Validator,
+}
+
+# Keywords whose value is one subschema, a list of subschemas, or a map of name to subschema.
+_SINGLE = frozenset({
+    "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else", "unevaluatedItems",
+    "unevaluatedProperties", "additionalItems", "contentSchema", "items",
+})
+_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_MAP = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
+_SUBSCHEMA_KEYWORDS = _SINGLE | _LIST | _MAP
+# Where the instance moves when a keyword applies its subschema: a property name, any member, any item.
+_ANY_MEMBER = "~"
+_ANY_ITEM = "[]"
+_MEMBER_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties"})
+_ITEM_KEYWORDS = frozenset({"items", "prefixItems", "additionalItems", "contains", "unevaluatedItems"})
+_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-class StrictSchemaError(InvalidArgumentError):
-    """A schema that cannot be made strict (too deep, too large, or not an object root)."""
+def dialect_of(schema: Mapping[str, Any]) -> str:
+    """The dialect a schema declares with ``$schema`` (``2020-12`` when it declares none).
 
-    def __init__(self, message: str) -> None:
-        super().__init__("parameters", message)
-
-
-def to_openai_strict(
-    schema: Mapping[str, Any], *, max_depth: int = MAX_STRICT_DEPTH, max_nodes: int = MAX_STRICT_NODES
-) -> JsonSchema:
-    """Convert plain JSON Schema to what OpenAI's strict mode accepts.
-
-    Every property becomes required; one that was optional allows null instead (``["string", "null"]``
-    and ``null`` among its enum values), recursively; every object gets ``additionalProperties: false``.
-    The input is not modified. Depth and node count are capped because schemas may come from
-    untrusted sources (MCP servers, data files).
+    Raises :class:`SchemaProblem` for a ``$schema`` toolplug does not know.
     """
-    if schema.get("type") != "object":
-        raise StrictSchemaError("strict mode needs an object root")
-    counter = [0]
-    converted: JsonSchema = _strict_node(schema, 0, counter, max_depth, max_nodes)
-    return converted
+    declared = schema.get("$schema")
+    if declared is None:
+        return "2020-12"
+    if isinstance(declared, str):
+        key = declared.rstrip("#").replace("https://json-schema.org/draft-0", "http://json-schema.org/draft-0")
+        key = key.replace("http://json-schema.org/draft/20", "https://json-schema.org/draft/20")
+        if key in DIALECTS:
+            return DIALECTS[key]
+    known = ", ".join(sorted(DIALECTS))
+    raise SchemaProblem(f"unknown $schema {declared!r}; toolplug understands: {known}")
 
 
-def _strict_node(node: Any, depth: int, counter: list[int], max_depth: int, max_nodes: int) -> Any:
-    if not isinstance(node, Mapping):
-        return copy_json(node)
-    counter[0] += 1
-    if counter[0] > max_nodes:
-        raise StrictSchemaError(f"schema has more than {max_nodes} nodes")
-    if depth > max_depth:
-        raise StrictSchemaError(f"schema is nested deeper than {max_depth} levels")
-    out: JsonSchema = {}
-    for key, value in node.items():
-        if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
-            out[key] = {
-                name: _strict_node(sub, depth + 1, counter, max_depth, max_nodes) for name, sub in value.items()
-            }
-        elif key in ("items", "additionalProperties", "not") and isinstance(value, Mapping):
-            out[key] = _strict_node(value, depth + 1, counter, max_depth, max_nodes)
-        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
-            out[key] = [_strict_node(sub, depth + 1, counter, max_depth, max_nodes) for sub in value]
+def check_untrusted(schema: Any) -> str:
+    """Check the shape of a schema from anywhere before anything else reads it; return its dialect.
+
+    The walk is iterative and capped: the JSON must be plain JSON (no sets, objects, NaN or
+    infinities, string keys only), at most :data:`MAX_SCHEMA_DEPTH` deep, :data:`MAX_SCHEMA_NODES`
+    values and :data:`MAX_SCHEMA_CHARS` characters. Every ``$ref`` must be a JSON pointer into
+    the schema itself (``#`` or ``#/...``) that resolves; remote and ``file:`` refs are refused, so
+    validation never does I/O. The work of validating one value is bounded too: a ``$ref`` fan-out
+    or a recursion that repeats itself at one place is refused. Raises :class:`SchemaProblem`.
+    """
+    return _check_untrusted(schema)[0]
+
+
+def _check_untrusted(schema: Any) -> tuple[str, bool]:
+    if not isinstance(schema, Mapping):
+        raise SchemaProblem(f"a schema must be a JSON object, not {type(schema).__name__}")
+    refs, patterns = _walk(schema)
+    dialect = dialect_of(schema)
+    targets = {ref: _resolve_pointer(schema, ref, where) for ref, where in refs.items()}
+    if targets:
+        _check_expansion(schema, targets)
+    return dialect, patterns
+
+
+def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, str], bool]:
+    """Check JSON-ness and the caps; return every ``$ref`` with its place, and whether it has patterns."""
+    refs: dict[str, str] = {}
+    patterns = False
+    nodes = 0
+    chars = 0
+    # (value, depth, path, is a schema position)
+    stack: list[tuple[Any, int, str, bool]] = [(schema, 1, "", True)]
+    while stack:
+        value, depth, path, is_schema = stack.pop()
+        nodes += 1
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaProblem(f"the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels (at {path or '/'})")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if type(key) is not str:
+                    raise SchemaProblem(f"at {path or '/'}: the key {key!r} is not a string (JSON keys are strings)")
+                chars += len(key)
+                if is_schema:
+                    if key[:1] in ("$", "p"):
+                        patterns = _schema_keyword(key, item, path, refs) or patterns
+                    if key in _SUBSCHEMA_KEYWORDS:
+                        stack.extend(_children(key, item, depth, f"{path}/{key}"))
+                        continue
+                kind = type(item)
+                if kind is str:  # most leaves: checked here, never pushed
+                    chars += len(item)
+                    nodes += 1
+                elif kind is int or kind is bool or item is None:
+                    nodes += 1
+                else:
+                    stack.append((item, depth + 1, f"{path}/{key}", False))
+            if chars > MAX_SCHEMA_CHARS:
+                raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1, f"{path}/{index}", False) for index, item in enumerate(value))
+        elif isinstance(value, str):
+            chars += len(value)
+            if chars > MAX_SCHEMA_CHARS:
+                raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise SchemaProblem(f"at {path or '/'}: {value!r} is not a JSON number")
+        elif not isinstance(value, _JSON_SCALARS):
+            raise SchemaProblem(f"at {path or '/'}: a {type(value).__name__} is not JSON")
+        elif is_schema and not isinstance(value, bool):
+            raise SchemaProblem(f"at {path or '/'}: a schema is an object or a boolean, not {value!r}")
+        if nodes > MAX_SCHEMA_NODES:
+            raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_NODES} values")
+    return refs, patterns
+
+
+def _schema_keyword(key: str, item: Any, path: str, refs: dict[str, str]) -> bool:
+    """Check the keywords that name other schemas; True for a regular expression keyword."""
+    child = f"{path}/{key}"
+    if key == "$ref":
+        _note_ref(item, child, refs)
+    elif key in ("$dynamicRef", "$recursiveRef"):
+        raise SchemaProblem(f"at {child}: {key} is not supported; use a local $ref")
+    elif key == "$id" and path:
+        raise SchemaProblem(f"at {child}: $id is allowed only at the root (it would move $ref targets)")
+    return key in ("pattern", "patternProperties")
+
+
+def _children(key: str, item: Any, depth: int, child: str) -> list[tuple[Any, int, str, bool]]:
+    """The values below one keyword, each marked whether it is a schema."""
+    if key in _LIST and isinstance(item, list):
+        return [(sub, depth + 2, f"{child}/{i}", True) for i, sub in enumerate(item)]
+    if key in _SINGLE and isinstance(item, dict | bool):
+        return [(item, depth + 1, child, True)]
+    if key in _MAP and isinstance(item, dict):
+        result: list[tuple[Any, int, str, bool]] = []
+        for name, sub in item.items():
+            if not isinstance(name, str):
+                raise SchemaProblem(f"at {child}: the key {name!r} is not a string (JSON keys are strings)")
+            result.append((sub, depth + 2, f"{child}/{name}", isinstance(sub, dict | bool)))
+        return result
+    return [(item, depth + 1, child, False)]
+
+
+def _note_ref(ref: Any, where: str, refs: dict[str, str]) -> None:
+    if not isinstance(ref, str):
+        raise SchemaProblem(f"at {where}: $ref must be a string")
+    if not (ref == "#" or ref.startswith("#/")):
+        if ref.startswith("#"):
+            raise SchemaProblem(f"at {where}: $ref {ref!r} names an anchor; use a JSON pointer such as '#/$defs/name'")
+        raise SchemaProblem(
+            f"at {where}: $ref {ref!r} points outside the schema; only local refs ('#/...') are allowed, "
+            "so validation never fetches anything"
+        )
+    refs.setdefault(ref, where)
+
+
+def _resolve_pointer(root: Mapping[str, Any], ref: str, where: str) -> Any:
+    from urllib.parse import unquote
+
+    node: Any = root
+    for raw in ref[2:].split("/") if ref != "#" else ():
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
         else:
-            out[key] = copy_json(value)
-    if _is_object(out):
-        properties: dict[str, Any] = out.setdefault("properties", {})
-        originally_required = set(node.get("required", ()))
-        for name in list(properties):
-            if name not in originally_required:
-                properties[name] = _nullable(properties[name])
-        out["required"] = list(properties)
-        out["additionalProperties"] = False
-    return out
-
-
-def _is_object(node: Mapping[str, Any]) -> bool:
-    kind = node.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in node
-
-
-def _nullable(node: Any) -> Any:
-    if not isinstance(node, dict):
-        return node
-    node = dict(node)
-    kind = node.get("type")
-    if isinstance(kind, str):
-        if kind != "null":
-            node["type"] = [kind, "null"]
-    elif isinstance(kind, list):
-        if "null" not in kind:
-            node["type"] = [*kind, "null"]
-    elif "anyOf" in node:
-        if not any(isinstance(o, Mapping) and o.get("type") == "null" for o in node["anyOf"]):
-            node["anyOf"] = [*node["anyOf"], {"type": "null"}]
-    else:
-        node = {"anyOf": [node, {"type": "null"}]}
-        return node
-    if "enum" in node and None not in node["enum"]:
-        node["enum"] = [*node["enum"], None]
+            raise SchemaProblem(f"at {where}: $ref {ref!r} points nowhere (a dangling reference)")
+    if not isinstance(node, dict | bool):
+        raise SchemaProblem(f"at {where}: $ref {ref!r} points to {node!r}, which is not a schema")
     return node
+
+
+def _check_expansion(root: Mapping[str, Any], targets: Mapping[str, Any]) -> None:
+    """Refuse schemas whose validation work explodes: count subschemas with refs expanded where used.
+
+    A recursive ``$ref`` is followed once; coming back to it must move into the value (a property, an
+    item), and only once per place, or each level would multiply the work.
+    """
+    visited = 0
+    seen_back: set[tuple[int, tuple[str, ...], tuple[str, ...]]] = set()
+    # (node, instance path, active refs: (target id, instance path at entry))
+    stack: list[tuple[Any, tuple[str, ...], tuple[tuple[int, tuple[str, ...]], ...]]] = [(root, (), ())]
+    while stack:
+        node, at, active = stack.pop()
+        visited += 1
+        if visited > MAX_SCHEMA_EXPANSION:
+            raise SchemaProblem(
+                f"validating one value would visit more than {MAX_SCHEMA_EXPANSION} subschemas "
+                "(a $ref fan-out); simplify the schema"
+            )
+        if not isinstance(node, dict):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref in targets:
+            target = targets[ref]
+            entry = next((e for e in active if e[0] == id(target)), None)
+            if entry is None:
+                stack.append((target, at, (*active, (id(target), at))))
+            else:
+                relative = at[len(entry[1]):]
+                if not relative:
+                    raise SchemaProblem(f"$ref {ref!r} refers back to itself without moving into the value (a loop)")
+                key = (id(target), entry[1], relative)
+                if key in seen_back:
+                    raise SchemaProblem(
+                        f"$ref {ref!r} recurses more than once into the same place; validation work would "
+                        "double with every level"
+                    )
+                seen_back.add(key)
+        for key, item in node.items():
+            if key in _MAP and key not in ("$defs", "definitions") and isinstance(item, dict):
+                for name, sub in item.items():
+                    step = name if key == "properties" else _ANY_MEMBER
+                    stack.append((sub, at if key in ("dependentSchemas", "dependencies") else (*at, step), active))
+            elif key in _LIST and isinstance(item, list):
+                inside = (*at, _ANY_ITEM) if key in _ITEM_KEYWORDS else at
+                stack.extend((sub, inside, active) for sub in item)
+            elif key in _SINGLE and isinstance(item, dict | bool):
+                if key in _MEMBER_KEYWORDS or key == "propertyNames":
+                    inside = (*at, _ANY_MEMBER)
+                elif key in _ITEM_KEYWORDS:
+                    inside = (*at, _ANY_ITEM)
+                else:
+                    inside = at
+                stack.append((item, inside, active))
 
 
 # --- validation ----------------------------------------------------------------------------------
@@ -326,23 +500,35 @@ class SchemaProblem(ValueError):
     """A schema that is not valid JSON Schema, or an instance that does not match one."""
 
 
+def _refuse_retrieval(uri: str) -> Any:
+    raise SchemaProblem(f"toolplug never fetches schemas: {uri!r} is not part of the schema")
+
+
 class ArgumentValidator:
-    """A compiled validator for one schema; ``problems(value)`` lists what is wrong, in words."""
+    """A compiled validator for one schema; ``problems(value)`` lists what is wrong, in words.
+
+    The schema's own ``$schema`` dialect applies (2020-12 when it declares none), and ``format`` is
+    asserted (docs/schemas.md lists the formats). Arguments too deep or too large are invalid,
+    never a crash; so are values that are not JSON.
+    """
 
     __slots__ = ("_validator",)
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        try:
-            self._validator = jsonschema_rs.validator_for(dict(schema))
-        except (jsonschema_rs.ValidationError, ValueError, TypeError) as exc:
-            raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
+        dialect = check_untrusted(schema)  # never compile what could fetch, loop or overflow
+        self._validator = _compile(dict(schema), dialect)
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` matches the schema."""
+        if _instance_problem(value) is not None:
+            return False
         return bool(self._validator.is_valid(value))
 
     def problems(self, value: Any) -> list[str]:
         """Every mismatch, each as ``at <path>: <message>``."""
+        problem = _instance_problem(value)
+        if problem is not None:
+            return [problem]
         found = []
         for error in self._validator.iter_errors(value):
             path = "/".join(str(part) for part in error.instance_path) or "(root)"
@@ -350,15 +536,93 @@ class ArgumentValidator:
         return found
 
 
-def check_schema(schema: Any) -> None:
-    """Raise :class:`SchemaProblem` unless ``schema`` is valid JSON Schema (checked against the meta-schema)."""
-    if not isinstance(schema, Mapping):
-        raise SchemaProblem(f"a schema must be a JSON object, not {type(schema).__name__}")
-    if not jsonschema_rs.meta.is_valid(dict(schema)):
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([zZ]|[+-]([01]\d|2[0-3]):[0-5]\d)$")
+
+
+def _is_date(value: str) -> bool:
+    import datetime
+
+    if not _DATE.match(value):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+# The older dialects lack formats that tool schemas use (zod publishes draft-07 with "uuid"); toolplug
+# asserts them there too, so every dialect checks date, date-time, time, email, uri, uuid, ipv4 and ipv6.
+_OLDER_FORMATS: dict[str, dict[str, Any]] = {
+    "draft-07": {"uuid": lambda value: bool(_UUID.match(value))},
+    "draft-06": {"uuid": lambda value: bool(_UUID.match(value)), "date": _is_date,
+                 "time": lambda value: bool(_TIME.match(value))},
+}
+_OLDER_FORMATS["draft-04"] = _OLDER_FORMATS["draft-06"]
+
+
+def _compile(schema: dict[str, Any], dialect: str) -> Any:
+    try:
+        return _VALIDATOR_CLASSES[dialect](
+            schema, formats=_OLDER_FORMATS.get(dialect), validate_formats=True, ignore_unknown_formats=True,
+            retriever=_refuse_retrieval,
+        )
+    except SchemaProblem:
+        raise
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError, TypeError) as exc:
+        raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
+
+
+def _instance_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be validated (too deep, too large, not JSON), or None."""
+    if isinstance(value, dict) and all(type(item) in _FLAT for item in value.values()):
+        return None  # the common case: flat arguments
+    nodes = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_INSTANCE_DEPTH:
+            return f"at (root): the value is nested deeper than {MAX_INSTANCE_DEPTH} levels"
+        if nodes > MAX_INSTANCE_NODES:
+            return f"at (root): the value has more than {MAX_INSTANCE_NODES} parts"
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    return f"at (root): the key {key!r} is not a string"
+                stack.append((sub, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((sub, depth + 1) for sub in item)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return f"at (root): {item!r} is not a JSON number"
+        elif not isinstance(item, _JSON_SCALARS):
+            return f"at (root): a {type(item).__name__} is not a JSON value"
+    return None
+
+
+_FLAT = frozenset({str, int, bool, type(None)})
+
+
+def check_schema(schema: Any) -> str:
+    """Raise :class:`SchemaProblem` unless ``schema`` is a safe, valid JSON Schema; return its dialect.
+
+    First :func:`check_untrusted` (shape, caps, refs, work), then the dialect's meta-schema, then,
+    where the schema has regular expressions, a compilation (so a bad pattern is found here and
+    never at call time).
+    """
+    dialect, patterns = _check_untrusted(schema)
+    copied = dict(schema)
+    if not jsonschema_rs.meta.is_valid(copied):
         try:
-            jsonschema_rs.meta.validate(dict(schema))
-        except jsonschema_rs.ValidationError as exc:
+            jsonschema_rs.meta.validate(copied)
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
             raise SchemaProblem(f"not a valid JSON Schema: {_first_line(exc)}") from exc
+    if patterns:
+        _compile(copied, dialect)  # a bad regular expression is found here, never at call time
+    return dialect
 
 
 def compile_validator(schema: Mapping[str, Any]) -> ArgumentValidator:
@@ -372,6 +636,8 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+from toolplug.strict import StrictSchemaError, to_openai_strict  # noqa: E402  (strict.py imports this module lazily)
+
 __all__ = [
     "ArgumentValidator",
     "SchemaProblem",
@@ -379,6 +645,8 @@ __all__ = [
     "ToolParameterSchemaBuilder",
     "ToolSettingsSchemaBuilder",
     "check_schema",
+    "check_untrusted",
     "compile_validator",
+    "dialect_of",
     "to_openai_strict",
 ]

@@ -113,7 +113,7 @@ class FunctionTool(ToolImplementation):
         self._function = execute
         self._pass_context = pass_context
         self._keyword_arguments = keyword_arguments
-        self._is_async = execute is not None and inspect.iscoroutinefunction(execute)
+        self._is_async = execute is not None and is_async_callable(execute)
         self.has_execute = execute is not None
         self.needs_approval = needs_approval
         self.sensitive_argument_names = frozenset(sensitive_argument_names)
@@ -158,9 +158,24 @@ class FunctionTool(ToolImplementation):
             import asyncio
 
             result = await asyncio.to_thread(function, *args, **kwargs)
+        if inspect.isawaitable(result):  # a callable that returns a coroutine without being declared async
+            result = await result
         if self.to_model_output is not None:
             result = self.to_model_output(result)
         return result
+
+
+def is_async_callable(function: Any) -> bool:
+    """True for ``async def`` functions, partials of them and objects with an ``async def __call__``."""
+    import functools
+
+    while isinstance(function, functools.partial):
+        function = function.func
+    if inspect.iscoroutinefunction(function):
+        return True
+    if inspect.isroutine(function) or not callable(function):
+        return False
+    return inspect.iscoroutinefunction(type(function).__call__)
 
 
 def _definition(
@@ -332,8 +347,12 @@ def tool(
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a typed function (sync or async) into a tool.
 
-    The schema comes from the type hints (through pydantic), the description for the model from the
-    docstring's first paragraph, each argument's description from its ``Args:`` entry. A parameter
+    The schema is pydantic's reading of the signature: type hints with their ``Annotated`` and
+    ``Field`` constraints and descriptions. The description for the model comes from the docstring's
+    first paragraph, each argument's description from its entry in a Google (``Args:``), NumPy
+    (``Parameters``) or Sphinx (``:param name:``) docstring, unless its ``Field`` has one.
+    Positional-only parameters, ``*args`` and ``**kwargs`` are refused: a tool gets its arguments
+    by name. Sync and async functions and callable objects (``async def __call__``) all work. A parameter
     annotated :class:`~toolplug.execution.ToolExecutionContext` receives the call's context and is
     not part of the schema.
 
@@ -346,8 +365,8 @@ def tool(
     """
 
     def decorate(func: Callable[..., Any]) -> FunctionTool:
-        tool_name = name or func.__name__
-        summary, argument_docs = _parse_docstring(inspect.getdoc(func) or "")
+        tool_name = name or _name_of(func)
+        summary, argument_docs = parse_docstring(_doc_of(func))
         schema, context_parameter, argument_model = _schema_from_signature(func, argument_docs)
         definition = _definition(tool_name, description or summary or tool_name, schema, **definition_fields)
         wrapped = func
@@ -360,7 +379,7 @@ def tool(
             async def rename_async(*args: Any, context: ToolExecutionContext, **kwargs: Any) -> Any:
                 return await original(*args, **{context_parameter: context}, **kwargs)
 
-            wrapped = rename_async if inspect.iscoroutinefunction(func) else rename
+            wrapped = rename_async if is_async_callable(func) else rename
         made = FunctionTool(
             definition,
             wrapped,
@@ -385,31 +404,37 @@ def _schema_from_signature(
 ) -> tuple[dict[str, Any], str | None, type[BaseModel] | None]:
     """The JSON Schema of the parameters, the context parameter's name, and the model that turns
     JSON arguments into the annotated Python types (None when JSON values already are those types)."""
-    from pydantic import ConfigDict, create_model
+    from pydantic import ConfigDict, Field, create_model
 
+    label = _name_of(func)
+    target = func if inspect.isroutine(func) or not callable(func) else type(func).__call__
     try:
-        hints = get_type_hints(func)
+        hints = get_type_hints(target, include_extras=True)  # include_extras keeps Annotated[..., Field(...)]
+        signature = inspect.signature(func)
     except Exception as exc:
-        raise InvalidArgumentError("function", f"cannot read the type hints of {func.__name__}: {exc}") from exc
+        raise InvalidArgumentError("function", f"cannot read the signature of {label}: {exc}") from exc
     fields: dict[str, Any] = {}
     context_parameter = None
-    for parameter in inspect.signature(func).parameters.values():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise InvalidArgumentError("function", f"{func.__name__} may not take *args or **kwargs")
+    for parameter in signature.parameters.values():
+        _check_parameter_kind(parameter, label)
         annotation = hints.get(parameter.name, Any)
-        if annotation is ToolExecutionContext:
+        if _unannotated(annotation) is ToolExecutionContext:
             context_parameter = parameter.name
             continue
         if parameter.name not in hints:
             raise InvalidArgumentError(
-                "function", f"parameter {parameter.name!r} of {func.__name__} needs a type hint for its schema"
+                "function", f"parameter {parameter.name!r} of {label} needs a type hint for its schema"
             )
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-        from pydantic import Field
-
-        fields[parameter.name] = (annotation, Field(default, description=argument_docs.get(parameter.name)))
+        described = argument_docs.get(parameter.name)
+        # An explicit Field(description=...) in Annotated wins over the docstring.
+        if described is None or _has_description(annotation):
+            info = Field(default)
+        else:
+            info = Field(default, description=described)
+        fields[parameter.name] = (annotation, info)
     model = create_model(
-        f"{func.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        f"{label}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
     schema = _strip_titles(model.model_json_schema())
     schema.setdefault("properties", {})
@@ -420,8 +445,55 @@ def _schema_from_signature(
 _JSON_SCALARS: frozenset[Any] = frozenset({str, int, float, bool, type(None), Any})
 
 
+def _check_parameter_kind(parameter: inspect.Parameter, label: str) -> None:
+    """Tools are called with a JSON object: every parameter must be passable by keyword."""
+    if parameter.kind is parameter.POSITIONAL_ONLY:
+        raise InvalidArgumentError(
+            "function",
+            f"parameter {parameter.name!r} of {label} is positional-only; a tool receives its arguments by name, "
+            "so remove the '/' from the signature",
+        )
+    if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        star = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**"
+        raise InvalidArgumentError(
+            "function",
+            f"{label} takes {star}{parameter.name}; a tool's arguments need a schema, so name each parameter "
+            "(or take one pydantic model)",
+        )
+
+
+def _name_of(func: Any) -> str:
+    return str(getattr(func, "__name__", None) or type(func).__name__)
+
+
+def _doc_of(func: Any) -> str:
+    doc = inspect.getdoc(func) or ""
+    if not doc and not inspect.isroutine(func):
+        doc = inspect.getdoc(type(func).__call__) or ""
+    return doc
+
+
+def _unannotated(annotation: Any) -> Any:
+    from typing import Annotated
+
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _has_description(annotation: Any) -> bool:
+    from typing import Annotated
+
+    from pydantic.fields import FieldInfo
+
+    if get_origin(annotation) is not Annotated:
+        return False
+    return any(isinstance(extra, FieldInfo) and extra.description for extra in get_args(annotation)[1:])
+
+
 def _is_json_native(annotation: Any) -> bool:
     """True when a validated JSON value already is an instance of ``annotation`` (no conversion needed)."""
+    annotation = _unannotated(annotation)
     if annotation in _JSON_SCALARS:
         return True
     origin = get_origin(annotation)
@@ -442,35 +514,99 @@ def _strip_titles(node: Any) -> Any:
     return node
 
 
-_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Raises|Yields|Examples?):\s*$")
-_ARGUMENT = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_GOOGLE_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Returns?|Raises|Yields?|Examples?|Notes?|See Also|Attributes)"
+    r":\s*$"
+)
+_GOOGLE_ARGUMENT = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_NUMPY_ARGUMENT = re.compile(r"^(\w+)(?:\s*:\s*.*)?$")
+_SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
+_ARGUMENT_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args")
 
 
-def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """The first paragraph, and the ``Args:`` entries of a Google-style docstring."""
-    lines = doc.splitlines()
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The summary (first paragraph) and each argument's description, from a docstring.
+
+    Reads the three common styles: Google (``Args:`` with ``name (type): text``), NumPy
+    (``Parameters`` underlined with dashes, ``name : type`` then indented text) and Sphinx
+    (``:param name: text``). Continuation lines are joined with spaces.
+    """
+    lines = doc.expandtabs().splitlines()
     summary_lines: list[str] = []
     for line in lines:
-        if not line.strip() or _SECTION.match(line.strip()):
+        stripped = line.strip()
+        if not stripped or _GOOGLE_SECTION.match(stripped) or stripped.startswith(":"):
             break
-        summary_lines.append(line.strip())
+        summary_lines.append(stripped)
+    arguments = _sphinx_arguments(lines) or _numpy_arguments(lines) or _google_arguments(lines)
+    return " ".join(summary_lines), arguments
+
+
+def _google_arguments(lines: list[str]) -> dict[str, str]:
     arguments: dict[str, str] = {}
-    section = None
+    in_section = False
+    indent: int | None = None
     current = None
     for line in lines:
-        header = _SECTION.match(line.strip())
-        if header:
-            section = header.group(1)
+        stripped = line.strip()
+        header = _GOOGLE_SECTION.match(stripped)
+        if header and len(line) - len(line.lstrip()) <= (indent or 0):
+            in_section = header.group(1) in _ARGUMENT_SECTIONS
+            indent = None
             current = None
             continue
-        if section in ("Args", "Arguments", "Parameters") and line.strip():
-            match = _ARGUMENT.match(line)
-            if match and len(line) - len(line.lstrip()) <= 4:
+        if not in_section or not stripped:
+            continue
+        depth = len(line) - len(line.lstrip())
+        match = _GOOGLE_ARGUMENT.match(stripped)
+        if match and (indent is None or depth <= indent):
+            indent = depth
+            current = match.group(1).lstrip("*")
+            arguments[current] = match.group(2).strip()
+        elif current:
+            arguments[current] = f"{arguments[current]} {stripped}".strip()
+    return arguments
+
+
+def _numpy_arguments(lines: list[str]) -> dict[str, str]:
+    arguments: dict[str, str] = {}
+    in_section = False
+    current = None
+    index = 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        underline = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        if stripped and underline and set(underline) == {"-"}:
+            in_section = stripped in _ARGUMENT_SECTIONS or stripped == "Other Parameters"
+            current = None
+            index += 2
+            continue
+        if in_section and stripped:
+            is_name = len(lines[index]) - len(lines[index].lstrip()) == 0 or not current
+            match = _NUMPY_ARGUMENT.match(stripped) if is_name else None
+            if match and is_name:
                 current = match.group(1)
-                arguments[current] = match.group(2).strip()
+                arguments[current] = ""
             elif current:
-                arguments[current] = f"{arguments[current]} {line.strip()}".strip()
-    return " ".join(summary_lines), arguments
+                arguments[current] = f"{arguments[current]} {stripped}".strip()
+        index += 1
+    return arguments
+
+
+def _sphinx_arguments(lines: list[str]) -> dict[str, str]:
+    arguments: dict[str, str] = {}
+    current = None
+    for line in lines:
+        stripped = line.strip()
+        match = _SPHINX_PARAM.match(stripped)
+        if match:
+            current = match.group(1)
+            arguments[current] = match.group(2).strip()
+        elif stripped.startswith(":"):
+            current = None
+        elif current and stripped:
+            arguments[current] = f"{arguments[current]} {stripped}".strip()
+    return arguments
 
 
 __all__ = [
@@ -480,6 +616,8 @@ __all__ = [
     "custom_tool",
     "dynamic_tool",
     "function_tool",
+    "is_async_callable",
+    "parse_docstring",
     "provider_defined_tool",
     "tool",
 ]

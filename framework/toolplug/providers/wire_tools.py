@@ -2,7 +2,8 @@
 
 Chat Completions nests a function under ``function``, the Responses API takes the same fields flat,
 and Anthropic Messages calls the schema ``input_schema`` and nests nothing. The OpenAI strict
-conversion is applied only in the two OpenAI shapes and only where the definition sets ``strict``;
+conversion is applied only in the two OpenAI shapes and only where the definition sets ``strict`` (a schema
+without a strict form is sent as written, without strict mode);
 the canonical schema is never modified, and Anthropic receives it exactly as written.
 
 A function tool whose ``metadata["output_schema"]`` holds a JSON Schema is sent to Responses with it
@@ -21,7 +22,7 @@ from typing import Any
 
 from toolplug.definitions import ToolDefinition, ToolKind
 from toolplug.errors import InvalidArgumentError
-from toolplug.schema import to_openai_strict
+from toolplug.strict import strict_conversion
 
 
 def to_chat_completions_tool(definition: ToolDefinition) -> dict[str, Any]:
@@ -43,7 +44,7 @@ def to_chat_completions_tool(definition: ToolDefinition) -> dict[str, Any]:
         "description": definition.function.description_for_llm,
         "parameters": _openai_parameters(definition),
     }
-    if definition.function.strict:
+    if sends_strict(definition):
         function["strict"] = True
     return {"type": "function", "function": function}
 
@@ -67,7 +68,7 @@ def to_responses_tool(definition: ToolDefinition) -> dict[str, Any]:
         "name": definition.function.name,
         "description": definition.function.description_for_llm,
         "parameters": _openai_parameters(definition),
-        "strict": definition.function.strict,
+        "strict": sends_strict(definition),
     }
     output_schema = output_schema_of(definition)
     if output_schema is not None:
@@ -123,9 +124,22 @@ def _unsupported(definition: ToolDefinition, api: str, why: str) -> InvalidArgum
     return InvalidArgumentError("definition", f"tool {definition.id!r} cannot be sent to the {api} API: {why}")
 
 
+def sends_strict(definition: ToolDefinition) -> bool:
+    """Whether the OpenAI shapes of ``definition`` ask for strict mode.
+
+    Only when the definition sets ``strict`` and its schema has a strict form; a schema without one
+    (see :func:`toolplug.strict.strict_conversion`) is sent as written, without strict mode.
+    """
+    return definition.function.strict and strict_conversion(definition.function.parameters).convertible
+
+
 def _openai_parameters(definition: ToolDefinition) -> dict[str, Any]:
     parameters = definition.function.parameters
-    return to_openai_strict(parameters) if definition.function.strict else dict(parameters)
+    if definition.function.strict:
+        conversion = strict_conversion(parameters)
+        if conversion.convertible:
+            return conversion.schema()
+    return dict(parameters)
 
 
 def _chat_custom_format(definition: ToolDefinition) -> dict[str, Any]:
@@ -155,6 +169,7 @@ def _provider_tool(definition: ToolDefinition, provider: str, api: str, *, with_
 __all__ = [
     "output_schema_of",
     "provider_tool_type",
+    "sends_strict",
     "to_anthropic_tool",
     "to_chat_completions_tool",
     "to_responses_tool",

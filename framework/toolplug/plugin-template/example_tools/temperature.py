@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import toolplug
+from pydantic import Field
+
+# Field constraints become schema bounds: the registry enforces them on every call, and the contract
+# check's generated calls stay inside them.
+Temperature = Annotated[float, Field(ge=-459.67, le=1_000_000)]
 
 
 @toolplug.tool(name="example_tools_convert_temperature", strict=True)
-def convert_temperature(value: float, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+def convert_temperature(value: Temperature, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
     """Convert a temperature between degrees Celsius and degrees Fahrenheit.
 
     Args:

@@ -52,6 +52,14 @@ def test_convert_temperature_keeps_the_contract(check_tool_contract: Any) -> Non
     assert any(change.startswith("unit: optional made required") for change in report.strict_changes)
 
 
+def test_convert_temperature_refuses_what_its_schema_forbids(toolplug_host: Any) -> None:
+    from toolplug.errors import InvalidToolInputError
+
+    host = toolplug_host(plugins=[(PLUGIN_NAME, plugin)])
+    with pytest.raises(InvalidToolInputError):  # colder than absolute zero: refused before the tool runs
+        asyncio.run(host.call_tool("example_tools_convert_temperature", {"value": -500}))
+
+
 def test_an_unconfigured_search_is_never_offered(toolplug_host: Any) -> None:
     host = toolplug_host(plugins=[(PLUGIN_NAME, plugin)])
     status = next(s for s in host.tool_statuses() if s.id == TOOL_ID)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 import threading
 import time
 import tomllib
@@ -140,13 +141,13 @@ def test_an_oversized_body_is_refused_before_it_is_read_whole() -> None:
     # REQ: LOOP-16
     sent = 0
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> dict[str, Any]:  # 40 MiB in 1 MiB pieces
         nonlocal sent
         sent += 1
-        return {"type": "http.request", "body": b"x" * (1 << 20), "more_body": True}
+        return {"type": "http.request", "body": b"x" * (1 << 20), "more_body": sent < 40}
 
     assert asyncio.run(_read_body(receive)) is None
-    assert sent == 17  # stopped just past the limit, not at the end of an endless body
+    assert sent == 17  # stopped just past the limit, not at the end of the body
 
 
 # --- approvals -----------------------------------------------------------------------------------------
@@ -290,10 +291,7 @@ def test_the_access_policy_refuses_foreign_hosts_origins_and_tokens() -> None:
 
 def test_web_without_starlette_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # REQ: LOOP-16, UX-1
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "starlette" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "starlette", None)  # as if it were not installed: importing it fails
     result = CliRunner().invoke(cli, ["web"])
     assert result.exit_code == 2
     assert "starlette" in result.stderr and "pip install 'toolplug[mcp]'" in result.stderr
@@ -313,15 +311,18 @@ def test_web_on_another_interface_warns_and_prints_the_url_with_a_token(monkeypa
         sock.bind(("127.0.0.1", 0))  # tests stay on loopback, whatever --host says
         return sock
 
+    opened: list[str] = []
     monkeypatch.setattr(command, "_bind", loopback_bind)
+    monkeypatch.setattr(command.webbrowser, "open", opened.append)
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: sockets[0].close())
-    result = CliRunner().invoke(cli, ["web", "--host", "0.0.0.0", "--port", "0"])
+    result = CliRunner().invoke(cli, ["web", "--host", "0.0.0.0", "--port", "0", "--open"])
     assert result.exit_code == 0, result.output
+    assert len(opened) == 1 and opened[0] in result.stdout and "?token=" in opened[0]
     assert served == ["0.0.0.0"]
     assert "Warning: --host 0.0.0.0 lets other machines reach this chat" in result.stderr
     assert "?token=" in result.stdout and "no provider configured" in result.stdout
     quiet = CliRunner().invoke(cli, ["web", "--port", "0"])
-    assert "Warning" not in quiet.stderr
+    assert "Warning" not in quiet.stderr and len(opened) == 1
 
 
 def test_a_port_in_use_is_a_clear_error() -> None:
@@ -454,3 +455,64 @@ def test_parse_chat_request_checks_the_envelope() -> None:
                                                                 "state": "approval-requested"}]}]})
     request = parse_chat_request({"id": "c", "messages": [user("x")], "trigger": "submit-message", "extra": 1})
     assert request.chat_id == "c" and not request.continues_assistant
+
+
+# --- the SSE response ----------------------------------------------------------------------------------------
+
+
+def test_the_stream_keeps_an_idle_connection_alive_and_a_client_leaving_closes_it_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # REQ: LOOP-16
+    import toolplug.webui.app as app_module
+
+    monkeypatch.setattr(app_module, "KEEP_ALIVE_SECONDS", 0.05)
+    closed = asyncio.Event()
+    sent: list[bytes] = []
+
+    async def chunks() -> Any:
+        try:
+            yield {"type": "start"}
+            await asyncio.sleep(3600)  # a tool call that takes long
+            yield {"type": "finish"}
+        finally:
+            closed.set()
+
+    async def scenario() -> None:
+        leave = asyncio.Event()
+
+        async def receive() -> dict[str, Any]:
+            await leave.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: Any) -> None:
+            sent.append(message.get("body", b""))
+            if b"keep-alive" in message.get("body", b""):
+                leave.set()  # the client goes away while the call still runs
+
+        await asyncio.wait_for(app_module.stream_sse(chunks(), receive, send), timeout=10)
+
+    asyncio.run(scenario())
+    assert closed.is_set()  # the chunks were closed (and so the run cancelled), not left waiting
+    assert b'data: {"type":"start"}\n\n' in sent and b": keep-alive\n\n" in sent
+    assert not any(b"finish" in body or b"[DONE]" in body for body in sent)
+
+
+def test_a_new_request_for_a_chat_replaces_the_run_still_going(web: WebServer, fresh: ProviderServer) -> None:
+    # REQ: LOOP-16 — one run per chat: a client that gave up and asks again does not leave a run behind
+    fresh.reply(calls(("r1", "slow", {"name": "first-run", "seconds": 30})), answer("Second answer."))
+    first: list[str] = []
+
+    def run_first() -> None:
+        first.append(web.post_chat({"id": "c-replace", "messages": [user("one")]}, **web.headers()).text)
+
+    thread = threading.Thread(target=run_first)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not web.marked("started-first-run") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = web.post_chat({"id": "c-replace", "messages": [user("two")]}, **web.headers())
+    thread.join(timeout=20)
+    assert "Second answer." in "".join(c.get("delta", "") for c in sse_chunks(second.text))
+    assert web.marked("cancelled-first-run") and not web.marked("finished-first-run")
+    assert {"type": "abort", "reason": "stopped"} in sse_chunks(first[0])

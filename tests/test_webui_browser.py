@@ -218,7 +218,8 @@ def test_an_approval_clicked_runs_the_call_and_a_denial_with_a_reason_reaches_th
     assert web.marked("deleted-a.txt") and not web.marked("deleted-b.txt")
     assert "Denied: keep b, it is needed" in str(page.evaluate(f"{card('d2')}.innerText"))
     assert "keep b, it is needed" in json.dumps(provider.requests[-1].body)  # the model read the reason
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "wider than the phone"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page is wider than the phone"
+    assert page.evaluate(f"{card('d2')}.getBoundingClientRect().right") <= 390
     save_screenshot(page, "approval-phone")
 
 

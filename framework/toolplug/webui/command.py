@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import socket
 import sys
-import threading
 import webbrowser
 
 import click
@@ -96,7 +95,7 @@ def web(ctx: click.Context, component: str, provider: str | None, port: int, bin
     click.echo("Press Ctrl+C to stop.")
     sys.stdout.flush()
     if open_browser:
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+        webbrowser.open(url)  # the socket already listens: the browser's request waits for the server
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
     )

@@ -303,6 +303,10 @@ def test_a_plugin_cannot_take_a_builtin_or_an_earlier_adapter_api(fake_site: Fak
     assert "toolplug (built-in)" in lost["aaa"] and "plugin 'bbb' (bbb-dist)" in lost["ccc"]
     assert {"aaa_tool", "bbb_tool", "ccc_tool"} <= set(host.registry.ids())  # the rest of each plugin stays
     assert all(host.plugins.records[n].status == "loaded" for n in ("aaa", "bbb", "ccc"))
+    checked = fake_site.run_cli("check", "--json")
+    assert checked.returncode == 1
+    assert {f["plugin"] for f in json.loads(checked.stdout) if f["field"] == "register_provider_adapters"} == {
+        "aaa", "ccc"}
 
 
 COMMAND_PLUGIN = '''

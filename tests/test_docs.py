@@ -231,5 +231,5 @@ def test_the_site_builds_with_strict(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False, env=environment,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    page = (tmp_path / "site" / "settings-reference" / "index.html").read_text(encoding="utf-8")
+    page = (tmp_path / "site" / "settings-reference.html").read_text(encoding="utf-8")  # file:// friendly URLs
     assert "Tool settings reference" in page

@@ -160,7 +160,7 @@ def _run(command: list[str | Path], cwd: Path, environment: dict[str, str], timi
     return done
 
 
-# REQ: UX-2
+# REQ: UX-2 — toolplug from a checkout, then a `toolplug new` package with `toolplug install`, then its tests.
 @pytest.mark.slow
 def test_a_rendered_package_installs_is_discovered_checks_and_passes_its_tests(tmp_path: Path) -> None:
     environment = _clean_environment(tmp_path)
@@ -182,8 +182,23 @@ def test_a_rendered_package_installs_is_discovered_checks_and_passes_its_tests(t
     done = _run([toolplug, "new", "acme-weather", "--dir", tmp_path / "work"], tmp_path, environment, timings, "new")
     assert done.returncode == 0, done.stdout + done.stderr
     package = tmp_path / "work" / "acme-weather"
-    done = _run([python, "-m", "pip", "install", "-q", package], tmp_path, environment, timings, "install plugin")
+    # `toolplug install` puts the plugin into toolplug's own environment (no activation, no PATH lookup).
+    done = _run([toolplug, "install", "-q", package], tmp_path, environment, timings, "install plugin")
     assert done.returncode == 0, done.stdout + done.stderr
+
+    # A second package whose plugin takes an installed plugin's name is refused before pip runs.
+    done = _run([toolplug, "new", "acme-storm", "--dir", tmp_path / "work"], tmp_path, environment, timings, "new 2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rival = tmp_path / "work" / "acme-storm"
+    pyproject = rival / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        'acme-storm = "acme_storm.plugin"', 'acme-weather = "acme_storm.plugin"'), encoding="utf-8")
+    for refused in ([rival], ["web"]):  # an entry-point name; a distribution named like a built-in plugin
+        done = _run([toolplug, "install", *refused], tmp_path, environment, timings, "install refused")
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "Nothing was installed" in done.stderr
+    done = _run([python, "-m", "pip", "show", "acme-storm"], tmp_path, environment, timings, "show")
+    assert done.returncode != 0  # not installed
 
     done = _run([toolplug, "plugins", "--json"], package, environment, timings, "plugins")
     assert done.returncode == 0, done.stderr

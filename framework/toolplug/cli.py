@@ -487,6 +487,20 @@ def new(name: str, directory: str) -> None:
     target = render_plugin(name, directory)
     click.echo(f"Created {target}")
     click.echo(f"Next: cd {target} && pip install -e '.[test]' && pytest && toolplug plugins")
+    click.echo("(in the environment toolplug is installed in: the package depends on toolplug, found there)")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+@handles_errors
+def install(arguments: tuple[str, ...]) -> None:
+    """Install plugins PKG... into toolplug's own environment (pip options pass through).
+
+    Refuses a package that would take the name of an installed plugin of another distribution.
+    """
+    from toolplug.install import install as install_packages
+
+    sys.exit(install_packages(arguments))
 
 
 # --- chat --------------------------------------------------------------------------------------------

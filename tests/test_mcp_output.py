@@ -13,7 +13,7 @@ from toolplug.definitions import OutputType
 from toolplug.errors import ConfigError
 from toolplug_mcp.config import parse_mcp_config
 from toolplug_mcp.errors import MCPDependencyError, MCPToolCallError
-from toolplug_mcp.output import call_result_to_output, to_model_output
+from toolplug_mcp.output import USER_ONLY_NOTE, call_result_to_output, to_model_output
 from toolplug_mcp.source import tool_id_for, unsupported_feature
 
 # --- output conversion (the seed's "MCP tool output") ------------------------------------------------
@@ -66,7 +66,7 @@ def test_image_parts_become_file_parts_never_base64_text() -> None:
         {"type": "file", "media_type": "image/png", "data": "iVBORw0KGgo="},
         {"type": "file", "media_type": "application/pdf", "data": "AAE=", "filename": "r.pdf"},
     ]
-    assert not any(part["type"] == "text" for part in result.content)
+    assert "iVBORw0KGgo=" not in result.model_text() and "AAE=" not in result.model_text()  # what a model reads
 
 
 def test_structured_content_is_used_when_present() -> None:
@@ -74,6 +74,30 @@ def test_structured_content_is_used_when_present() -> None:
     result = call_result_to_output({"content": [{"type": "text", "text": "21 C"}], "structuredContent": {"t": 21}})
     assert result.output_type is OutputType.JSON
     assert result.json_content == {"t": 21}
+
+
+def test_content_for_the_user_only_is_kept_for_display_and_its_annotations_in_the_metadata() -> None:
+    # REQ: MCP-6 REQ: MCP-4
+    user = {"type": "text", "text": "Saved 3 files.", "annotations": {"audience": ["user"], "priority": 0.2,
+                                                                       "lastModified": "2026-01-01T00:00:00Z"}}
+    both = {"type": "text", "text": "3 files", "annotations": {"audience": ["assistant", "user"], "priority": 1}}
+    result = call_result_to_output({"content": [user, both], "structuredContent": {"files": 3}})
+    assert result.json_content == {"files": 3} and "Saved 3 files." not in result.model_text()
+    assert result.display_content == [{"type": "text", "text": "Saved 3 files."}]
+    assert result.metadata == {"mcp": {"annotations": [
+        {"part": "display_content", "index": 0, "audience": ["user"], "priority": 0.2,
+         "lastModified": "2026-01-01T00:00:00Z"},
+        {"part": "content", "index": 0, "audience": ["assistant", "user"], "priority": 1},
+    ]}}
+
+
+def test_a_result_only_for_the_user_tells_the_model_so_and_sends_none_of_it() -> None:
+    # REQ: MCP-6
+    plan = {"type": "text", "text": "secret plan", "annotations": {"audience": ["user"]}}
+    result = to_model_output({"content": [plan]})
+    assert result.content == [{"type": "text", "text": USER_ONLY_NOTE}]
+    assert "secret plan" not in result.model_text()
+    assert result.display_content == [{"type": "text", "text": "secret plan"}]
 
 
 def test_is_error_raises_with_the_servers_text() -> None:
@@ -122,6 +146,39 @@ def test_config_infers_the_transport_and_keeps_timeouts_and_filters() -> None:
     assert (a.kind, b.kind, c.kind) == ("stdio", "http", "sse")
     assert (a.timeout_for("slow"), a.timeout_for("fast")) == (60, 5)
     assert not a.takes("x") and a.takes("y")
+
+
+def test_the_names_other_clients_use_are_aliases_streamable_http_and_a_command_list() -> None:
+    # REQ: MCP-6 — as users copy them from other clients' configs
+    config = parse_mcp_config(
+        {"servers": {"npx": {"command": ["npx", "-y", "@modelcontextprotocol/server-everything"], "args": ["stdio"]},
+                     "web": {"transport": "streamable-http", "url": "http://127.0.0.1:1/mcp"}}}
+    )
+    npx, web = config.servers["npx"], config.servers["web"]
+    assert (npx.kind, npx.command, npx.args) == ("stdio", "npx", ("-y", "@modelcontextprotocol/server-everything",
+                                                                  "stdio"))
+    assert web.kind == "http"
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "message"),
+    [
+        ({"command": []}, "mcp.servers.a.command", "an empty list names no program"),
+        ({"command": ["npx", 3]}, "mcp.servers.a.command", "every item of the list must be a string"),
+        ({"command": ["", "x"]}, "mcp.servers.a.command", "the first item (the program) is empty"),
+        ({"command": ["npx", "srv"], "args": "--verbose"}, "mcp.servers.a.args", "must be a list of strings"),
+        ({"transport": "streamable", "url": "http://h/mcp"}, "mcp.servers.a.transport", "'stdio', 'http' or 'sse'"),
+        ({"transport": "streamable-http", "command": ["srv"]}, "mcp.servers.a", "transport 'http' needs url"),
+    ],
+)
+def test_real_mistakes_near_the_aliases_still_raise_config_error_naming_the_key(
+    table: dict[str, Any], key: str, message: str
+) -> None:
+    # REQ: MCP-6 REQ: MCP-3
+    with pytest.raises(ConfigError) as caught:
+        parse_mcp_config({"servers": {"a": table}}, source="host.toml")
+    assert caught.value.key == key
+    assert message in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -146,8 +147,34 @@ def http_serve(workspace: dict[str, str]) -> Iterator[tuple[str, str]]:
         stop(process)
 
 
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses a socket listens on at ``port``, read from the kernel's table (Linux)."""
+    found: set[str] = set()
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        try:
+            rows = Path(table).read_text(encoding="ascii").splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            address, _, hex_port = local.partition(":")
+            if state == "0A" and int(hex_port, 16) == port and len(address) == width:  # 0A: LISTEN
+                raw = bytes.fromhex(address)
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))  # each word is little-endian
+                found.add(socket.inet_ntop(socket.AF_INET if width == 8 else socket.AF_INET6, words))
+    return found
+
+
+def test_serve_over_streamable_http_binds_only_127_0_0_1_by_default(http_serve: tuple[str, str]) -> None:
+    # REQ: MCP-5 — the kernel's own table says where `toolplug serve` listens
+    if not Path("/proc/net/tcp").exists():
+        pytest.skip("reading the listening sockets needs Linux's /proc/net/tcp")
+    port = int(http_serve[0].rsplit(":", 1)[1].split("/", 1)[0])
+    assert listening_addresses(port) == {"127.0.0.1"}
+
+
 def test_serve_over_streamable_http_lists_and_calls_through_the_host(http_serve: tuple[str, str]) -> None:
-    # REQ: MCP-5 — binds 127.0.0.1 by default; the SDK's Streamable HTTP client drives it
+    # REQ: MCP-5 — the SDK's Streamable HTTP client drives it
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 

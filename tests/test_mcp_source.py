@@ -229,28 +229,35 @@ def test_a_server_that_dies_mid_call_fails_that_call_and_is_started_again(host: 
     assert call(host, "weather_echo", {"text": "back"}).result.content == [{"type": "text", "text": "back"}]
 
 
-def test_pins_printed_by_the_cli_approve_the_tools_when_pasted(tmp_path: Path) -> None:
-    # REQ: MCP-3
+def test_pins_printed_by_the_cli_approve_the_tools_when_pasted_and_refuse_them_once_changed(tmp_path: Path) -> None:
+    # REQ: MCP-3 — the printed pins approve today's definition, and the same pins refuse a changed one
     from click.testing import CliRunner
 
     from toolplug.cli import cli
 
-    server = stdio()
-    args = ", ".join(f'"{arg}"' for arg in server["args"])
-    table = (
-        f'[mcp.servers.weather]\ncommand = "{server["command"]}"\nargs = [{args}]\ntimeout = 20\n'
-        'include = ["echo"]\n'
-    )
+    def table(*extra: str) -> str:
+        args = ", ".join(f'"{arg}"' for arg in [WEATHER_SERVER, "stdio", *extra])
+        return (
+            f'[mcp.servers.weather]\ncommand = "{PYTHON}"\nargs = [{args}]\ntimeout = 20\n'
+            'include = ["echo", "Get-Forecast"]\n'
+        )
+
+    def findings(text: str) -> list[dict[str, str]]:
+        config.write_text(text, encoding="utf-8")
+        checked = CliRunner().invoke(cli, ["--config", str(config), "check", "--json"])
+        return [f for f in json.loads(checked.stdout) if f["plugin"].startswith("mcp")]
+
     config = tmp_path / "toolplug.toml"
-    config.write_text(table, encoding="utf-8")
+    config.write_text(table(), encoding="utf-8")
     try:
         printed = CliRunner().invoke(cli, ["--config", str(config), "mcp", "pins"])
         assert printed.exit_code == 0, printed.output
-        assert '"echo" = { fingerprint = ' in printed.output
-        pins = printed.output.split("[mcp.servers.weather.pinned]", 1)[1]
-        config.write_text(table + "\n[mcp.servers.weather.pinned]" + pins, encoding="utf-8")
-        checked = CliRunner().invoke(cli, ["--config", str(config), "check", "--json"])
+        assert '"echo" = { fingerprint = ' in printed.output and '"Get-Forecast" = {' in printed.output
+        pins = "\n[mcp.servers.weather.pinned]" + printed.output.split("[mcp.servers.weather.pinned]", 1)[1]
+        approved = findings(table() + pins)
+        changed = findings(table("--variant", "changed") + pins)  # the server now describes Get-Forecast otherwise
     finally:
         close_all_connections()
-    findings = [f for f in json.loads(checked.stdout) if f["plugin"].startswith("mcp")]
-    assert findings == []
+    assert approved == []
+    assert [(f["tool_id"], f["field"]) for f in changed] == [("weather_get_forecast", "fingerprint")]
+    assert "description changed" in changed[0]["message"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from _mcp_servers import PYTHON, WEATHER_SERVER, weather_http
+from _mcp_servers import PYTHON, WEATHER_SERVER, RestartableServer, restartable, weather_http
 
 from toolplug_mcp.client import McpClient
 from toolplug_mcp.errors import MCPClientError, MCPTimeoutError
@@ -84,7 +84,7 @@ def test_the_client_negotiates_the_protocol_version_lists_and_calls(kind: str, h
         try:
             tools = await client.list_tools()
             result = await client.call_tool("weather", {"city": "Oslo"})
-            return client.protocol_version, [t["name"] for t in tools], result
+            return client.protocol_version, [t["name"] for t in tools.tools], result
         finally:
             await client.close()
 
@@ -141,24 +141,25 @@ def test_an_sse_endpoint_on_another_origin_is_refused(http_url: str) -> None:
     assert transport.endpoint is None and transport.closed
 
 
-def test_a_session_the_server_ended_is_reinitialised_once_transparently(http_url: str) -> None:
-    # REQ: MCP-1 — the test server forgets a session after 0.4 s idle and answers 404
-    async def scenario() -> tuple[str | None, str | None, dict[str, Any]]:
-        transport = StreamableHttpTransport("weather", f"{http_url}/mcp")
-        client = McpClient(transport, server="weather", timeout=20)
+def test_a_session_the_server_ended_is_reinitialised_once_transparently() -> None:
+    # REQ: MCP-1 REQ: MCP-6 — a restarted server knows no session and answers 404
+    async def scenario(server: RestartableServer) -> tuple[str | None, str | None, str, str]:
+        transport = StreamableHttpTransport("changing", f"http://127.0.0.1:{server.port}/mcp")
+        client = McpClient(transport, server="changing", timeout=20)
         await client.connect()
         try:
-            await client.call_tool("echo", {"text": "one"})
+            before = (await client.call_tool("whoami", {}))["content"][0]["text"]
             first = transport.session_id
-            await asyncio.sleep(1.2)
-            result = await client.call_tool("echo", {"text": "two"})
-            return first, transport.session_id, result
+            await asyncio.to_thread(server.restart)
+            after = (await client.call_tool("whoami", {}))["content"][0]["text"]
+            return first, transport.session_id, before, after
         finally:
             await client.close()
 
-    first, second, result = asyncio.run(scenario())
+    with restartable() as server:
+        first, second, before, after = asyncio.run(scenario(server))
     assert first and second and first != second
-    assert result["content"] == [{"type": "text", "text": "two"}]
+    assert before != after  # the second answer came from the new process
 
 
 def test_a_session_that_keeps_ending_is_reinitialised_only_once() -> None:

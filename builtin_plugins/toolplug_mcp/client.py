@@ -8,8 +8,10 @@ elicitation, roots) are refused with a JSON-RPC error, since the client never ad
 Why not the SDK's ``ClientSession``: it hands transport failures to a message handler and leaves the
 request that caused them waiting for its timeout, while toolplug must fail that very call at once with
 the transport's :class:`MCPClientError`, fail every pending call when a server exits mid-call, and
-re-initialise a Streamable HTTP session the server ended, then repeat the request once. The message
-shapes are still the SDK's: results are validated with ``mcp_types`` models.
+re-initialise a session the server lost (an HTTP server that restarted answers 404, or 400 naming
+the session; a connection or event stream that dropped), then repeat the request once. The message
+shapes are still the SDK's: results are validated with ``mcp_types`` models, one tool at a time, so
+one malformed tool never hides the server's others.
 """
 
 from __future__ import annotations
@@ -18,16 +20,27 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolplug_mcp.errors import MCPClientError, MCPConnectionClosedError, MCPServerError, MCPTimeoutError
-from toolplug_mcp.transports import McpTransport, SessionExpiredError, StreamableHttpTransport
+from toolplug_mcp.transports import McpTransport, SessionLostError
 
 logger = logging.getLogger("toolplug.mcp")
 
 MAX_TOOL_PAGES = 100
 METHOD_NOT_FOUND = -32601
 CLIENT_NAME = "toolplug"
+
+
+@dataclass(slots=True)
+class ToolListing:
+    """A server's tools: the well-formed ones as it sent them, and why each other one was left out."""
+
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    malformed: list[tuple[str | None, str]] = field(default_factory=list)
+    """``(name or None, what is wrong)`` for each tool that does not fit the MCP ``Tool`` shape."""
 
 
 class McpClient:
@@ -47,12 +60,15 @@ class McpClient:
         self.instructions: str | None = None
         self.tools_changed = False
         """Set when the server announced that its tool list changed."""
+        self.on_tools_changed: Callable[[], None] | None = None
+        """Called (on the client's loop) when the tools may have changed: ``list_changed``, a new session."""
         self.refused_requests: list[str] = []
         """Methods the server asked of the client that toolplug refused (e.g. ``sampling/createMessage``)."""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._closed = False
         self._session_generation = 0
+        self._session_lost = False
         self._reinit_lock = asyncio.Lock()
         self._background: set[asyncio.Task[None]] = set()
         transport.on_message = self._on_message
@@ -66,8 +82,8 @@ class McpClient:
 
     @property
     def closed(self) -> bool:
-        """True once the connection has ended."""
-        return self._closed or self.transport.closed
+        """True once the connection has ended for good (an HTTP transport's lost session is renewed)."""
+        return self._closed or (self.transport.closed and not self.transport.reconnectable)
 
     # -- the conversation ------------------------------------------------------------------------------
 
@@ -88,22 +104,27 @@ class McpClient:
             await self.close()
             raise
 
-    async def list_tools(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
-        """Every tool of the server, as the JSON objects it sent (validated against the SDK's Tool model)."""
+    async def list_tools(self, *, timeout: float | None = None) -> ToolListing:
+        """Every tool of the server, each validated on its own against the SDK's ``Tool`` model."""
         from mcp_types import ListToolsResult
 
-        tools: list[dict[str, Any]] = []
+        listing = ToolListing()
         cursor: str | None = None
+        self.tools_changed = False
         for _ in range(MAX_TOOL_PAGES):
             params = {"cursor": cursor} if cursor else {}
             raw = await self.request("tools/list", params, timeout=timeout)
-            ListToolsResult.model_validate(raw, by_name=False)
-            tools.extend(raw.get("tools", []))
+            tools = raw.get("tools") if isinstance(raw, dict) else None
+            if not isinstance(tools, list):
+                raise MCPClientError(f"MCP server {self.server!r} answered tools/list without a tools list",
+                                     server=self.server)
+            ListToolsResult.model_validate({**raw, "tools": []}, by_name=False)
+            for tool in tools:
+                _sort_tool(tool, listing)
             cursor = raw.get("nextCursor")
             if not cursor:
                 break
-        self.tools_changed = False
-        return tools
+        return listing
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
@@ -137,13 +158,17 @@ class McpClient:
     # -- requests ----------------------------------------------------------------------------------------
 
     async def request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None) -> Any:
-        """Send a request and return its result; a session the server ended is re-initialised once."""
+        """Send a request and return its result; a session the server lost is re-initialised once."""
         generation = self._session_generation
+        if self._session_lost or (self.transport.closed and self.transport.reconnectable and not self._closed):
+            await self._reinitialize(generation)  # lost earlier (a re-initialisation failed, the stream ended)
+            generation = self._session_generation
         try:
             return await self._request_once(method, params, timeout)
-        except SessionExpiredError:
-            if method == "initialize":
+        except SessionLostError as lost:
+            if self._closed or not self.transport.reconnectable:
                 raise
+            logger.info("%s; initialising a new session and repeating %s", lost, method)
             await self._reinitialize(generation)
             return await self._request_once(method, params, timeout)
 
@@ -208,13 +233,22 @@ class McpClient:
 
     async def _reinitialize(self, generation: int) -> None:
         async with self._reinit_lock:
-            if generation != self._session_generation:
+            if generation != self._session_generation and not self._session_lost:
                 return  # another request already opened a new session
-            logger.info("MCP server %r ended the session; initialising a new one", self.server)
-            if isinstance(self.transport, StreamableHttpTransport):
-                self.transport.reset_session()
+            self._session_lost = True  # until a new session is open: a failed attempt is tried again next time
+            await self.transport.renew()
             await self._initialize()
+            self._session_lost = False
             self._session_generation += 1
+        self._tools_may_have_changed()  # the server may have changed while the session was lost
+
+    def _tools_may_have_changed(self) -> None:
+        self.tools_changed = True
+        if self.on_tools_changed is not None:
+            try:
+                self.on_tools_changed()
+            except Exception:  # a listener's failure must not break the connection
+                logger.exception("MCP server %r: the tools-changed listener failed", self.server)
 
     def _cancel_remote(self, request_id: int, reason: str) -> None:
         if self.closed:
@@ -244,7 +278,7 @@ class McpClient:
             if "id" in message:
                 self._answer_server_request(message)
             elif method == "notifications/tools/list_changed":
-                self.tools_changed = True
+                self._tools_may_have_changed()
             elif method == "notifications/message":
                 logger.info("MCP server %r: %s", self.server, (message.get("params") or {}).get("data"))
             return
@@ -271,9 +305,11 @@ class McpClient:
 
     def _on_close(self) -> None:
         detail = self.transport.close_detail()
-        self._fail_pending(
-            MCPConnectionClosedError(f"MCP server {self.server!r} closed the connection{detail}", server=self.server)
-        )
+        message = f"MCP server {self.server!r} closed the connection{detail}"
+        if self.transport.reconnectable and not self._closed:
+            self._fail_pending(SessionLostError(message, server=self.server))  # the requests renew it and repeat
+        else:
+            self._fail_pending(MCPConnectionClosedError(message, server=self.server))
 
     def _fail_pending(self, error: MCPClientError) -> None:
         for future in list(self._pending.values()):
@@ -282,4 +318,25 @@ class McpClient:
         self._pending.clear()
 
 
-__all__ = ["McpClient"]
+def _sort_tool(tool: Any, listing: ToolListing) -> None:
+    """Put one listed tool among the well-formed ones or the malformed ones (with what is wrong)."""
+    from mcp_types import Tool
+    from pydantic import ValidationError
+
+    name = tool.get("name") if isinstance(tool, dict) else None
+    name = name if isinstance(name, str) and name else None
+    if not isinstance(tool, dict):
+        listing.malformed.append((None, f"a tool must be a JSON object, not {type(tool).__name__}"))
+        return
+    try:
+        Tool.model_validate(tool, by_name=False)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'tool'}: {error['msg']}" for error in exc.errors()[:5]
+        )
+        listing.malformed.append((name, problems))
+        return
+    listing.tools.append(tool)
+
+
+__all__ = ["McpClient", "ToolListing"]

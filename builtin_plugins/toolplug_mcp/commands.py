@@ -101,7 +101,7 @@ def pins(state: Any, only: str | None) -> None:
         for source in sources:
             click.echo(f"[mcp.servers.{source.connection.name}.pinned]")
             try:
-                definitions = list(source.load_definitions())
+                definitions = source.server_definitions()  # as the server sent them: what a pin approves
             except Exception as exc:
                 click.echo(f"# cannot list the tools: {exc}")
                 failed = True

@@ -16,10 +16,13 @@
     forecast = "3f1c2a9b0e7d4c55"
 
     [mcp.servers.search]
-    transport = "http"
+    transport = "http"                  # "streamable-http" (as other clients write it) means the same
     url = "https://search.example/mcp"
     headers = { "X-Team" = "docs" }
     secret_headers = { Authorization = "authorization" }   # value: the keyring entry mcp.search.authorization
+
+    [mcp.servers.everything]
+    command = ["npx", "-y", "@modelcontextprotocol/server-everything"]   # a list: the program, then its args
 
 Every problem raises :class:`toolplug.errors.ConfigError` naming the key (``mcp.servers.search.url``).
 """
@@ -36,6 +39,8 @@ from toolplug.errors import ConfigError
 
 SERVER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 DEFAULT_TIMEOUT = 30.0
+TRANSPORT_ALIASES = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}
+"""Other clients' names for a transport, accepted as they are written there."""
 
 
 class PinnedFingerprint(BaseModel):
@@ -56,9 +61,9 @@ class McpServerConfig(BaseModel):
     name: str = ""
     """Filled from the table's key."""
     transport: Literal["stdio", "http", "sse"] | None = None
-    """Inferred when unset: ``stdio`` with a command, ``http`` with a URL."""
+    """Inferred when unset: ``stdio`` with a command, ``http`` with a URL (``streamable-http`` means ``http``)."""
     command: str | None = None
-    """The program that starts a stdio server."""
+    """The program that starts a stdio server (a list is split: its first item, then its items as ``args``)."""
     args: tuple[str, ...] = ()
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment variables for a stdio server (the rest of the environment is not inherited)."""
@@ -80,6 +85,20 @@ class McpServerConfig(BaseModel):
     pinned: dict[str, str | PinnedFingerprint] = Field(default_factory=dict)
     """Tool name -> the fingerprint the admin approved; a definition that differs is refused."""
     enabled: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        transport = data.get("transport")
+        if isinstance(transport, str) and transport in TRANSPORT_ALIASES:
+            data["transport"] = TRANSPORT_ALIASES[transport]
+        command = data.get("command")
+        if isinstance(command, list | tuple):
+            data["command"], data["args"] = _split_command(command, data.get("args"))
+        return data
 
     @field_validator("timeout")
     @classmethod
@@ -145,6 +164,20 @@ class McpServerConfig(BaseModel):
         return tool_name not in self.exclude
 
 
+def _split_command(command: list[Any] | tuple[Any, ...], args: Any) -> tuple[str, list[Any]]:
+    """``command = ["npx", "-y", "server"]``: the program, and its arguments before any ``args``."""
+    if not command:
+        raise ValueError("command: an empty list names no program")
+    if not all(isinstance(part, str) for part in command):
+        raise ValueError("command: every item of the list must be a string")
+    if not command[0].strip():
+        raise ValueError("command: the first item (the program) is empty")
+    extra = list(args) if isinstance(args, list | tuple) else [] if args is None else None
+    if extra is None:
+        raise ValueError("args: must be a list of strings")
+    return command[0], [*command[1:], *extra]
+
+
 class McpConfig(BaseModel):
     """``[mcp]``."""
 
@@ -174,6 +207,9 @@ def parse_mcp_config(data: Mapping[str, Any], *, source: str | None = None) -> M
         error = exc.errors()[0]
         key = ".".join(["mcp", *(str(part) for part in error["loc"])])
         message = error["msg"].removeprefix("Value error, ")
+        field, separator, detail = message.partition(": ")
+        if separator and field in ("command", "args") and len(error["loc"]) == 2:
+            key, message = f"{key}.{field}", detail  # raised while reading a command list
         if error["type"] == "extra_forbidden":
             message = "unknown key"
         _raise(source, key, message, exc)

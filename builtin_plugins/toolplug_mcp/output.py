@@ -11,6 +11,12 @@
 
 :func:`call_result_to_output` handles a call-tool result: ``isError`` raises
 :class:`MCPToolCallError` with the server's text, and ``structuredContent`` is used, as JSON, when present.
+
+Content annotations: a block whose ``audience`` names the user but not the assistant is for the user
+only. It never reaches the model: it goes to the result's ``display_content`` for the host to show.
+Every block's annotations (``audience``, ``priority``, ``lastModified``) are kept in the result's
+``metadata["mcp"]["annotations"]``, each with where the block went (``content`` or ``display_content``)
+and its index there.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from toolplug.definitions import OutputType, ToolExecutionResult
 from toolplug_mcp.errors import MCPToolCallError
 
 FILE_PART_TYPES = frozenset({"image", "audio"})
+ANNOTATION_KEYS = ("audience", "priority", "lastModified")
+USER_ONLY_NOTE = "The tool's output is for the user only and was not given to the model."
 
 
 def call_result_to_output(result: dict[str, Any], *, server: str = "", tool: str = "") -> ToolExecutionResult:
@@ -30,7 +38,13 @@ def call_result_to_output(result: dict[str, Any], *, server: str = "", tool: str
         raise MCPToolCallError(error_text(result) or "the tool reported an error", server=server, tool=tool)
     structured = result.get("structuredContent")
     if structured is not None:
-        return ToolExecutionResult(json_content=structured, output_type=OutputType.JSON)
+        shown = _content_result(result["content"]) if isinstance(result.get("content"), list) else None
+        return ToolExecutionResult(
+            json_content=structured,
+            output_type=OutputType.JSON,
+            display_content=shown.display_content if shown else None,
+            metadata=shown.metadata if shown else {},
+        )
     return to_model_output(result)
 
 
@@ -47,9 +61,40 @@ def to_model_output(output: Any) -> ToolExecutionResult:
         if isinstance(output, str):
             return ToolExecutionResult(text_content=output, output_type=OutputType.TEXT)
     if isinstance(output, dict) and isinstance(output.get("content"), list):
-        return ToolExecutionResult(content=[content_part(part) for part in output["content"]],
-                                   output_type=OutputType.CONTENT)
+        return _content_result(output["content"])
     return ToolExecutionResult(json_content=output, output_type=OutputType.JSON)
+
+
+def _content_result(blocks: list[Any]) -> ToolExecutionResult:
+    """Content parts for the model, the user's own parts aside, and every block's annotations."""
+    for_model: list[dict[str, Any]] = []
+    for_user: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    for block in blocks:
+        given = block.get("annotations") if isinstance(block, dict) else None
+        user_only = for_user_only(given)
+        target, where = (for_user, "display_content") if user_only else (for_model, "content")
+        if isinstance(given, dict):
+            kept = {key: given[key] for key in ANNOTATION_KEYS if key in given}
+            if kept:
+                annotations.append({"part": where, "index": len(target), **kept})
+        target.append(content_part(block))
+    if for_user and not for_model:
+        for_model.append({"type": "text", "text": USER_ONLY_NOTE})
+    return ToolExecutionResult(
+        content=for_model,
+        output_type=OutputType.CONTENT,
+        display_content=for_user or None,
+        metadata={"mcp": {"annotations": annotations}} if annotations else {},
+    )
+
+
+def for_user_only(annotations: Any) -> bool:
+    """Whether a block's annotations keep it from the model: its audience names the user, not the assistant."""
+    if not isinstance(annotations, dict):
+        return False
+    audience = annotations.get("audience")
+    return isinstance(audience, list) and "user" in audience and "assistant" not in audience
 
 
 def content_part(part: Any) -> dict[str, Any]:
@@ -91,4 +136,4 @@ def _file_part(data: str, media_type: Any, filename: str | None) -> dict[str, An
     return part
 
 
-__all__ = ["call_result_to_output", "content_part", "error_text", "to_model_output"]
+__all__ = ["call_result_to_output", "content_part", "error_text", "for_user_only", "to_model_output"]

@@ -19,14 +19,17 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolplug.definitions import FunctionSpec, ToolDefinition, ToolExecutionResult
+from toolplug.errors import ToolExecutionBlockedError
 from toolplug.execution import ToolExecutionContext
+from toolplug.guard import InjectionSource, PromptInjectionGuard
 from toolplug.registry import Diagnostic
 from toolplug.tools import ToolImplementation
-from toolplug_mcp.client import McpClient
+from toolplug_mcp.client import McpClient, ToolListing
 from toolplug_mcp.config import McpServerConfig, PinnedFingerprint
 from toolplug_mcp.errors import MCPClientError, MCPConnectionClosedError, MCPTimeoutError
 from toolplug_mcp.output import call_result_to_output
@@ -41,6 +44,8 @@ logger = logging.getLogger("toolplug.mcp")
 MAX_ID_LENGTH = 64
 PLUGIN_PREFIX = "mcp."
 UNSUPPORTED_TASK_SUPPORT = "required"
+MAX_REFRESHES = 5
+"""Listings in a row when the server keeps announcing changes while its tools are being read."""
 
 
 # --- ids and fingerprints ------------------------------------------------------------------------
@@ -86,8 +91,12 @@ class McpServerConnection:
 
     def __init__(self, config: McpServerConfig) -> None:
         self.config = config
+        self.listeners: list[Callable[[], None]] = []
+        """Called (on the MCP runtime) when the server's tools may have changed: it said so, or it was
+        connected again (a server that restarted may offer other tools)."""
         self._client: McpClient | None = None
         self._lock: asyncio.Lock | None = None
+        self._connected_before = False
 
     @property
     def name(self) -> str:
@@ -103,12 +112,23 @@ class McpServerConnection:
                 if self._client is not None:
                     await self._client.close()  # a server that went away: release what is left of it
                 client = McpClient(self._transport(), server=self.name, timeout=self.config.timeout)
+                client.on_tools_changed = self._tools_changed
                 await client.connect()
                 self._client = client
+                if self._connected_before:
+                    self._tools_changed()
+                self._connected_before = True
             return self._client
 
-    async def list_tools(self) -> list[dict[str, Any]]:
-        """The server's tools, as it sent them."""
+    def _tools_changed(self) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener()
+            except Exception:  # one listener's failure must not keep the others from hearing
+                logger.exception("MCP server %r: a tools-changed listener failed", self.name)
+
+    async def list_tools(self) -> ToolListing:
+        """The server's tools: the well-formed ones as it sent them, and the malformed ones."""
         client = await self.client()
         return await client.list_tools(timeout=self.config.timeout)
 
@@ -195,11 +215,22 @@ def close_all_connections() -> None:
 
 
 class McpToolImplementation(ToolImplementation):
-    """Calls one tool of one MCP server; its output is converted for the model and filtered by the guard."""
+    """Calls one tool of one MCP server; its output is converted for the model and filtered by the guard.
+
+    :param refusal: tells why the tool may not run now (its pin no longer holds), or None; asked before
+        every call, so a run that selected the tool before its server changed it cannot call it.
+    """
 
     returns_untrusted_external_content = True
 
-    def __init__(self, connection: McpServerConnection, tool_id: str, tool_name: str, title: str | None) -> None:
+    def __init__(
+        self,
+        connection: McpServerConnection,
+        tool_id: str,
+        tool_name: str,
+        title: str | None,
+        refusal: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.connection = connection
         self.implementation_key = tool_id
         self.tool_name = tool_name
@@ -208,11 +239,15 @@ class McpToolImplementation(ToolImplementation):
         self.timeout = self.call_timeout + 5.0
         self.display_name = title or tool_name
         self.description = f"{tool_name} from the MCP server {connection.name}"
+        self._refusal = refusal
 
     def definition(self) -> None:
         return None  # the definition source brings it
 
     async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> ToolExecutionResult:
+        reason = self._refusal(self.tool_name) if self._refusal is not None else None
+        if reason is not None:
+            raise ToolExecutionBlockedError(reason)
         raw = await runtime().run_async(
             self.connection.call_tool(self.tool_name, arguments, timeout=self.call_timeout)
         )
@@ -271,14 +306,32 @@ def _replace_strings(value: Any, replacements: Any) -> Any:
 # --- the definition source -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """One reading of a server's tools, swapped in whole when the server's tools change."""
+
+    definitions: list[ToolDefinition]
+    implementations: list[McpToolImplementation]
+    diagnostics: list[Diagnostic]
+    withheld: dict[str, str]
+    """The server's tool name -> why toolplug will not call it (a pin that no longer holds)."""
+    server_definitions: list[ToolDefinition]
+    """The definitions as the server sent them, before the guard (what pins approve)."""
+
+
 class McpDefinitionSource:
-    """The tools of one MCP server, for the registry (a :class:`toolplug.DefinitionSource`)."""
+    """The tools of one MCP server, for the registry (a :class:`toolplug.DefinitionSource`).
+
+    When the server announces ``notifications/tools/list_changed`` (or a new session had to be opened),
+    the source lists the tools again, checks the pins again, and tells every :meth:`watch` listener,
+    which for a host means the registry replaces this server's tools.
+    """
 
     def __init__(
         self,
         connection: McpServerConnection,
         host: Host | None = None,
-        listing: concurrent.futures.Future[list[dict[str, Any]]] | None = None,
+        listing: concurrent.futures.Future[ToolListing] | None = None,
         *,
         check_pins: bool = True,
     ) -> None:
@@ -288,11 +341,15 @@ class McpDefinitionSource:
         self.plugin = f"{PLUGIN_PREFIX}{connection.name}"
         """The owning plugin name the host records (``mcp.<server>``), for per-component allow/deny."""
         self.diagnostics: list[Diagnostic] = []
-        """Tools left out by this source (unsupported client features, changed fingerprints)."""
+        """Tools left out by this source (malformed, unsupported client features, changed fingerprints)."""
         self._host = host
         self._listing = listing
         self._check_pins = check_pins
-        self._loaded: tuple[list[ToolDefinition], list[McpToolImplementation]] | None = None
+        self._loaded: _Loaded | None = None
+        self._listeners: list[Callable[[McpDefinitionSource], None]] = []
+        self._refreshing: asyncio.Task[None] | None = None
+        self._refresh_again = False
+        connection.listeners.append(self._tools_changed)
 
     def start(self) -> None:
         """Start and list the server in the background (the plugin does this for all servers at once)."""
@@ -301,24 +358,42 @@ class McpDefinitionSource:
 
     def load_definitions(self) -> Iterable[ToolDefinition]:
         """The server's tools as definitions; raises MCPClientError when the server cannot start or answer."""
-        return list(self._load()[0])
+        return list(self._load().definitions)
 
     def implementations(self) -> Iterable[ToolImplementation]:
         """One implementation per tool, joined by implementation_key."""
-        return list(self._load()[1])
+        return list(self._load().implementations)
+
+    def server_definitions(self) -> list[ToolDefinition]:
+        """The definitions as the server sent them, before the guard: what ``toolplug mcp pins`` fingerprints."""
+        return list(self._load().server_definitions)
+
+    def watch(self, listener: Callable[[McpDefinitionSource], None]) -> None:
+        """Call ``listener(self)`` after the server's tools changed and were read again (on the MCP thread)."""
+        self._listeners.append(listener)
 
     def close(self) -> None:
         """Close the connection to the server (from outside the MCP runtime)."""
+        self._listeners.clear()
         runtime().run(self.connection.close(), 30.0)
 
-    # -- building ------------------------------------------------------------------------------------
+    def refusal(self, tool_name: str) -> str | None:
+        """Why the tool may not be called now (its pin no longer holds), or None."""
+        loaded = self._loaded
+        return None if loaded is None else loaded.withheld.get(tool_name)
 
-    def _load(self) -> tuple[list[ToolDefinition], list[McpToolImplementation]]:
+    # -- reading the tools ---------------------------------------------------------------------------
+
+    def _load(self) -> _Loaded:
         if self._loaded is None:
-            self._loaded = self._build(self._wait_for_tools())
+            listing = self._wait_for_tools()
+            loaded = runtime().run(self._read(listing), self.config.timeout + 15)
+            if self._loaded is None:  # a change announced meanwhile has already been read
+                self._apply(loaded)
+        assert self._loaded is not None
         return self._loaded
 
-    def _wait_for_tools(self) -> list[dict[str, Any]]:
+    def _wait_for_tools(self) -> ToolListing:
         self.start()
         assert self._listing is not None
         try:
@@ -330,49 +405,194 @@ class McpDefinitionSource:
                 f"MCP server {self.connection.name!r} did not list its tools in time", server=self.connection.name
             ) from None
 
-    def _build(self, tools: list[dict[str, Any]]) -> tuple[list[ToolDefinition], list[McpToolImplementation]]:
-        definitions: list[ToolDefinition] = []
-        implementations: list[McpToolImplementation] = []
-        offered = set()
-        for tool in tools:
-            name = str(tool.get("name", ""))
-            offered.add(name)
-            if not self.config.takes(name):
-                continue
-            tool_id = tool_id_for(self.connection.name, name)
-            reason = unsupported_feature(tool)
-            if reason is not None:
-                self._diagnose(tool_id, "mcp", f"left out: {reason}")
-                continue
-            definition = definition_for(self.connection.name, tool, tool_id)
-            if not self._pin_holds(definition, name):
-                continue
-            definitions.append(definition)
-            implementations.append(McpToolImplementation(self.connection, tool_id, name, definition.title))
-        for name in self.config.pinned:
-            if name not in offered:
-                self._diagnose(
-                    tool_id_for(self.connection.name, name),
-                    "pinned",
-                    f"the server no longer offers the pinned tool {name!r}",
-                )
-        return definitions, implementations
+    def _apply(self, loaded: _Loaded) -> None:
+        self._loaded = loaded
+        self.diagnostics = loaded.diagnostics  # the registry reads these after load_definitions
+        for diagnostic in loaded.diagnostics:
+            logger.warning("%s", diagnostic)
 
-    def _pin_holds(self, definition: ToolDefinition, name: str) -> bool:
+    async def _read(self, listing: ToolListing) -> _Loaded:
+        """Definitions, implementations and diagnostics from one listing (on the MCP runtime)."""
+        reading = _Reading(self)
+        for name, problem in listing.malformed:
+            reading.malformed(name, problem)
+        for tool in listing.tools:
+            reading.add(tool)
+        reading.missing_pins()
+        definitions = await _guard_definitions(reading.definitions, self._guard(), self.connection.name)
+        return _Loaded(definitions, reading.implementations, reading.diagnostics, reading.withheld,
+                       reading.definitions)
+
+    def _guard(self) -> PromptInjectionGuard:
+        filters = getattr(self._host, "injection_filters", None) if self._host is not None else None
+        if filters is None:  # no host (``toolplug mcp pins``), or one still being built
+            return PromptInjectionGuard.with_builtin_filter()
+        return PromptInjectionGuard(filters)
+
+    # -- the server's tools changed ------------------------------------------------------------------
+
+    def _tools_changed(self) -> None:
+        """The connection's listener (on the MCP runtime): read the tools again, once at a time."""
+        if self._refreshing is not None and not self._refreshing.done():
+            self._refresh_again = True
+            return
+        self._refreshing = asyncio.get_running_loop().create_task(self._refresh(), name=f"mcp-refresh-{self.name}")
+
+    async def _refresh(self) -> None:
+        for _ in range(MAX_REFRESHES):
+            self._refresh_again = False
+            try:
+                loaded = await self._read(await self.connection.list_tools())
+            except Exception as exc:  # the old tools stay; their calls report the server's state
+                logger.warning("MCP server %r changed its tools, and listing them again failed: %s",
+                               self.connection.name, exc)
+                return
+            self._apply(loaded)
+            for listener in list(self._listeners):
+                try:
+                    listener(self)
+                except Exception:
+                    logger.exception("A listener of the MCP definition source %r failed", self.name)
+            if not self._refresh_again:
+                return
+
+
+class _Reading:
+    """Sorting one listing into definitions, implementations, diagnostics and withheld tools."""
+
+    def __init__(self, source: McpDefinitionSource) -> None:
+        self.source = source
+        self.server = source.connection.name
+        self.config = source.config
+        self.definitions: list[ToolDefinition] = []
+        self.implementations: list[McpToolImplementation] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.withheld: dict[str, str] = {}
+        self.offered: set[str] = set()
+
+    def malformed(self, name: str | None, problem: str) -> None:
+        if name is not None:
+            self.offered.add(name)
+            if not self.config.takes(name):
+                return
+            self.withheld[name] = f"MCP server {self.server!r} publishes a malformed definition of {name!r}"
+        tool_id = tool_id_for(self.server, name) if name else f"<mcp:{self.server} tool without a valid name>"
+        self.diagnose(tool_id, "mcp", f"left out: the server's definition of this tool is malformed: {problem}")
+
+    def add(self, tool: dict[str, Any]) -> None:
+        name = str(tool.get("name", ""))
+        self.offered.add(name)
+        if not self.config.takes(name):
+            return
+        tool_id = tool_id_for(self.server, name)
+        reason = unsupported_feature(tool)
+        if reason is not None:
+            self.diagnose(tool_id, "mcp", f"left out: {reason}")
+            return
+        definition = definition_for(self.server, tool, tool_id)
+        if not self.pin_holds(definition, name):
+            return
+        self.definitions.append(definition)
+        self.implementations.append(
+            McpToolImplementation(self.source.connection, tool_id, name, definition.title, self.source.refusal)
+        )
+
+    def pin_holds(self, definition: ToolDefinition, name: str) -> bool:
         pin = self.config.pinned.get(name)
-        if pin is None or not self._check_pins:
+        if pin is None or not self.source._check_pins:
             return True
         expected = pin.fingerprint if isinstance(pin, PinnedFingerprint) else pin
-        actual = definition.fingerprint()
-        if actual == expected:
+        if definition.fingerprint() == expected:
             return True
-        self._diagnose(definition.id, "fingerprint", describe_change(definition, pin))
+        message = describe_change(definition, pin)
+        self.withheld[name] = f"MCP tool {name!r} of server {self.server!r} was withheld: {message}"
+        self.diagnose(definition.id, "fingerprint", message)
         return False
 
-    def _diagnose(self, tool_id: str, field: str, message: str) -> None:
-        diagnostic = Diagnostic(tool_id, self.plugin, field, message)
-        self.diagnostics.append(diagnostic)  # the registry reads these after load_definitions
-        logger.warning("%s", diagnostic)
+    def missing_pins(self) -> None:
+        for name in self.config.pinned:
+            if name not in self.offered:
+                self.diagnose(tool_id_for(self.server, name), "pinned",
+                              f"the server no longer offers the pinned tool {name!r}")
+
+    def diagnose(self, tool_id: str, field: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(tool_id, self.source.plugin, field, message))
+
+
+async def _guard_definitions(
+    definitions: list[ToolDefinition], guard: PromptInjectionGuard, server: str
+) -> list[ToolDefinition]:
+    """Every text of the definitions that reaches the model (description, title, the schema's
+    descriptions and titles) through the prompt-injection guard, in one batch."""
+    from toolplug.guard import InjectionText
+
+    texts: list[InjectionText] = []
+    for definition in definitions:
+        source = InjectionSource("mcp_tool_definition", f"mcp://{server}/{definition.metadata['mcp']['tool']}")
+        texts.extend(InjectionText(text, source) for text in _definition_texts(definition))
+    if not texts:
+        return definitions
+    result = await guard.inspect(texts)
+    if not result.report.found_anything:
+        return definitions
+    filtered = iter(result.texts)
+    guarded = [_replace_definition_texts(definition, filtered) for definition in definitions]
+    for report in result.report.sources:
+        if report.findings:
+            families = ", ".join(sorted({finding.family for finding in report.findings}))
+            logger.warning("MCP tool %s: the guard neutralised %d item(s) (%s) in its definition",
+                           report.source.identifier, len(report.findings), families)
+    return guarded
+
+
+def _definition_texts(definition: ToolDefinition) -> list[str]:
+    texts = [definition.function.description_for_llm]
+    if definition.title:
+        texts.append(definition.title)
+    texts.extend(_schema_texts(definition.function.parameters))
+    return texts
+
+
+def _replace_definition_texts(definition: ToolDefinition, filtered: Iterator[str]) -> ToolDefinition:
+    description = next(filtered)
+    title = next(filtered) if definition.title else None
+    parameters = _replace_schema_texts(definition.function.parameters, filtered)
+    if description == definition.function.description_for_llm and title == definition.title and (
+        parameters == definition.function.parameters
+    ):
+        return definition
+    mcp = {**definition.metadata["mcp"], "guarded": True}
+    function = definition.function.model_copy(update={"description_for_llm": description, "parameters": parameters})
+    return definition.model_copy(update={"function": function, "title": title, "metadata": {**definition.metadata,
+                                                                                            "mcp": mcp}})
+
+
+SCHEMA_TEXT_KEYS = ("description", "title")
+
+
+def _schema_texts(schema: Any) -> Iterator[str]:
+    """The descriptions and titles in a JSON Schema, depth first (a property named ``title`` is a schema)."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in SCHEMA_TEXT_KEYS and isinstance(value, str):
+                yield value
+            else:
+                yield from _schema_texts(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _schema_texts(item)
+
+
+def _replace_schema_texts(schema: Any, filtered: Iterator[str]) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: next(filtered) if key in SCHEMA_TEXT_KEYS and isinstance(value, str)
+            else _replace_schema_texts(value, filtered)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_replace_schema_texts(item, filtered) for item in schema]
+    return schema
 
 
 def definition_for(server: str, tool: dict[str, Any], tool_id: str) -> ToolDefinition:

@@ -43,6 +43,9 @@ MAX_ERROR_BODY = 64_000
 MAX_REDIRECTS = 3
 PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
 SESSION_ID_HEADER = "mcp-session-id"
+LISTEN_ATTEMPTS = 3
+"""Times in a row the session's standalone event stream is opened again after it failed at once."""
+LISTEN_RETRY_SECONDS = 1.0
 
 
 class McpTransport:
@@ -79,6 +82,13 @@ class McpTransport:
     def close_detail(self) -> str:
         """Why the connection ended, for error messages (e.g. the tail of a stdio server's stderr)."""
         return ""
+
+    reconnectable = False
+    """Whether :meth:`renew` can replace a session the server lost (the HTTP transports)."""
+
+    async def renew(self) -> None:
+        """Forget a session the server lost and get ready for a new ``initialize``."""
+        raise NotImplementedError
 
     # -- for subclasses ----------------------------------------------------------------------------
 
@@ -264,8 +274,25 @@ def _unreachable(server: str, url: str, exc: Exception) -> MCPClientError:
     )
 
 
-class SessionExpiredError(MCPClientError):
-    """The Streamable HTTP server no longer knows the session (404); the client initialises a new one."""
+class SessionLostError(MCPConnectionClosedError):
+    """The server lost the session: it no longer knows it (404, or 400 naming the session), or the
+    connection or event stream dropped. The client initialises a new session and repeats the request once."""
+
+
+def _names_a_session(body: str) -> bool:
+    """Whether an error body speaks of the session (``Bad Request: No valid session ID provided``)."""
+    return "session" in body.lower()
+
+
+def _lost(server: str, url: str, what: str, exc: Exception | None = None, **details: Any) -> SessionLostError:
+    cause = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+    message = f"MCP server {server!r} lost the session ({what}){cause}"
+    return SessionLostError(message, url=url, server=server, **details)
+
+
+def _dropped(exc: httpx2.HTTPError) -> bool:
+    """A connection that broke or was refused (not a timeout, not a bad request)."""
+    return isinstance(exc, httpx2.TransportError) and not isinstance(exc, httpx2.TimeoutException)
 
 
 class _HttpTransport(McpTransport):
@@ -315,8 +342,10 @@ class StreamableHttpTransport(_HttpTransport):
     """The Streamable HTTP transport: each message is a POST; answers come as JSON or an event stream."""
 
     kind = "http"
+    reconnectable = True
     session_id: str | None = None
     """The session the server opened at ``initialize`` (None before, and after it ended)."""
+    _listener: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         # No request yet: the first POST (initialize) opens the session.
@@ -328,6 +357,57 @@ class StreamableHttpTransport(_HttpTransport):
         """Forget the session the server ended; the next initialize opens a new one."""
         self.session_id = None
         self.protocol_version = None
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None
+
+    async def renew(self) -> None:
+        self.reset_session()
+        await self.start()
+
+    def _listen_to_session(self) -> None:
+        """Open the session's standalone event stream, where the server speaks outside any request
+        (``notifications/tools/list_changed`` after a change of its own)."""
+        if self._listener is not None:
+            self._listener.cancel()
+        self._listener = asyncio.get_running_loop().create_task(
+            self._listen(self.session_id), name=f"mcp-http-listen-{self.server}"
+        )
+
+    async def _listen(self, session_id: str | None) -> None:
+        failures = 0
+        while failures < LISTEN_ATTEMPTS and self.session_id == session_id and not self.closed:
+            heard = await self._listen_once()
+            if heard is None:
+                return  # the server offers no standalone stream (405) or refused it
+            failures = 0 if heard else failures + 1
+            await asyncio.sleep(LISTEN_RETRY_SECONDS)
+
+    async def _listen_once(self) -> bool | None:
+        """One standalone stream until it ends: True when it carried events, None when refused."""
+        client = self._client
+        if client is None:
+            return None
+        headers = {"accept": "text/event-stream"}
+        if self.session_id:
+            headers[SESSION_ID_HEADER] = self.session_id
+        if self.protocol_version:
+            headers[PROTOCOL_VERSION_HEADER] = self.protocol_version
+        heard = False
+        try:
+            async with client.stream(
+                "GET", self.url, headers=headers, timeout=httpx2.Timeout(self.timeout, read=None)
+            ) as response:
+                content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+                if response.status_code != 200 or content_type != "text/event-stream":
+                    return None
+                async for event in httpx2.EventSource(response).__aiter__():
+                    if event.event == "message" and event.data:
+                        heard = True
+                        self._deliver_event(event.data)
+        except httpx2.HTTPError:
+            pass  # the stream dropped; a lost session shows on the next request
+        return heard
 
     async def send(self, message: dict[str, Any]) -> None:
         client = self._client
@@ -351,10 +431,14 @@ class StreamableHttpTransport(_HttpTransport):
                     await self._handle_response(response, message, is_initialize=is_initialize, is_request=is_request)
                     if url != self.url:
                         self.url = url  # a permanent same-origin move (e.g. a trailing slash)
+                    if message.get("method") == "notifications/initialized" and self.session_id:
+                        self._listen_to_session()
                     return
         except MCPClientError:
             raise
         except httpx2.HTTPError as exc:
+            if self.session_id and not is_initialize and _dropped(exc):
+                raise _lost(self.server, url, "the connection dropped", exc) from exc
             raise _unreachable(self.server, url, exc) from exc
         raise MCPClientError(f"MCP server {self.server!r}: too many redirects from {self.url}", url=url)
 
@@ -363,17 +447,11 @@ class StreamableHttpTransport(_HttpTransport):
     ) -> None:
         url = str(response.request.url)
         status = response.status_code
-        if status == 404 and self.session_id and not is_initialize:
-            body = await _read_body(response)
-            raise SessionExpiredError(
-                f"MCP server {self.server!r} ended the session (HTTP 404)",
-                status_code=404,
-                url=url,
-                response_body=body,
-                server=self.server,
-            )
         if not 200 <= status < 300:
             body = await _read_body(response)
+            if self.session_id and not is_initialize and (status == 404 or (status == 400 and _names_a_session(body))):
+                raise _lost(self.server, url, f"HTTP {status}: {body.strip()[:200]}", status_code=status,
+                            response_body=body)
             raise self._from_server(MCPClientError.http_post(status, response.reason_phrase, url, body))
         if is_initialize:
             session_id = response.headers.get(SESSION_ID_HEADER)
@@ -396,13 +474,8 @@ class StreamableHttpTransport(_HttpTransport):
                     server=self.server,
                 ) from exc
         elif content_type == "text/event-stream":
-            request_id = message.get("id")
-            async for event in httpx2.EventSource(response).__aiter__():
-                if event.event != "message" or not event.data:
-                    continue
-                incoming = self._deliver_event(event.data)
-                if isinstance(incoming, dict) and incoming.get("id") == request_id and "method" not in incoming:
-                    break  # the answer to this request: the stream has done its job
+            if not await self._read_answer_stream(response, message.get("id")):
+                raise _lost(self.server, url, "the event stream ended before the answer")
         else:
             body = await _read_body(response)
             raise MCPClientError(
@@ -414,7 +487,19 @@ class StreamableHttpTransport(_HttpTransport):
                 server=self.server,
             )
 
+    async def _read_answer_stream(self, response: httpx2.Response, request_id: Any) -> bool:
+        """Deliver the events of a POST's stream; True once the answer to ``request_id`` came."""
+        async for event in httpx2.EventSource(response).__aiter__():
+            if event.event != "message" or not event.data:
+                continue
+            incoming = self._deliver_event(event.data)
+            if isinstance(incoming, dict) and incoming.get("id") == request_id and "method" not in incoming:
+                return True  # the answer to this request: the stream has done its job
+        return False
+
     async def close(self) -> None:
+        listener, self._listener = self._listener, None
+        await _cancel_and_wait(listener, 2.0)
         client = self._client
         self._client = None
         if client is not None:
@@ -449,12 +534,21 @@ class SseTransport(_HttpTransport):
     """The legacy HTTP+SSE transport: a GET event stream names an endpoint, messages are POSTed to it."""
 
     kind = "sse"
+    reconnectable = True
     endpoint: str | None = None
     """Where messages are POSTed, as the event stream named it (None until it has)."""
     _task: asyncio.Task[None] | None = None
     _start_error: MCPClientError | None = None
 
+    async def renew(self) -> None:
+        """Open a new event stream: the session of the legacy transport is its stream."""
+        await self.close()
+        await self.start()
+
     async def start(self) -> None:
+        self._closed = False
+        self.endpoint = None
+        self._start_error = None
         self._ready = asyncio.Event()
         # The event stream may stay quiet for long; a read timeout would end a healthy connection.
         self._client = self._open_client(httpx2.Timeout(self.timeout, read=None))
@@ -527,21 +621,25 @@ class SseTransport(_HttpTransport):
         client = self._client
         endpoint = self.endpoint
         if client is None or endpoint is None or self.closed:
-            raise MCPConnectionClosedError(
-                f"MCP server {self.server!r}: the event stream is closed", url=self.url, server=self.server
-            )
+            raise _lost(self.server, self.url, "the event stream is closed")
         headers = {"content-type": "application/json"}
         if self.protocol_version:
             headers[PROTOCOL_VERSION_HEADER] = self.protocol_version
         try:
             async with client.stream("POST", endpoint, json=message, headers=headers) as response:
-                if not 200 <= response.status_code < 300:
+                status = response.status_code
+                if not 200 <= status < 300:
                     body = await _read_body(response)
-                    raise self._from_server(MCPClientError.sse_post(response.status_code, endpoint, body))
+                    if status in (400, 404) and _names_a_session(body):
+                        raise _lost(self.server, endpoint, f"HTTP {status}: {body.strip()[:200]}",
+                                    status_code=status, response_body=body)
+                    raise self._from_server(MCPClientError.sse_post(status, endpoint, body))
                 await response.aread()
         except MCPClientError:
             raise
         except httpx2.HTTPError as exc:
+            if _dropped(exc):
+                raise _lost(self.server, endpoint, "the connection dropped", exc) from exc
             raise _unreachable(self.server, endpoint, exc) from exc
 
     async def close(self) -> None:
@@ -555,7 +653,7 @@ class SseTransport(_HttpTransport):
 
 __all__ = [
     "McpTransport",
-    "SessionExpiredError",
+    "SessionLostError",
     "SseTransport",
     "StdioTransport",
     "StreamableHttpTransport",

@@ -276,6 +276,11 @@ class ToolExecutionResult(BaseModel):
     """Inferred when unset: JSON when the output is JSON, text otherwise."""
     content: list[dict[str, Any]] | None = None
     """Content parts (``{"type": "text", "text": ...}``, ``{"type": "file", ...}``) for output type content."""
+    display_content: list[dict[str, Any]] | None = None
+    """Content parts for the person using the host only, never sent to the model (say, what an MCP
+    server marked for the user's eyes)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """What the host may want to know about the result (an MCP part's priority); never sent to the model."""
 
     def resolved_output_type(self, *, is_error: bool = False) -> OutputType:
         """The output type, inferred from the content when unset."""

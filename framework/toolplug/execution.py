@@ -293,8 +293,8 @@ def _copy_value(value: Any) -> Any:
 
 
 def scrub_result(scrub: SecretScrubber, result: ToolExecutionResult) -> ToolExecutionResult:
-    """``result`` with every secret replaced in text, JSON, sources and content parts (a copy only when
-    something had to be replaced)."""
+    """``result`` with every secret replaced in text, JSON, sources, content parts, display content and
+    metadata (a copy only when something had to be replaced)."""
     update: dict[str, Any] = {}
     if result.text_content is not None and scrub.contains(result.text_content):
         update["text_content"] = scrub.text(result.text_content)
@@ -304,6 +304,10 @@ def scrub_result(scrub: SecretScrubber, result: ToolExecutionResult) -> ToolExec
         update["sources"] = [Source(url=scrub.text(s.url), title=scrub.text(s.title)) for s in result.sources]
     if result.content is not None and scrub.contains_json(result.content):
         update["content"] = scrub.json(result.content)
+    if result.display_content is not None and scrub.contains_json(result.display_content):
+        update["display_content"] = scrub.json(result.display_content)
+    if result.metadata and scrub.contains_json(result.metadata):
+        update["metadata"] = scrub.json(result.metadata)
     return result.model_copy(update=update) if update else result
 
 

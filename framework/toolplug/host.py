@@ -93,6 +93,8 @@ def _is_adapter_factory(item: Any) -> str | None:
 
 
 logger = logging.getLogger("toolplug.host")
+
+_Pool = Mapping[str, tuple[ToolImplementation, Origin]]
 _SUB_PLUGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
@@ -135,6 +137,7 @@ class Host:
         filters = self.plugins.call("register_injection_filters", _is_injection_filter)
         adapters = self.plugins.call("register_provider_adapters", _is_adapter_factory)
         sources = self.plugins.call("register_definition_sources", _is_definition_source, host=self)
+        self.injection_filters = [c.item for c in self.plugins.loaded(filters)]  # a source may guard what it reads
         read = self._read_sources(sources)
 
         self.option_sources: dict[str, OptionSource] = self._claim(
@@ -146,7 +149,10 @@ class Host:
         )
         self.registry = ToolRegistry(config.host.components, self.option_sources)
         self.definition_sources = [c.item for c in self.plugins.loaded(sources)]
+        self._source_contexts: dict[int, tuple[Origin, _Pool, _Pool]] = {}
+        """Per definition source: its origin and the implementations it may join, to read it again."""
         self._build_registry(self.plugins.loaded(tools), read)
+        self._watch_sources()
 
         store_dir = Path(settings_dir) if settings_dir is not None else default_settings_dir()
         self.settings = ToolSettingsService(
@@ -270,10 +276,10 @@ class Host:
             pools[record.name].setdefault(implementation.implementation_key, (implementation, origin))
             if definition is not None:
                 code[record.name].append((definition, origin))
-        by_plugin: dict[str, list[tuple[str, SourceContents]]] = {}
+        by_plugin: dict[str, list[tuple[Any, str, SourceContents]]] = {}
         for contribution, owner, contents in sources:
             records.setdefault(contribution.plugin.name, contribution.plugin)
-            by_plugin.setdefault(contribution.plugin.name, []).append((owner, contents))
+            by_plugin.setdefault(contribution.plugin.name, []).append((contribution.item, owner, contents))
         ordered = sorted(records.values(), key=lambda r: r.rank)
         # Another plugin's implementations only explain a key a definition does not find in its own plugin.
         elsewhere: dict[str, tuple[ToolImplementation, Origin]] = {}
@@ -283,10 +289,29 @@ class Host:
             pool = pools.get(record.name, {})
             for definition, origin in code.get(record.name, ()):
                 self.registry.add(definition, pool, origin, elsewhere=elsewhere)
-            for owner, contents in by_plugin.get(record.name, ()):
+            for source, owner, contents in by_plugin.get(record.name, ()):
                 if owner not in origins:
                     origins[owner] = Origin(owner, record.read_distribution)
+                self._source_contexts[id(source)] = (origins[owner], pool, elsewhere)
                 self.registry.add_contents(contents, origins[owner], pool, elsewhere=elsewhere)
+
+    def _watch_sources(self) -> None:
+        for source in self.definition_sources:
+            watch = getattr(source, "watch", None)
+            if callable(watch) and id(source) in self._source_contexts:
+                watch(self._reload_source)
+
+    def _reload_source(self, source: DefinitionSource) -> None:
+        """A source said its tools changed: its tools in the registry are replaced by what it has now."""
+        context = self._source_contexts.get(id(source))
+        if context is None or not any(known is source for known in self.definition_sources):
+            return  # closed, or not this host's
+        try:
+            self.registry.replace_source(source, *context)
+        except PluginLoadError as exc:  # the source broke the protocol: its old tools stay
+            logger.warning("The definition source %r changed and could not be read again: %s", source.name, exc)
+            return
+        logger.info("The definition source %r changed: its tools were read again", source.name)
 
     # -- shutting down -------------------------------------------------------------------------------
 

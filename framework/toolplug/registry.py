@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -114,7 +115,10 @@ class DefinitionSource(Protocol):
     A source may also have a ``diagnostics`` attribute: after ``load_definitions`` the registry reads
     it for tools the source left out itself (say, a definition that changed since an admin pinned it).
     A source that holds connections may have a ``close()`` method; :meth:`toolplug.host.Host.close`
-    calls it.
+    calls it. A source whose tools can change while the host runs (an MCP server announcing a new
+    tool list) may have ``watch(listener)``: the host passes a callable, the source calls it with
+    itself once its new definitions are ready, and the host reads the source again and replaces its
+    tools in the registry (:meth:`ToolRegistry.replace_source`).
     """
 
     name: str
@@ -309,6 +313,8 @@ class ToolRegistry:
         self.diagnostics: list[Diagnostic] = []
         self.rejected: dict[str, str] = {}
         """Tool ids that were rejected, with the plugin they came from."""
+        self._source_diagnostics: dict[str, list[Diagnostic]] = {}
+        self._replacing = threading.Lock()
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -352,6 +358,33 @@ class ToolRegistry:
         """
         self.add_contents(read_source(source, origin.plugin), origin, implementations)
 
+    def replace_source(
+        self,
+        source: DefinitionSource,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None = None,
+    ) -> None:
+        """Read ``source`` again: its tools and diagnostics replace the ones it brought before.
+
+        Safe while other threads read the registry: the new state is built aside and swapped in.
+        Raises PluginLoadError, leaving the registry as it was, when the source breaks the protocol.
+        """
+        contents = read_source(source, origin.plugin)
+        with self._replacing:
+            old = {id(diagnostic) for diagnostic in self._source_diagnostics.get(contents.name, ())}
+            staged = ToolRegistry(self.components, self.option_sources)
+            staged._tools = {key: tool for key, tool in self._tools.items() if tool.source != contents.name}
+            staged._by_name = {tool.definition.function.name: tool for tool in staged._tools.values()}
+            staged.diagnostics = [d for d in self.diagnostics if id(d) not in old]
+            staged._source_diagnostics = dict(self._source_diagnostics)
+            staged.add_contents(contents, origin, implementations, elsewhere=elsewhere)
+            for diagnostic in staged.diagnostics:
+                staged.rejected.setdefault(diagnostic.tool_id, diagnostic.plugin)
+            self._tools, self._by_name = staged._tools, staged._by_name
+            self.diagnostics, self.rejected = staged.diagnostics, staged.rejected
+            self._source_diagnostics = staged._source_diagnostics
+
     def add_contents(
         self,
         contents: SourceContents,
@@ -365,6 +398,17 @@ class ToolRegistry:
         ``elsewhere``: other plugins' implementations, consulted only to explain a key that is not
         ``origin``'s own (a definition never runs them).
         """
+        first = len(self.diagnostics)
+        self._add_contents(contents, origin, implementations, elsewhere)
+        self._source_diagnostics[contents.name] = self.diagnostics[first:]
+
+    def _add_contents(
+        self,
+        contents: SourceContents,
+        origin: Origin,
+        implementations: Mapping[str, tuple[ToolImplementation, Origin]],
+        elsewhere: Mapping[str, tuple[ToolImplementation, Origin]] | None,
+    ) -> None:
         if contents.failure is not None:
             self._diagnose(f"<{contents.name}>", origin.plugin, "source", contents.failure)
             return

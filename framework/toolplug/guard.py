@@ -934,7 +934,27 @@ _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:révèle|révélez|dévoile|devoile|revele)\w*[^.\n]{0,40}?(?:prompt|instructions)",
               "prompt or data extraction", "override", ("prompt", "instructions"), 45),
 )
-_RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS)
+_FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
+    _RuleSpec(
+        r"(?i)\b(?:ignora|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
+        r"[ \t]+(?:todo|tout|alles|tutto|alle|tudo)[ \t,]+(?:lo[ \t]+anterior|lo[ \t]+que[ \t]+te[ \t]+dije|ce[ \t]+qui"
+        r"[ \t]+pr[ée]c[èe]de|ce[ \t]+qu'on[ \t]+t'a[ \t]+dit|vorherige|bisherige|oben|davor|quanto[ \t]+(?:detto|"
+        r"sopra)|ci[òo][ \t]+che|was[ \t]+(?:vorher|davor|oben)|o[ \t]+que[ \t]+foi|hierboven|voorgaande|das[ \t]+"
+        r"vorherige)",
+        "instruction override", "override",
+        ("ignora", "ignore", "ignorez", "ignoriere", "vergiss", "olvida", "oublie", "oubliez", "dimentica", "negeer",
+         "vergeet", "esquece"),
+    ),
+    _RuleSpec(
+        r"(?i)\b(?:antworte|antwortest|responde|responda|r[ée]ponds|r[ée]pondez|rispondi|rispondete|antwoord|"
+        r"odpowiedz)\b[ \t]+(?:(?:ab[ \t]+jetzt|d[ée]sormais|ahora|ora)[ \t]+)?(?:nur|solo|s[óo]lo|uniquement|"
+        r"seulement|apenas|somente|alleen|soltanto|tylko)[ \t]+(?:mit|con|par|avec|com|met|in|en|z)\b",
+        "instruction to change the answer", "override",
+        ("antworte", "antwortest", "responde", "responda", "reponds", "repondez", "rispondi", "rispondete",
+         "antwoord", "odpowiedz", "ponds", "pondez"), 3,
+    ),
+)
+_RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
 
 _OTHER_SCRIPT_PATTERNS = (
     # Chinese

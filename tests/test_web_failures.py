@@ -146,6 +146,19 @@ def test_web_fetch_refusals_are_blocked_and_failures_are_errors_with_their_codes
 
 
 # REQ: WEB-8
+@pytest.mark.parametrize("url", ["http://[::1/", "http://[not-an-address]/", "ftp://example.test/", "no url"])
+def test_web_fetch_refuses_a_malformed_url_as_blocked_without_a_traceback(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        outcome = call(WebFetchTool(fetch=LocalFetch()), {"url": url})
+    assert outcome.status is CallStatus.BLOCKED and outcome.trace.status is CallStatus.BLOCKED
+    assert isinstance(outcome.result.json_content, dict)
+    assert outcome.result.json_content["error_code"] == "invalid_url"
+    assert_no_traceback(caplog)
+
+
+# REQ: WEB-8
 def test_web_fetch_refuses_a_private_target_as_blocked(server: WebTestServer) -> None:
     outcome = call(WebFetchTool(), {"url": server.url("/text")})
     assert outcome.status is CallStatus.BLOCKED and outcome.trace.status is CallStatus.BLOCKED

@@ -658,8 +658,12 @@ class WebFetchTool(toolplug.ToolImplementation):
         options = self.effective_options(context.settings)
         url = str(arguments["url"]).strip()
         offset = int(arguments.get("offset") or 0)
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(url)
+            hostname = parts.hostname
+        except ValueError as exc:  # an unclosed IPv6 bracket, for one
+            _error(url, "invalid_url", f"The URL is not valid: {exc}")
+        if parts.scheme not in ("http", "https") or not hostname:
             _error(url, "invalid_url", "The URL must be an absolute http or https URL.")
 
         def check(target: httpx2.URL) -> None:

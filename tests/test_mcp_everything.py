@@ -76,24 +76,24 @@ def everything(entry: Path, transport: str) -> RestartableServer:
     return RestartableServer(command, port, env={**os.environ, "PORT": str(port)})
 
 
-@pytest.fixture
-def streamable(entry: Path) -> Iterator[RestartableServer]:
-    server = everything(entry, "streamableHttp")
+def running(entry: Path, transport: str) -> Iterator[RestartableServer]:
+    """server-everything over ``transport``, started for one test and stopped after it."""
+    server = everything(entry, transport)
     server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def streamable(entry: Path) -> Iterator[RestartableServer]:
+    yield from running(entry, "streamableHttp")
 
 
 @pytest.fixture
 def sse(entry: Path) -> Iterator[RestartableServer]:
-    server = everything(entry, "sse")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from running(entry, "sse")
 
 
 @pytest.fixture

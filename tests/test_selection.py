@@ -457,8 +457,8 @@ def test_instructions_alone_when_there_is_no_system_prompt() -> None:
     assert "ALPHA-RULE" in selection.instructions
 
 
-def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> None:
-    # REQ: SEL-6
+def github_sub_plugin() -> Any:
+    """A plugin whose definition source claims the sub-plugin ``mcp.github``."""
     import toolplug
 
     class Source:
@@ -478,11 +478,16 @@ def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> 
         def register_definition_sources(self) -> list[Any]:
             return [Source()]
 
+    return Plugin()
+
+
+def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> None:
+    # REQ: SEL-6
     config = parse_config({
         "host": {"components": ["chat", "writer", "reader"]},
         "plugins": {"components": {"writer": {"deny": ["mcp"]}, "reader": {"allow": ["mcp"]}}},
     })
-    host = Host(config, plugins=[("mcp", Plugin())], load_entry_points=False, settings_dir=tmp_path)
+    host = Host(config, plugins=[("mcp", github_sub_plugin())], load_entry_points=False, settings_dir=tmp_path)
     assert host.tool("github_issues").plugin == "mcp.github"
     assert "denied" in host.select("writer").reasons_for("github_issues")[0]
     assert [t.id for t in host.select("reader").runnable] == ["github_issues"]
@@ -490,31 +495,12 @@ def test_a_plugin_policy_entry_covers_its_dotted_sub_plugins(tmp_path: Path) -> 
 
 def test_only_the_owning_plugin_creates_its_sub_plugins(tmp_path: Path) -> None:
     # REQ: PLG-7, SEL-6
-    import toolplug
-
-    class Source:
-        name = "servers"
-        plugin = "mcp.github"
-
-        def load_definitions(self) -> list[Any]:
-            return [toolplug.ToolDefinition(
-                id="github_issues", implementation_key="github_issues",
-                function=toolplug.FunctionSpec(name="github_issues", description_for_llm="Issues."))]
-
-        def implementations(self) -> list[Any]:
-            return [toolplug.function_tool("github_issues", "Issues.", {"type": "object"}, lambda a: "x")]
-
-    class Plugin:
-        @toolplug.hookimpl
-        def register_definition_sources(self) -> list[Any]:
-            return [Source()]
-
     config = parse_config({
         "host": {"components": ["chat", "reader"]},
         "plugins": {"components": {"reader": {"allow": ["mcp"]}}},
     })
     for impostor in ("impostor", "mcpx"):
-        host = Host(config, plugins=[(impostor, Plugin())], load_entry_points=False, settings_dir=tmp_path)
+        host = Host(config, plugins=[(impostor, github_sub_plugin())], load_entry_points=False, settings_dir=tmp_path)
         record = host.plugins.records[impostor]
         assert record.status == "failed" and "claims the plugin name 'mcp.github'" in record.reason
         assert "github_issues" not in host.registry

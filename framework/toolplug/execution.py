@@ -173,6 +173,7 @@ def normalize_result(value: Any) -> ToolExecutionResult:
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_SCALAR_TYPES = frozenset(_JSON_SCALARS)
 _NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 _PLAIN_SCALARS = (str, int, bool, type(None))
 
@@ -278,11 +279,10 @@ def _copy_arguments(arguments: Any) -> Any:
     """A deep copy of JSON arguments, so a tool that mutates its own can never rewrite the recorded call."""
     if type(arguments) is not dict:
         return _copy_value(arguments)
-    copied = dict(arguments)
-    for key, value in copied.items():
-        if type(value) not in _JSON_SCALARS:
-            copied[key] = _copy_value(value)
-    return copied
+    for value in arguments.values():
+        if type(value) not in _JSON_SCALAR_TYPES:
+            return _copy_value(arguments)
+    return dict(arguments)  # the common case: flat arguments, a shallow copy is a deep one
 
 
 def _copy_value(value: Any) -> Any:
@@ -393,7 +393,8 @@ class ToolExecutor:
         limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
         try:
-            self._prepare(tool, context)
+            if tool.definition.settings_schema.fields or scope.provider_confidence is not None:
+                self._prepare(tool, context)
             if limit is None:
                 raw = await tool.implementation.execute(_copy_arguments(arguments), context)
             else:
@@ -465,7 +466,8 @@ class ToolExecutor:
         started: float,
     ) -> ToolCallOutcome:
         duration_ms = (time.perf_counter() - started) * 1000.0
-        trace_arguments = redact_arguments(arguments, tool.implementation.sensitive_argument_names)
+        sensitive = tool.implementation.sensitive_argument_names
+        trace_arguments = redact_arguments(arguments, sensitive) if sensitive else dict(arguments)
         warnings = context.warnings
         scrub = _secrets._scrubber  # the process-wide scrubber, read without a call on this hot path
         if scrub.active:
@@ -485,7 +487,7 @@ class ToolExecutor:
             result_chars=len(result.text_content) if result.text_content is not None else len(result.model_text()),
             error=None if error is None else result.text_content,
             warnings=warnings,
-            guard_reports=list(context.guard_reports),
+            guard_reports=context.guard_reports,
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
 

@@ -9,7 +9,6 @@ produces — text, JSON, sources, error messages, logs and traces.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import enum
@@ -405,14 +404,9 @@ class ToolExecutor:
             # A refusal or an explained failure: the tool's own words (or result), no traceback.
             error, result = exc, _explained_result(tool, exc)
             status = CallStatus.BLOCKED if isinstance(exc, ToolExecutionBlockedError) else CallStatus.ERROR
-        except (KeyboardInterrupt, GeneratorExit):
-            raise  # the host's Ctrl-C, and a closing coroutine, are never a tool's failure
-        except asyncio.CancelledError as exc:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # the call itself is being cancelled
-            error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         except BaseException as exc:  # a tool's failure, SystemExit included, must never end the chat
+            if isinstance(exc, KeyboardInterrupt | GeneratorExit) or _cancels_this_call(exc):
+                raise  # the host's Ctrl-C, a closing coroutine, the call's own cancellation
             error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         return self._outcome(tool, arguments, context, result, status, error, started)
 
@@ -436,6 +430,8 @@ class ToolExecutor:
     async def _run_with_limit(
         tool: RegisteredTool, arguments: Any, context: ToolExecutionContext, limit: float
     ) -> Any:
+        import asyncio  # a call runs on asyncio, so this is loaded already; start-up does not pay for it
+
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
@@ -490,6 +486,16 @@ class ToolExecutor:
             guard_reports=context.guard_reports,
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
+
+
+def _cancels_this_call(error: BaseException) -> bool:
+    """True when ``error`` is the cancellation of the task running the call (not a tool's own)."""
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _has_secret_settings(tool: RegisteredTool) -> bool:

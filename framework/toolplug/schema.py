@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
@@ -745,7 +745,18 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-from toolplug.strict import StrictSchemaError, to_openai_strict  # noqa: E402  (strict.py imports this module lazily)
+if TYPE_CHECKING:
+    from toolplug.strict import StrictSchemaError, to_openai_strict
+
+
+def __getattr__(name: str) -> Any:
+    # The strict conversion is re-exported here, but loaded only when asked for (start-up does not need it).
+    if name in ("StrictSchemaError", "to_openai_strict"):
+        from toolplug import strict
+
+        return getattr(strict, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ArgumentValidator",

@@ -16,6 +16,7 @@ import itertools
 import json
 import math
 import re
+import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,9 @@ NATIVE_SEARCH_TOOLS = {
 _MAX_QUERY_CHARS = 500
 _SYNONYM_WEIGHT = 0.8
 _LOOKUP_BONUS = 1.15
+_INTENT_BOOST = 0.6
+# name, plugin, title, description, argument names, argument descriptions
+_FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
 
 
@@ -128,154 +132,82 @@ def split_offer(
 # --- ranking ---------------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "get",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "show",
-        "some",
-        "that",
-        "the",
-        "their",
-        "them",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOP_WORDS = _word_set(
+    "a an and are as at be by can do does for from get has have how i in is it its me my of on or our please "
+    "show some that the their them this to was what when where which who will with you your"
 )
-# Query words that mean one of the catalogue's common verbs; applied to queries only.
+# Query words that name a thing in other words: everyday words and abbreviations for what tool
+# definitions call by its proper name. Applied to queries only, at _SYNONYM_WEIGHT. What a query asks
+# to *do* is not here: _query_intent reads that.
+_SYNONYM_GROUPS: Mapping[str, str] = {
+    "book reserve": "reservation booking",
+    "buy": "order purchase",
+    "remind": "reminder",
+    "apply": "application",
+    "pay": "payment",
+    "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
+    "money cash": "payment transfer",
+    "dollar dollars euro euros pound pounds yen usd eur gbp": "currency money",
+    "convert": "conversion exchange",
+    "house": "home",
+    "car": "driving vehicle",
+    "holiday vacation pto": "vacation leave holiday",
+    "phone": "mobile call",
+    "text texts": "sms message",
+    "meeting": "event",
+    "appointment checkup": "visit booking appointment",
+    "job role vacancy": "job position",
+    "pic pics picture pictures image images": "photo",
+    "footage": "video recording clip",
+    "movie film": "video",
+    "plane airplane fly": "flight airline",
+    "server servers vm": "server instance machine",
+    "repo repos": "repository",
+    "pr prs": "pull request",
+    "doc": "document",
+    "deck presentation": "slide",
+    "portfolio holdings": "stock shares",
+    "warm warmer hot heat cold colder freezing chilly cool cooler": "temperature heating",
+    "dim dimmer bright brighter dark darker": "brightness light",
+    "lamp lamps bulb bulbs": "light",
+    "umbrella rainy raining": "rain forecast",
+    "windy": "wind",
+    "smog polluted": "pollution air",
+    "near": "nearby",
+    "coffee": "cafe",
+    "cat cats dog dogs puppy kitten": "pet animal",
+    "gp physician": "doctor",
+    "meds pills pill medicine": "medication",
+    "exercise jog gym": "workout",
+    "ate eat eaten": "meal food",
+    "protein carbs": "macros",
+    "staff colleague coworker starter": "employee",
+    "cv": "resume",
+    "company employer": "company employer",
+    "client": "customer",
+    "defect crash": "bug",
+    "outage downtime": "incident outage",
+    "receipt receipts reimburse": "expense",
+    "mortgage": "loan",
+    "package packages": "parcel shipment",
+    "promo voucher": "coupon discount",
+    "questionnaire poll": "survey",
+    "agenda": "calendar",
+    "headline headlines": "news",
+    "directions navigate": "route",
+    "gig theatre theater opera": "concert ticket",
+    "game": "match",
+    "say": "translate",
+    "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
+}
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
-    "add": ("create", "new"),
-    "make": ("create", "new"),
-    "new": ("create",),
-    "start": ("create",),
-    "book": ("create", "reservation", "booking"),
-    "reserve": ("create", "reservation"),
-    "schedule": ("create",),
-    "write": ("create",),
-    "draft": ("create",),
-    "send": ("create", "share"),
-    "submit": ("create",),
-    "file": ("create",),
-    "log": ("create",),
-    "record": ("create",),
-    "save": ("create",),
-    "buy": ("create", "order"),
-    "order": ("create",),
-    "cancel": ("delete",),
-    "remove": ("delete",),
-    "revoke": ("delete",),
-    "terminate": ("delete",),
-    "drop": ("delete",),
-    "stop": ("delete",),
-    "end": ("delete",),
-    "change": ("update",),
-    "edit": ("update",),
-    "modify": ("update",),
-    "set": ("update",),
-    "move": ("update",),
-    "rename": ("update",),
-    "adjust": ("update",),
-    "extend": ("update",),
-    "turn": ("update",),
-    "find": ("search",),
-    "look": ("search",),
-    "lookup": ("search",),
-    "query": ("search",),
-    "download": ("export",),
-    "total": ("stats", "statistic"),
-    "many": ("stats", "total"),
-    "average": ("stats", "statistic"),
-    "summary": ("stats", "statistic"),
-    "give": ("share",),
-    "invite": ("share",),
-    "access": ("share",),
-    "forward": ("share",),
-    "show": ("get", "list"),
-    "see": ("get", "list"),
-    "view": ("get",),
-    "display": ("get",),
-    "check": ("get",),
-    "status": ("get",),
-    "detail": ("get",),
-    "details": ("get",),
-    "track": ("get",),
-    "read": ("get",),
-    "open": ("get", "create"),
-    "which": ("list",),
-    "all": ("list",),
-    "recent": ("list",),
-    "latest": ("list",),
-    "upcoming": ("list",),
-    "history": ("list",),
-    "past": ("list",),
-    "results": ("list", "stats"),
-    "csv": ("export",),
-    "pdf": ("export",),
-    "post": ("create",),
-    "publish": ("create",),
-    "reply": ("create",),
-    "remind": ("create", "reminder"),
-    "enroll": ("create",),
-    "register": ("create",),
-    "generate": ("create",),
-    "request": ("create",),
-    "apply": ("create", "application"),
-    "pay": ("update", "payment"),
-    "rate": ("stats",),
-    "statistics": ("stats",),
-    "count": ("stats",),
-    "report": ("stats",),
-    "house": ("home",),
-    "home": ("house",),
-    "car": ("driving", "vehicle"),
-    "holiday": ("vacation", "leave"),
-    "vacation": ("leave", "holiday"),
-    "phone": ("mobile", "call"),
-    "meeting": ("event",),
-    "appointment": ("visit", "booking"),
-    "job": ("position",),
-    "money": ("transfer", "payment"),
-    "disable": ("archive",),
-    "pause": ("archive",),
-    "close": ("archive",),
-    "hide": ("archive",),
+    word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
 }
 
 
@@ -289,10 +221,13 @@ def _undouble(stem: str) -> str:
     return stem
 
 
+_VOWELS = frozenset("aeiouy")
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """A light English stemmer: plurals, -ing, -ed and a final -e, so that grade/grades/graded and
-    create/created/creating meet."""
+    """A light English stemmer, applied alike to tools and queries: a plural, then -ing or -ed, then a
+    final -e, so that rate/rates/rating/ratings/rated all meet ("rat")."""
     if len(word) <= 3 or word in _INVARIANT:
         return word
     if word.endswith("ies") and len(word) > 4:
@@ -301,16 +236,19 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    elif word.endswith("ing") and len(word) > 5:
-        word = _undouble(word[:-3])
-    elif word.endswith("ed") and len(word) > 4:
-        word = _undouble(word[:-2])
-    if word.endswith("e") and len(word) > 4:
+    for suffix, shortest in (("ing", 6), ("ed", 5)):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(word) >= shortest and _VOWELS & set(stem) and not word.endswith("eed"):
+            word = _undouble(stem)
+            break
+    if word.endswith("e") and len(word) > 3:
         word = word[:-1]
     return word
 
 
 def _words(text: str) -> list[str]:
+    if not text.isascii():  # "café" meets "cafe"
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return [word.lower() for word in _WORD.findall(text)]
 
 
@@ -332,32 +270,149 @@ def _query_terms(query: str) -> Counter[str]:
     return terms
 
 
-_READ_VERBS = frozenset(
-    _stem(word)
-    for word in [
-        "list",
-        "get",
-        "search",
-        "find",
-        "show",
-        "read",
-        "fetch",
-        "lookup",
-        "query",
-        "retrieve",
-        "view",
-        "describe",
-        "check",
-        "look",
-        "count",
-    ]
+# --- what a query asks to do -------------------------------------------------------------------------
+#
+# Most tools do one of a few things to a thing: list, get, search, create, update, delete, export,
+# share, archive, report on. Ten tools about invoices differ only in that, so a query that says
+# which (in its own words) must pick the tool that does it. A tool's action comes from the verb of its
+# name (``crm_update_contact``), else the first word of its description ("Creates a contact ...").
+
+_TOOL_VERBS: Mapping[str, str] = {
+    _stem(verb): family
+    for family, verbs in {
+        "list": "list browse enumerate",
+        "get": "get fetch retrieve read show describe view inspect info detail details",
+        "search": "search find query lookup filter",
+        "create": "create add new make insert post send submit book schedule open start register upload "
+        "generate issue place write log record compose",
+        "update": "update edit modify set change patch rename move assign mark toggle enable disable "
+        "configure replace upsert adjust",
+        "delete": "delete remove destroy cancel drop revoke purge erase unregister uninstall",
+        "export": "export download dump",
+        "share": "share invite grant forward",
+        "archive": "archive close hide deactivate retire unpublish",
+        "stats": "stats statistics report reports summary summarize summarise aggregate analytics metrics count totals",
+    }.items()
+    for verb in verbs.split()
+}
+
+
+# What a query asks to do. A verb counts where an imperative stands, as the query's first word (after
+# "please", "can you"...) and in its base form: "cancel my booking" asks to delete, "cancelled
+# bookings" and "emails" do not. Modifiers ("all", "total", "csv") count anywhere.
+def _families(table: Mapping[str, str]) -> dict[str, str]:
+    return {_stem(word): family for family, words in table.items() for word in words.split()}
+
+
+_LEAD_VERBS = _families(
+    {
+        "list": "list browse",
+        "get": "get fetch retrieve show view display check read track",
+        "search": "search find look lookup query",
+        "create": "create add new make book reserve schedule write draft send submit file log record save buy "
+        "order post publish reply remind open enroll register generate request apply start launch declare raise "
+        "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
+        "message invoice bill jot plan arrange organise organize host deploy provision run charge",
+        "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
+        "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
+        "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
+        "pause resume mute unmute skip replace refund pay promote complete finish tag label push",
+        "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
+        "unsubscribe kill wipe uninstall offboard",
+        "export": "export download",
+        "share": "share invite grant forward",
+        "archive": "archive close unpublish hide retire deactivate",
+    }
 )
+_MODIFIERS = _families(
+    {
+        "list": "all recent latest upcoming history past newest",
+        "get": "details detail info information status",
+        "search": "matching containing",
+        "create": "new",
+        "export": "csv pdf excel xlsx",
+        "stats": "stats statistics total totals average mean sum count volume trend breakdown analytics metrics "
+        "summary",
+    }
+)
+# Modifiers that only lean one way ("results" of a survey are its statistics, of a match its list).
+_WEAK_MODIFIERS = _families({"stats": "results rate numbers"})
+# Words that are verbs as often as nouns ("open a ticket", "open tickets"): as the first word they ask
+# for their action only when an object follows ("the", "my", "a", a number).
+_NOUN_VERBS = _word_set(
+    "open close book file log record order post reply request text email message page alert invoice bill plan "
+    "host issue report run charge place ship rent lock mark tag label pin push check track view list search "
+    "query export share archive release change skip pay refund draft return start transfer claim call review "
+    "test schedule set switch turn"
+)
+_OBJECT_WORDS = _word_set(
+    "a an the my our your his her their its this that these those all some every each another me us him them it "
+    "new one two three"
+)
+_PERIOD_OPENERS = _word_set("this last past per each every")
+_PERIODS = _word_set("day week month quarter year")
+_CUE_PHRASES: Mapping[tuple[str, str], str] = {
+    ("how", "many"): "stats",
+    ("how", "much"): "stats",
+    ("how", "often"): "stats",
+    ("how", "far"): "stats",
+    ("number", "of"): "stats",
+    ("set", "up"): "create",
+    ("spin", "up"): "create",
+    ("sign", "up"): "create",
+    ("kick", "off"): "create",
+    ("shut", "down"): "delete",
+    ("take", "down"): "archive",
+    ("turn", "on"): "update",
+    ("turn", "off"): "update",
+    ("switch", "on"): "update",
+    ("switch", "off"): "update",
+    ("look", "up"): "search",
+    ("give", "access"): "share",
+}
+_FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
+_LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
+_WEAK_CUE = 0.4
 
 
-def _action_verb(definition: ToolDefinition) -> str:
-    """The stemmed first word of the description: tool descriptions open with their verb."""
+def _tool_family(definition: ToolDefinition) -> str:
+    """The action family of a tool ("create", "list", ...), or "" when its name and description name none."""
+    for word in _words(definition.function.name):
+        family = _TOOL_VERBS.get(_stem(word))
+        if family:
+            return family
     words = _words(definition.function.description_for_llm[:80])
-    return _stem(words[0]) if words else ""
+    return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
+
+
+def _query_intent(query: str) -> dict[str, float]:
+    """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
+    words = _words(query[:_MAX_QUERY_CHARS])
+    intent: dict[str, float] = {}
+    at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
+    lead = words[at] if at < len(words) else ""
+    if _is_base_form(lead) and _stem(lead) in _LEAD_VERBS:
+        after = words[at + 1] if at + 1 < len(words) else ""
+        ambiguous = lead in _NOUN_VERBS and not (after in _OBJECT_WORDS or after.isdigit())
+        intent[_LEAD_VERBS[_stem(lead)]] = _WEAK_CUE if ambiguous else 1.0
+    for word in words:
+        stem = _stem(word)
+        for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
+            family = table.get(stem)
+            if family:
+                intent[family] = max(intent.get(family, 0.0), weight)
+    for first, second in itertools.pairwise(words):
+        family = _CUE_PHRASES.get((first, second))
+        if family:
+            intent[family] = 1.0
+        elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
+            intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
+    return intent
+
+
+def _is_base_form(word: str) -> bool:
+    """Not a plural, past or -ing form: "ship" and "cancel", not "ships", "cancelled", "booking"."""
+    return not word.endswith(("s", "ed", "ing")) or word.endswith(("ss", "us"))
 
 
 def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[str, list[str]]) -> list[str]:
@@ -382,38 +437,6 @@ def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[s
     return terms + extra
 
 
-_DETERMINERS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "my",
-        "our",
-        "your",
-        "this",
-        "that",
-        "these",
-        "those",
-        "all",
-        "some",
-        "me",
-        "us",
-        "her",
-        "him",
-        "them",
-        "it",
-    ]
-)
-
-
-def _asks_for_action(query: str, terms: Mapping[str, float], verbs: frozenset[str]) -> bool:
-    """True when the query names a tool verb, or opens as an imperative ("ship a parcel")."""
-    if any(term in verbs for term in terms):
-        return True
-    words = _words(query[:80])
-    return len(words) > 1 and words[1] in _DETERMINERS
-
-
 def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tuple[str, float]]:
     """The searchable text of a definition, each field with its weight."""
     parameters = definition.function.parameters
@@ -425,14 +448,15 @@ def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tup
             argument_names.append(str(name))
             if isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
                 argument_texts.append(spec["description"])
-    return [
-        (definition.function.name, 3.0),
-        (plugin.replace(".", " "), 1.0),
-        (definition.title or "", 2.0),
-        (definition.function.description_for_llm, 1.0),
-        (" ".join(argument_names), 0.5),
-        (" ".join(argument_texts), 0.3),
+    texts = [
+        definition.function.name,
+        plugin.replace(".", " "),
+        definition.title or "",
+        definition.function.description_for_llm,
+        " ".join(argument_names),
+        " ".join(argument_texts),
     ]
+    return list(zip(texts, _FIELD_WEIGHTS, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,8 +492,7 @@ class ToolIndex:
         self._tools: list[RegisteredTool] = list(tools)
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._lengths: list[float] = []
-        self._verbs = [_action_verb(tool.definition) for tool in self._tools]
-        self._verb_vocabulary = frozenset(self._verbs)
+        self._families = [_tool_family(tool.definition) for tool in self._tools]
         fields = [
             [(tokenize(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
             for tool in self._tools
@@ -514,11 +537,7 @@ class ToolIndex:
             for index, weight in postings:
                 norm = self.K1 * (1 - self.B + self.B * self._lengths[index] / self._average)
                 scores[index] = scores.get(index, 0.0) + query_weight * idf * weight * (self.K1 + 1) / (weight + norm)
-        if not _asks_for_action(query, terms, self._verb_vocabulary):
-            # No action asked for: a question about things ("unread emails") wants a lookup.
-            for index in scores:
-                if self._verbs[index] in _READ_VERBS:
-                    scores[index] *= _LOOKUP_BONUS
+        _weigh_intent(scores, self._families, _query_intent(query))
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         matches: list[SearchMatch] = []
         for index, score in ranked:
@@ -541,6 +560,19 @@ class ToolIndex:
             if len(matches) >= limit:
                 break
         return matches
+
+
+def _weigh_intent(scores: dict[int, float], families: Sequence[str], intent: Mapping[str, float]) -> None:
+    """Raise the tools that do what the query asks; with no action asked, a question about things
+    ("unread emails") wants a lookup."""
+    if max(intent.values(), default=0.0) < 1.0:  # nothing, or only a hint, asked for
+        for index in scores:
+            if families[index] in _LOOKUP_FAMILIES:
+                scores[index] *= _LOOKUP_BONUS
+    for index in scores:
+        weight = intent.get(families[index])
+        if weight:
+            scores[index] *= 1 + _INTENT_BOOST * weight
 
 
 def _tags(definition: ToolDefinition) -> tuple[str, ...]:

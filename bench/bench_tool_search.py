@@ -5,7 +5,7 @@ The catalogue is the tests' synthetic one (100 services of 10 tools each). Repor
 - one search, in µs (median and best over the held-out queries);
 - the bytes of tool definitions a Chat Completions request carries with every tool sent, and with
   ``offer_at_most = 32`` (32 tools plus ``search_tools``), with an estimate in tokens (bytes / 4);
-- the share of held-out queries whose right tool is among the first five results.
+- the share of held-out (and development) queries whose right tool is among the first five results.
 
     python bench/bench_tool_search.py
     python bench/bench_tool_search.py --quick
@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _tool_catalogue import build_catalogue_cached, tool_id
-from _tool_search_queries import HELDOUT
+from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, HELDOUT
 
 from toolplug.providers.wire_tools import to_chat_completions_tool
 from toolplug.registry import RegisteredTool
@@ -64,6 +64,8 @@ def main() -> None:
             index.search(query, limit=5)
             timings.append((time.perf_counter() - begin) * 1e6)
     hits = sum(tool_id(p, a) in [m.id for m in index.search(q, limit=5)] for q, p, a in HELDOUT)
+    development = DEVELOPMENT + DEVELOPMENT_EXTRA
+    dev_hits = sum(tool_id(p, a) in [m.id for m in index.search(q, limit=5)] for q, p, a in development)
     upfront, deferred = split_offer(tools, ToolSearchOptions(offer_at_most=32))
     search = RegisteredTool.from_implementation(build_search_tool(ToolIndex(deferred)))
     full, offered = wire_bytes(tools), wire_bytes([*upfront, search])
@@ -71,6 +73,7 @@ def main() -> None:
     median, best = statistics.median(timings), min(timings)
     print(f"search: median {median:.0f} µs, best {best:.0f} µs over {len(timings)} searches")
     print(f"held-out top-5: {hits}/{len(HELDOUT)} = {hits / len(HELDOUT):.1%}")
+    print(f"development top-5: {dev_hits}/{len(development)} = {dev_hits / len(development):.1%}")
     print(f"tool definitions per request: all {len(tools)} tools {full:,} bytes (~{full // 4:,} tokens)")
     print(f"  with offer_at_most=32: {len(upfront)} tools + search_tools {offered:,} bytes (~{offered // 4:,} tokens)")
     print(f"  saved per request: {full - offered:,} bytes ({1 - offered / full:.1%})")

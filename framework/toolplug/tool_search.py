@@ -373,6 +373,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
+_AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
 def _tool_family(definition: ToolDefinition) -> str:
@@ -394,7 +395,7 @@ def _query_intent(query: str) -> dict[str, float]:
     if _is_base_form(lead) and _stem(lead) in _LEAD_VERBS:
         after = words[at + 1] if at + 1 < len(words) else ""
         ambiguous = lead in _NOUN_VERBS and not (after in _OBJECT_WORDS or after.isdigit())
-        intent[_LEAD_VERBS[_stem(lead)]] = _WEAK_CUE if ambiguous else 1.0
+        intent[_LEAD_VERBS[_stem(lead)]] = _AMBIGUOUS_LEAD if ambiguous else 1.0
     for word in words:
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):

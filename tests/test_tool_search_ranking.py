@@ -154,3 +154,28 @@ def test_accents_fold_so_resume_finds_an_accented_resume() -> None:
 )
 def test_everyday_words_find_tools_that_use_the_proper_name(index: ToolIndex, query: str, tool: str) -> None:
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query", ["", "   ", "please", "the of and", "?!…", "🙂🙂", "x" * 10_000, "cancel " * 400, "日本語"]
+)
+def test_a_query_of_nothing_searchable_finds_nothing_and_never_fails(index: ToolIndex, query: str) -> None:
+    matches = index.search(query, limit=5)
+    assert len(matches) <= 5 and all(match.name for match in matches)
+
+
+# REQ: LOOP-15
+def test_words_in_other_scripts_stay_searchable() -> None:
+    index = _index(
+        [
+            ("wetter", "Liefert die Wettervorhersage für eine Straße."),
+            ("tenki", "天気予報を取得する"),
+            ("punctuation", "…"),
+            *_OTHERS,
+        ]
+    )
+    assert ranked(index, "Straße")[0] == "wetter"
+    assert ranked(index, "strasse") == []  # ß is its own letter, not folded away
+    assert ranked(index, "stra") == []  # and "Straße" is one word, not "stra" and "ße"
+    assert ranked(index, "天気予報を取得する")[0] == "tenki"

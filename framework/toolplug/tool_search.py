@@ -131,7 +131,8 @@ def split_offer(
 
 # --- ranking ---------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
+# A word with a letter beyond ASCII stays whole ("Straße"); ASCII identifiers split at camelCase.
+_WORD = re.compile(r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -247,8 +248,8 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    if not text.isascii():  # "café" meets "cafe"
-        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
+        text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
     return [word.lower() for word in _WORD.findall(text)]
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 import itertools
 import json
 import math
 import re
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,8 @@ _MAX_QUERY_CHARS = 500
 _SYNONYM_WEIGHT = 0.8
 _LOOKUP_BONUS = 1.15
 _INTENT_BOOST = 0.6
+_RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
+_SERVICE_SHARE = 0.35  # of a tool's score, the part its plugin's best match gives every tool of it
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
@@ -149,7 +152,10 @@ _STOP_WORDS = _word_set(
 _SYNONYM_GROUPS: Mapping[str, str] = {
     "book reserve": "reservation booking",
     "buy": "order purchase",
-    "remind": "reminder",
+    "remind": "reminder task",
+    "jot memo memos": "note",
+    "ip": "address",
+    "www website": "domain site",
     "apply": "application",
     "pay": "payment",
     "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
@@ -188,7 +194,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "exercise jog gym": "workout",
     "ate eat eaten": "meal food",
     "protein carbs": "macros",
-    "staff colleague coworker starter": "employee",
+    "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
     "cv": "resume",
     "company employer": "company employer",
     "client": "customer",
@@ -260,13 +266,25 @@ def tokenize(text: str) -> list[str]:
     return stems + [f"{first}+{second}" for first, second in itertools.pairwise(stems)]
 
 
+def _plural_synonyms(word: str) -> tuple[str, ...]:
+    """The synonyms of a plural's singular ("meetings" means what "meeting" does); not of a verb's
+    -s form, which names a thing ("books" are not bookings)."""
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return ()
+    for singular in (word[:-1], word[:-2], word[:-3] + "y"):
+        means = _SYNONYMS.get(singular)
+        if means:
+            return () if _stem(singular) in _LEAD_VERBS else means
+    return ()
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(query)
     terms: Counter[str] = Counter(tokenize(query))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
     for word in words:
-        for synonym in _SYNONYMS.get(word, ()):
+        for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     return terms
 
@@ -327,7 +345,7 @@ _LEAD_VERBS = _families(
 )
 _MODIFIERS = _families(
     {
-        "list": "all recent latest upcoming history past newest",
+        "list": "all recent recently latest lately upcoming history past newest",
         "get": "details detail info information status",
         "search": "matching containing",
         "create": "new",
@@ -377,6 +395,10 @@ _WEAK_CUE = 0.4
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
+# "sign-up form", "check-up": a hyphenated pair is one word (a noun), not a verb and its particle.
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
 def _tool_family(definition: ToolDefinition) -> str:
     """The action family of a tool ("create", "list", ...), or "" when its name and description name none."""
     for word in _words(definition.function.name):
@@ -389,27 +411,54 @@ def _tool_family(definition: ToolDefinition) -> str:
 
 def _query_intent(query: str) -> dict[str, float]:
     """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
-    words = _words(query[:_MAX_QUERY_CHARS])
-    intent: dict[str, float] = {}
-    at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
-    lead = words[at] if at < len(words) else ""
-    if _is_base_form(lead) and _stem(lead) in _LEAD_VERBS:
-        after = words[at + 1] if at + 1 < len(words) else ""
-        ambiguous = lead in _NOUN_VERBS and not (after in _OBJECT_WORDS or after.isdigit())
-        intent[_LEAD_VERBS[_stem(lead)]] = _AMBIGUOUS_LEAD if ambiguous else 1.0
+    words = _words(_HYPHENATED.sub("", query[:_MAX_QUERY_CHARS]))
+    intent = _lead_intent(query, words)
     for word in words:
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
-            family = table.get(stem)
-            if family:
-                intent[family] = max(intent.get(family, 0.0), weight)
+            modified = table.get(stem)
+            if modified:
+                intent[modified] = max(intent.get(modified, 0.0), weight)
     for first, second in itertools.pairwise(words):
-        family = _CUE_PHRASES.get((first, second))
-        if family:
-            intent[family] = 1.0
+        cued = _CUE_PHRASES.get((first, second))
+        if cued:
+            intent[cued] = 1.0
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
     return intent
+
+
+def _lead_intent(query: str, words: Sequence[str]) -> dict[str, float]:
+    """What the imperative verb that leads ``query`` (after "please", "can you"...) asks for."""
+    at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
+    lead = words[at] if at < len(words) else ""
+    family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
+    if not family:
+        return {}
+    after = words[at + 1] if at + 1 < len(words) else ""
+    named = after.isdigit() or after in _OBJECT_WORDS or _names_someone(query, after)
+    intent = {family: _AMBIGUOUS_LEAD if lead in _NOUN_VERBS and not named else 1.0}
+    if family == "get" and _plural_object(words[at + 1 :]):
+        intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
+    return intent
+
+
+_PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
+
+
+def _names_someone(query: str, word: str) -> bool:
+    """Whether ``word`` is written as a name in ``query`` ("bill Acme", "email Sam"): an object."""
+    return bool(word) and re.search(rf"\b{re.escape(word.capitalize())}\b", query) is not None
+
+
+def _plural_object(words: Sequence[str]) -> bool:
+    """Whether the object (the words before the first preposition) names things in the plural."""
+    for word in words:
+        if word in _PREPOSITIONS:
+            return False
+        if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT:
+            return True
+    return False
 
 
 def _is_base_form(word: str) -> bool:
@@ -485,16 +534,39 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 
 class ToolIndex:
-    """BM25 over the name, title, description and argument text of a set of tools."""
+    """BM25 over the name, title, description and argument text of a set of tools, with each
+    plugin's tools sharing part of the evidence (a plugin is one service: its tools' words describe
+    what they all work on)."""
 
     K1 = 1.2
     B = 0.3
 
     def __init__(self, tools: Iterable[RegisteredTool]) -> None:
         self._tools: list[RegisteredTool] = list(tools)
-        self._postings: dict[str, list[tuple[int, float]]] = {}
-        self._lengths: list[float] = []
         self._families = [_tool_family(tool.definition) for tool in self._tools]
+        groups: dict[str, int] = {}
+        self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
+        self._members: list[list[int]] = [[] for _ in groups]
+        for index, group in enumerate(self._group):
+            self._members[group].append(index)
+        weights, lengths = self._term_weights()
+        average = sum(lengths) / len(lengths) if lengths else 1.0
+        # per term: (tool, saturated term frequency), and per plugin the best of its tools'
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._service: dict[str, list[tuple[int, float]]] = {}
+        for index, tool_weights in enumerate(weights):
+            norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
+            for term, weight in tool_weights.items():
+                self._postings.setdefault(term, []).append((index, weight * (self.K1 + 1) / (weight + norm)))
+        for term, postings in self._postings.items():
+            best: dict[int, float] = {}
+            for index, saturated in postings:
+                group = self._group[index]
+                best[group] = max(best.get(group, 0.0), saturated)
+            self._service[term] = list(best.items())
+
+    def _term_weights(self) -> tuple[list[Counter[str]], list[float]]:
+        """Each tool's terms with their field-weighted counts, and each tool's weighted length."""
         fields = [
             [(tokenize(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
             for tool in self._tools
@@ -502,7 +574,9 @@ class ToolIndex:
         # words of the descriptions (field 3), to split identifiers such as "fooddelivery" against
         vocabulary = frozenset(term for tool_fields in fields for term in tool_fields[3][0] if "+" not in term)
         splits: dict[str, list[str]] = {}
-        for index, tool_fields in enumerate(fields):
+        all_weights: list[Counter[str]] = []
+        lengths: list[float] = []
+        for tool_fields in fields:
             weights: Counter[str] = Counter()
             length = 0.0
             for tokens, weight in tool_fields:
@@ -511,10 +585,9 @@ class ToolIndex:
                     weights[term] += weight  # type: ignore[assignment]
                 if weight >= 1.0:  # argument text matches but does not dilute: long schemas are no worse
                     length += weight * len(terms)
-            self._lengths.append(length or 1.0)
-            for term, weight in weights.items():
-                self._postings.setdefault(term, []).append((index, weight))
-        self._average = sum(self._lengths) / len(self._lengths) if self._lengths else 1.0
+            all_weights.append(weights)
+            lengths.append(length or 1.0)
+        return all_weights, lengths
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -528,26 +601,13 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        scores: dict[int, float] = {}
-        count = len(self._tools)
-        terms = _query_terms(query[:_MAX_QUERY_CHARS])
-        for term, query_weight in terms.items():
-            postings = self._postings.get(term)
-            if not postings:
-                continue
-            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
-            for index, weight in postings:
-                norm = self.K1 * (1 - self.B + self.B * self._lengths[index] / self._average)
-                scores[index] = scores.get(index, 0.0) + query_weight * idf * weight * (self.K1 + 1) / (weight + norm)
-        _weigh_intent(scores, self._families, _query_intent(query))
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        own, service = self._scores(_query_terms(query[:_MAX_QUERY_CHARS]))
+        multipliers = _multipliers(_query_intent(query))
+        admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
+        ranked = self._rank(own, service, multipliers, limit, admitted)
         matches: list[SearchMatch] = []
         for index, score in ranked:
             tool = self._tools[index]
-            if plugin and not (tool.plugin == plugin or tool.plugin.startswith(plugin + ".")):
-                continue
-            if tag and tag not in _tags(tool.definition):
-                continue
             definition = tool.definition
             matches.append(
                 SearchMatch(
@@ -559,22 +619,76 @@ class ToolIndex:
                     round(score, 4),
                 )
             )
-            if len(matches) >= limit:
-                break
         return matches
 
+    def _rank(
+        self,
+        own: Mapping[int, float],
+        service: Mapping[int, float],
+        multipliers: Mapping[str, float],
+        limit: int,
+        admitted: Callable[[int], bool] | None,
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
 
-def _weigh_intent(scores: dict[int, float], families: Sequence[str], intent: Mapping[str, float]) -> None:
-    """Raise the tools that do what the query asks; with no action asked, a question about things
-    ("unread emails") wants a lookup."""
-    if max(intent.values(), default=0.0) < 1.0:  # nothing, or only a hint, asked for
-        for index in scores:
-            if families[index] in _LOOKUP_FAMILIES:
-                scores[index] *= _LOOKUP_BONUS
-    for index in scores:
-        weight = intent.get(families[index])
-        if weight:
-            scores[index] *= 1 + _INTENT_BOOST * weight
+        A tool that matches only through its plugin scores its plugin's share times its family's
+        multiplier; such tools are added only for plugins that could still reach the best ``limit``."""
+        families, groups = self._families, self._group
+        totals = {
+            index: (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0)
+            for index, value in own.items()
+            if admitted is None or admitted(index)
+        }
+        best = heapq.nlargest(limit, totals.values())
+        floor = best[-1] if len(best) >= limit else 0.0
+        ceiling = max(multipliers.values(), default=1.0)
+        for group, value in sorted(service.items(), key=lambda item: -item[1]):
+            if value * max(ceiling, 1.0) < floor:
+                break
+            for index in self._members[group]:
+                if index not in totals and (admitted is None or admitted(index)):
+                    totals[index] = value * multipliers.get(families[index], 1.0)
+        return heapq.nsmallest(limit, totals.items(), key=lambda item: (-item[1], item[0]))
+
+    def _scores(self, terms: Mapping[str, float]) -> tuple[dict[int, float], dict[int, float]]:
+        """BM25 of each matching tool's own text, and of each plugin's: a plugin scores, per term, its
+        best tool's match. Each tool gets ``_SERVICE_SHARE`` of its plugin's score and the rest of its
+        own. A word that only one tool's arguments carry ("ozone", in the create tool's schema) says
+        which service is meant, not which of its actions."""
+        own: dict[int, float] = {}
+        service: dict[int, float] = {}
+        count = len(self._tools)
+        for term, query_weight in terms.items():
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+            weight = query_weight * idf * (1 - _SERVICE_SHARE)
+            for index, saturated in postings:
+                own[index] = own.get(index, 0.0) + weight * saturated
+            shared = query_weight * idf * _SERVICE_SHARE
+            for group, saturated in self._service[term]:
+                service[group] = service.get(group, 0.0) + shared * saturated
+        return own, service
+
+    def _admits(self, index: int, plugin: str | None, tag: str | None) -> bool:
+        tool = self._tools[index]
+        if plugin and not (tool.plugin == plugin or tool.plugin.startswith(plugin + ".")):
+            return False
+        return not tag or tag in _tags(tool.definition)
+
+
+def _multipliers(intent: Mapping[str, float]) -> dict[str, float]:
+    """What each action family's tools are multiplied by: the families asked for rise; with no action
+    asked, a question about things ("unread emails") wants a lookup."""
+    lookups = _LOOKUP_BONUS if max(intent.values(), default=0.0) < 1.0 else 1.0  # nothing, or a hint, asked
+    if any(intent.get(family, 0.0) >= 1.0 for family in _LOOKUP_FAMILIES):
+        # a read was asked for: the other reads may well answer it ("show the tickets" → list them)
+        intent = {**dict.fromkeys(_LOOKUP_FAMILIES, _RELATED_LOOKUP), **intent}
+    multipliers = dict.fromkeys(_LOOKUP_FAMILIES, lookups)
+    for family, weight in intent.items():
+        multipliers[family] = multipliers.get(family, 1.0) * (1 + _INTENT_BOOST * weight)
+    return multipliers
 
 
 def _tags(definition: ToolDefinition) -> tuple[str, ...]:

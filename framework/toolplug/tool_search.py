@@ -211,6 +211,20 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "gig theatre theater opera": "concert ticket",
     "game": "match",
     "say": "translate",
+    "selfie selfies": "photo",
+    "song songs tune tunes": "music song",
+    "workbook": "spreadsheet",
+    "chore chores errand errands": "task",
+    "bill bills": "invoice",
+    "apartment flat": "home",
+    "automobile auto": "car vehicle",
+    "shop shops store stores": "shop store",
+    "purchase purchases": "order",
+    "credential credentials": "password login",
+    "worker workers personnel": "employee staff",
+    "buyer buyers shopper shoppers": "customer",
+    "sunny snow snowing snowy storm stormy cloudy humid humidity": "weather forecast",
+    "owe owes owed unpaid overdue outstanding": "due payment",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -303,11 +317,11 @@ _TOOL_VERBS: Mapping[str, str] = {
         "get": "get fetch retrieve read show describe view inspect info detail details",
         "search": "search find query lookup filter",
         "create": "create add new make insert post send submit book schedule open start register upload "
-        "generate issue place write log record compose",
+        "generate issue place write log record compose clone copy duplicate fork subscribe",
         "update": "update edit modify set change patch rename move assign mark toggle enable disable "
-        "configure replace upsert adjust",
-        "delete": "delete remove destroy cancel drop revoke purge erase unregister uninstall",
-        "export": "export download dump",
+        "configure replace upsert adjust merge resolve reopen restore approve reject",
+        "delete": "delete remove destroy cancel drop revoke purge erase unregister uninstall clear deregister",
+        "export": "export download dump print",
         "share": "share invite grant forward",
         "archive": "archive close hide deactivate retire unpublish",
         "stats": "stats statistics report reports summary summarize summarise aggregate analytics metrics count totals",
@@ -326,21 +340,24 @@ def _families(table: Mapping[str, str]) -> dict[str, str]:
 _LEAD_VERBS = _families(
     {
         "list": "list browse",
-        "get": "get fetch retrieve show view display check read track",
-        "search": "search find look lookup query",
+        "get": "get fetch retrieve show view display check read track see tell",
+        "search": "search find look lookup query locate",
         "create": "create add new make book reserve schedule write draft send submit file log record save buy "
         "order post publish reply remind open enroll register generate request apply start launch declare raise "
         "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
-        "message invoice bill jot plan arrange organise organize host deploy provision run charge",
+        "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
+        "subscribe join note capture store clone copy duplicate fork reimburse claim",
         "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
         "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
         "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
-        "pause resume mute unmute skip replace refund pay promote complete finish tag label push",
+        "pause resume mute unmute skip replace refund pay promote complete finish tag label push amend revise "
+        "alter tweak bump shift swap accept decline confirm snooze silence restart reboot rotate restore "
+        "reopen resolve acknowledge merge dismiss attach",
         "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
-        "unsubscribe kill wipe uninstall offboard",
-        "export": "export download",
+        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue",
+        "export": "export download print extract",
         "share": "share invite grant forward",
-        "archive": "archive close unpublish hide retire deactivate",
+        "archive": "archive close unpublish hide retire deactivate shelve",
     }
 )
 _MODIFIERS = _families(
@@ -351,11 +368,11 @@ _MODIFIERS = _families(
         "create": "new",
         "export": "csv pdf excel xlsx",
         "stats": "stats statistics total totals average mean sum count volume trend breakdown analytics metrics "
-        "summary",
+        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview",
     }
 )
 # Modifiers that only lean one way ("results" of a survey are its statistics, of a match its list).
-_WEAK_MODIFIERS = _families({"stats": "results rate numbers"})
+_WEAK_MODIFIERS = _families({"stats": "results rate numbers performance growth revenue kpi insights"})
 # Words that are verbs as often as nouns ("open a ticket", "open tickets"): as the first word they ask
 # for their action only when an object follows ("the", "my", "a", a number).
 _NOUN_VERBS = _word_set(

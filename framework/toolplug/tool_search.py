@@ -41,6 +41,7 @@ _MAX_QUERY_CHARS = 500
 _SYNONYM_WEIGHT = 0.8
 _LOOKUP_BONUS = 1.15
 _INTENT_BOOST = 0.6
+_FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a tool's score, the part its plugin's best match gives every tool of it
 # name, plugin, title, description, argument names, argument descriptions
@@ -184,6 +185,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "dim dimmer bright brighter dark darker": "brightness light",
     "lamp lamps bulb bulbs": "light",
     "umbrella rainy raining": "rain forecast",
+    "coat jacket sunscreen": "weather",
     "windy": "wind",
     "smog polluted": "pollution air",
     "near": "nearby",
@@ -223,6 +225,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "credential credentials": "password login",
     "worker workers personnel": "employee staff",
     "buyer buyers shopper shoppers": "customer",
+    "basket baskets trolley": "cart",
     "sunny snow snowing snowy storm stormy cloudy humid humidity": "weather forecast",
     "owe owes owed unpaid overdue outstanding": "due payment",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
@@ -246,17 +249,26 @@ _VOWELS = frozenset("aeiouy")
 
 
 @functools.lru_cache(maxsize=65536)
+def _singular(word: str) -> str:
+    """``word`` without a plural ending ("entries" → "entry", "trainings" → "training")."""
+    if len(word) <= 3 or word in _INVARIANT:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A light English stemmer, applied alike to tools and queries: a plural, then -ing or -ed, then a
     final -e, so that rate/rates/rating/ratings/rated all meet ("rat")."""
     if len(word) <= 3 or word in _INVARIANT:
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
+    word = _singular(word)
     for suffix, shortest in (("ing", 6), ("ed", 5)):
         stem = word[: -len(suffix)]
         if word.endswith(suffix) and len(word) >= shortest and _VOWELS & set(stem) and not word.endswith("eed"):
@@ -276,7 +288,11 @@ def _words(text: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """Lower-case word stems of ``text``: identifiers split at ``_`` and camelCase, stop words dropped,
     then each pair of neighbouring stems as one phrase term (``time off`` → ``time+off``)."""
-    stems = [_stem(word) for word in _words(text) if word not in _STOP_WORDS]
+    return _tokens(_words(text))
+
+
+def _tokens(words: Iterable[str]) -> list[str]:
+    stems = [_stem(word) for word in words if word not in _STOP_WORDS]
     return stems + [f"{first}+{second}" for first, second in itertools.pairwise(stems)]
 
 
@@ -292,14 +308,28 @@ def _plural_synonyms(word: str) -> tuple[str, ...]:
     return ()
 
 
+def _surface_forms(words: Iterable[str]) -> list[str]:
+    """The singular of each word that stemming changes further ("=training" for "trainings"): the stem
+    joins a word's forms, and this term still tells "training" from "train"."""
+    forms = []
+    for word in words:
+        if word not in _STOP_WORDS:
+            singular = _singular(word)
+            if singular != _stem(word):
+                forms.append("=" + singular)
+    return forms
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(query)
-    terms: Counter[str] = Counter(tokenize(query))
+    terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
     for word in words:
         for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for form in _surface_forms(words):
+        terms[form] += _FORM_WEIGHT  # type: ignore[assignment]
     return terms
 
 
@@ -428,8 +458,12 @@ def _tool_family(definition: ToolDefinition) -> str:
 
 def _query_intent(query: str) -> dict[str, float]:
     """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
-    words = _words(_HYPHENATED.sub("", query[:_MAX_QUERY_CHARS]))
-    intent = _lead_intent(query, words)
+    text = _HYPHENATED.sub("", query[:_MAX_QUERY_CHARS])
+    words = _words(text)
+    intent: dict[str, float] = {}
+    for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
+        for family, weight in _lead_intent(clause, _words(clause)).items():
+            intent[family] = max(intent.get(family, 0.0), weight)
     for word in words:
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
@@ -443,6 +477,9 @@ def _query_intent(query: str) -> dict[str, float]:
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
     return intent
+
+
+_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
 
 
 def _lead_intent(query: str, words: Sequence[str]) -> dict[str, float]:
@@ -584,17 +621,22 @@ class ToolIndex:
 
     def _term_weights(self) -> tuple[list[Counter[str]], list[float]]:
         """Each tool's terms with their field-weighted counts, and each tool's weighted length."""
-        fields = [
-            [(tokenize(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
+        words = [
+            [(_words(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
             for tool in self._tools
         ]
+        fields = [[(_tokens(field), weight) for field, weight in tool_words] for tool_words in words]
+        forms = [[(_surface_forms(field), weight) for field, weight in tool_words] for tool_words in words]
         # words of the descriptions (field 3), to split identifiers such as "fooddelivery" against
         vocabulary = frozenset(term for tool_fields in fields for term in tool_fields[3][0] if "+" not in term)
         splits: dict[str, list[str]] = {}
         all_weights: list[Counter[str]] = []
         lengths: list[float] = []
-        for tool_fields in fields:
+        for tool_fields, tool_forms in zip(fields, forms, strict=True):
             weights: Counter[str] = Counter()
+            for surface, weight in tool_forms:
+                for form in surface:
+                    weights[form] += weight  # type: ignore[assignment]
             length = 0.0
             for tokens, weight in tool_fields:
                 terms = _split_compounds(tokens, vocabulary, splits)

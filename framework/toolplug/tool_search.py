@@ -456,13 +456,13 @@ def _tool_family(definition: ToolDefinition) -> str:
     return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
 
 
-def _query_intent(query: str) -> dict[str, float]:
+def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
     text = _HYPHENATED.sub("", query[:_MAX_QUERY_CHARS])
     words = _words(text)
     intent: dict[str, float] = {}
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
-        for family, weight in _lead_intent(clause, _words(clause)).items():
+        for family, weight in _lead_intent(clause, _words(clause), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
     for word in words:
         stem = _stem(word)
@@ -479,10 +479,12 @@ def _query_intent(query: str) -> dict[str, float]:
     return intent
 
 
+_ADJECTIVE_VERBS = _word_set("open close closed set")
+_VERB_PREPOSITIONS = _word_set("to for with about on at into from")
 _CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
 
 
-def _lead_intent(query: str, words: Sequence[str]) -> dict[str, float]:
+def _lead_intent(query: str, words: Sequence[str], known: Collection[str]) -> dict[str, float]:
     """What the imperative verb that leads ``query`` (after "please", "can you"...) asks for."""
     at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
     lead = words[at] if at < len(words) else ""
@@ -490,8 +492,14 @@ def _lead_intent(query: str, words: Sequence[str]) -> dict[str, float]:
     if not family:
         return {}
     after = words[at + 1] if at + 1 < len(words) else ""
-    named = after.isdigit() or after in _OBJECT_WORDS or _names_someone(query, after)
-    intent = {family: _AMBIGUOUS_LEAD if lead in _NOUN_VERBS and not named else 1.0}
+    # an object, a name or a preposition follows a verb ("open a ticket", "bill Acme", "reply to Sam")
+    named = after.isdigit() or after in _OBJECT_WORDS or after in _VERB_PREPOSITIONS or _names_someone(query, after)
+    # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
+    # of its tools), "order sushi" is not
+    ambiguous = lead in _NOUN_VERBS and not named
+    if ambiguous and lead not in _ADJECTIVE_VERBS and known:
+        ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
+    intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
     if family == "get" and _plural_object(words[at + 1 :]):
         intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
     return intent
@@ -661,7 +669,7 @@ class ToolIndex:
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
         own, service = self._scores(_query_terms(query[:_MAX_QUERY_CHARS]))
-        multipliers = _multipliers(_query_intent(query))
+        multipliers = _multipliers(_query_intent(query, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
         ranked = self._rank(own, service, multipliers, limit, admitted)
         matches: list[SearchMatch] = []

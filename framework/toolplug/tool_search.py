@@ -415,6 +415,8 @@ _OBJECT_WORDS = _word_set(
     "a an the my our your his her their its this that these those all some every each another me us him them it "
     "new one two three"
 )
+_JOURNEY = re.compile(r"\bfrom [A-Z][\w-]*(?: [A-Z][\w-]*)* to [A-Z]")
+_NUMBERS = _word_set("two three four five six seven eight nine ten")
 _PERIOD_OPENERS = _word_set("this last past per each every")
 _PERIODS = _word_set("day week month quarter year")
 _CUE_PHRASES: Mapping[tuple[str, str], str] = {
@@ -462,7 +464,7 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     words = _words(text)
     intent: dict[str, float] = {}
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
-        for family, weight in _lead_intent(clause, _words(clause), known).items():
+        for family, weight in _lead_intent(_words(clause), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
     for word in words:
         stem = _stem(word)
@@ -470,21 +472,24 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             modified = table.get(stem)
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
+    if _JOURNEY.search(text) and "create" not in intent:
+        intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
     for first, second in itertools.pairwise(words):
         cued = _CUE_PHRASES.get((first, second))
         if cued:
             intent[cued] = 1.0
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
+        elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
+            intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
     return intent
 
 
 _ADJECTIVE_VERBS = _word_set("open close closed set")
-_VERB_PREPOSITIONS = _word_set("to for with about on at into from")
 _CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
 
 
-def _lead_intent(query: str, words: Sequence[str], known: Collection[str]) -> dict[str, float]:
+def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, float]:
     """What the imperative verb that leads ``query`` (after "please", "can you"...) asks for."""
     at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
     lead = words[at] if at < len(words) else ""
@@ -492,8 +497,7 @@ def _lead_intent(query: str, words: Sequence[str], known: Collection[str]) -> di
     if not family:
         return {}
     after = words[at + 1] if at + 1 < len(words) else ""
-    # an object, a name or a preposition follows a verb ("open a ticket", "bill Acme", "reply to Sam")
-    named = after.isdigit() or after in _OBJECT_WORDS or after in _VERB_PREPOSITIONS or _names_someone(query, after)
+    named = after.isdigit() or after in _OBJECT_WORDS  # "open a ticket", "book 2 seats"
     # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
     # of its tools), "order sushi" is not
     ambiguous = lead in _NOUN_VERBS and not named
@@ -506,11 +510,6 @@ def _lead_intent(query: str, words: Sequence[str], known: Collection[str]) -> di
 
 
 _PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
-
-
-def _names_someone(query: str, word: str) -> bool:
-    """Whether ``word`` is written as a name in ``query`` ("bill Acme", "email Sam"): an object."""
-    return bool(word) and re.search(rf"\b{re.escape(word.capitalize())}\b", query) is not None
 
 
 def _plural_object(words: Sequence[str]) -> bool:

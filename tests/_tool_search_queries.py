@@ -1,8 +1,9 @@
 """Queries with known right answers for the tool-search tests.
 
-``HELDOUT`` (200 queries) was written before the ranking existed and is never used to tune it; the
-test reports the share whose right tool is among the first five results. ``DEVELOPMENT`` is the
-separate set the ranking was tuned on. Each entry is (query, plugin, action).
+``HELDOUT`` (200 queries) is the first held-out set, since used for tuning: it was written before the
+ranking existed and later used to choose its rules. The test reports the share whose right tool is
+among the first five results. ``DEVELOPMENT`` and ``DEVELOPMENT_EXTRA`` are the separate sets the
+ranking was tuned on from the start. Each entry is (query, plugin, action).
 """
 
 from __future__ import annotations

@@ -69,6 +69,10 @@ def ranked(index: ToolIndex, query: str) -> list[str]:
         ("look up tickets about login", "search_tickets"),
         ("please could you cancel the ticket", "delete_ticket"),
         ("how do I archive a ticket", "archive_ticket"),
+        ("end the ticket", "delete_ticket"),
+        ("amend the ticket", "update_ticket"),
+        ("print the tickets", "export_tickets"),
+        ("reply to the customer about the ticket", "create_ticket"),
     ],
 )
 def test_the_leading_verb_picks_the_tool_that_does_it_among_tools_about_one_thing(
@@ -111,6 +115,8 @@ def test_a_word_that_is_a_noun_as_often_as_a_verb_asks_only_with_an_object(index
         ("tickets as csv", "export_tickets"),
         ("all tickets", "list_tickets"),
         ("ticket details", "get_ticket"),
+        ("summarize the tickets", "ticket_stats"),
+        ("compare tickets by month", "ticket_stats"),
     ],
 )
 def test_modifiers_anywhere_in_the_query_ask_for_their_action(index: ToolIndex, query: str, tool: str) -> None:
@@ -179,3 +185,150 @@ def test_words_in_other_scripts_stay_searchable() -> None:
     assert ranked(index, "strasse") == []  # ß is its own letter, not folded away
     assert ranked(index, "stra") == []  # and "Straße" is one word, not "stra" and "ße"
     assert ranked(index, "天気予報を取得する")[0] == "tenki"
+
+
+# --- rules that read a plugin as one service, and more of the query's grammar -----------------------
+
+
+def _service_index(specs: list[tuple[str, str, str, dict[str, str]]]) -> ToolIndex:
+    """An index of (plugin, name, description, {argument: description}) tools."""
+    tools = []
+    for plugin, name, description, arguments in specs:
+        properties = {key: {"type": "string", "description": text} for key, text in arguments.items()}
+        entry = RegisteredTool.from_implementation(
+            function_tool(name, description, {"type": "object", "properties": properties}, lambda args: "ok")
+        )
+        entry.plugin = plugin
+        tools.append(entry)
+    return ToolIndex(tools)
+
+
+_AIR = [
+    ("air", "list_readings", "List the air quality readings of a city.", {"city": "the city"}),
+    ("air", "get_reading", "Get one air quality reading.", {"reading_id": "the id"}),
+    ("air", "create_reading", "Create an air quality reading.", {"pollutant": "PM2.5, PM10 or ozone"}),
+    ("garden", "list_plants", "List the plants in the garden.", {"bed": "the flower bed"}),
+    ("garden", "create_plant", "Add a plant to the garden.", {"species": "the species"}),
+]
+
+
+# REQ: LOOP-15
+def test_a_word_only_one_tool_s_arguments_carry_finds_the_other_tools_of_its_plugin() -> None:
+    # "ozone" describes what the air service measures; only its create tool's schema says so
+    found = ranked(_service_index(_AIR), "ozone")
+    assert found[0] == "create_reading"
+    assert set(found) == {"create_reading", "list_readings", "get_reading"}  # the service, not the garden
+
+
+# REQ: LOOP-15
+def test_the_first_few_results_are_those_of_the_whole_ranking(index: ToolIndex) -> None:
+    # tools found only through their plugin are added only where they can still reach the first few
+    queries = ["ozone", "ozone pollutant river", "ozone readings", "show me the ticket", "tickets", "list", "plants"]
+    water = [
+        ("water", f"{verb}_levels", f"{verb.capitalize()} the water levels of a river.", {})
+        for verb in ("list", "get", "export", "archive")
+    ]
+    for catalogue in (index, _service_index(_AIR), _service_index(_AIR + water)):
+        for query in queries:
+            everything = catalogue.search(query, limit=len(catalogue))
+            for limit in (1, 2, 3, 4, 5):
+                assert catalogue.search(query, limit=limit) == everything[:limit], (query, limit)
+
+
+# REQ: LOOP-15
+def test_asking_for_one_kind_of_read_raises_the_other_reads(index: ToolIndex) -> None:
+    assert set(ranked(index, "show me the ticket")[:3]) == {"get_ticket", "list_tickets", "search_tickets"}
+
+
+# REQ: LOOP-15
+def test_a_read_of_things_in_the_plural_asks_for_the_list(index: ToolIndex) -> None:
+    found = ranked(index, "show the urgent tickets")
+    assert found.index("list_tickets") < found.index("search_tickets")
+    assert set(found[:2]) == {"get_ticket", "list_tickets"}
+
+
+# REQ: LOOP-15
+def test_a_hyphenated_pair_is_a_noun_not_a_verb_and_its_particle(index: ToolIndex) -> None:
+    assert ranked(index, "set up a ticket")[0] == "create_ticket"
+    assert ranked(index, "set-up tickets")[0] in {"list_tickets", "get_ticket", "search_tickets"}
+
+
+# REQ: LOOP-15
+def test_the_thesaurus_reaches_plurals_but_not_the_things_a_verb_names() -> None:
+    index = _service_index(
+        [
+            ("cal", "list_events", "List the calendar events.", {}),
+            ("rooms", "reserve_room", "Creates a room reservation.", {}),
+            ("library", "list_loans", "List the loans of a library.", {}),
+        ]
+    )
+    assert ranked(index, "meetings this week")[0] == "list_events"  # "meeting" means an event
+    assert ranked(index, "book a room")[0] == "reserve_room"  # "book" means reserve
+    assert "reserve_room" not in ranked(index, "books on loan")  # but books are no bookings
+
+
+# REQ: LOOP-15
+def test_a_verb_leading_a_later_clause_asks_for_its_action(index: ToolIndex) -> None:
+    assert ranked(index, "this is urgent, escalate the ticket")[0] == "update_ticket"
+    assert ranked(index, "the printer broke and I need to open a ticket")[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_the_form_a_tool_uses_tells_words_with_one_stem_apart() -> None:
+    # "trainings" and "trains" share the stem "train"; the tool that says "trainings" wins
+    index = _service_index(
+        [("rail", "list_trains", "List the trains.", {}), ("hr", "list_trainings", "List the trainings.", {})]
+    )
+    assert ranked(index, "trainings")[0] == "list_trainings"
+    assert ranked(index, "trains")[0] == "list_trains"
+
+
+_ORDERS = [
+    ("food", "list_orders", "List the food orders.", {}),
+    ("food", "create_order", "Create a food order.", {}),
+    ("food", "get_order_status", "Get the order status of a food order.", {}),
+    ("tables", "list_reservations", "List the table reservations.", {}),
+    ("tables", "get_reservation", "Get one table reservation.", {}),
+    ("tables", "create_reservation", "Create a table reservation.", {}),
+    ("rail", "list_train_tickets", "List the train tickets.", {}),
+    ("rail", "get_train_ticket", "Get one train ticket.", {}),
+    ("rail", "create_train_ticket", "Create a train ticket.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_a_noun_verb_before_a_word_it_forms_no_known_phrase_with_is_a_verb() -> None:
+    index = _service_index(_ORDERS)
+    assert ranked(index, "order sushi")[0] == "create_order"  # the catalogue knows no "order sushi"
+    assert ranked(index, "order status")[0] != "create_order"  # it knows "order status": a thing
+
+
+# REQ: LOOP-15
+def test_a_party_size_or_a_journey_between_named_places_hints_at_a_booking() -> None:
+    index = _service_index(_ORDERS)
+    assert ranked(index, "table for two tonight")[0] == "create_reservation"
+    assert ranked(index, "table reservations tonight")[0] != "create_reservation"
+    assert ranked(index, "train from Paris to Lyon on Friday")[0] == "create_train_ticket"
+    assert ranked(index, "train tickets on Friday")[0] != "create_train_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("what did the team spend", "list_expenses"),
+        ("applicants for the job", "list_candidates"),
+        ("emails in my inbox", "list_mail"),
+        ("sunny tomorrow", "get_forecast"),
+    ],
+)
+def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("money", "list_expenses", "List the expense reports.", {}),
+            ("hiring", "list_candidates", "List the candidates in hiring.", {}),
+            ("mail", "list_mail", "List the mail messages.", {}),
+            ("weather", "get_forecast", "Get the weather forecast.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool

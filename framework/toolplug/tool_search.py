@@ -729,7 +729,7 @@ class ToolIndex:
         floor = best[-1] if len(best) >= limit else 0.0
         ceiling = max(multipliers.values(), default=1.0)
         for group, value in sorted(service.items(), key=lambda item: -item[1]):
-            if value * max(ceiling, 1.0) < floor:
+            if value <= 0.0 or value * max(ceiling, 1.0) < floor:
                 break
             for index in self._members[group]:
                 if index not in totals and (admitted is None or admitted(index)):

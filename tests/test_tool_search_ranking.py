@@ -124,6 +124,20 @@ def test_modifiers_anywhere_in_the_query_ask_for_their_action(index: ToolIndex, 
 
 
 # REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("get rid of the ticket", "delete_ticket"),
+        ("pull up the ticket", "get_ticket"),
+        ("fill in a ticket", "create_ticket"),
+        ("put off the ticket", "update_ticket"),
+    ],
+)
+def test_a_phrasal_verb_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
 def test_a_period_hints_at_totals_without_displacing_the_lookups(index: ToolIndex) -> None:
     plain, period = ranked(index, "support tickets"), ranked(index, "support tickets this month")
     assert plain.index("ticket_stats") > 3  # no hint: the lookups and the rest come first

@@ -457,6 +457,24 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("switch", "off"): "update",
     ("look", "up"): "search",
     ("give", "access"): "share",
+    ("get", "rid"): "delete",
+    ("clean", "up"): "delete",
+    ("call", "off"): "delete",
+    ("tear", "down"): "delete",
+    ("opt", "out"): "delete",
+    ("pull", "up"): "get",
+    ("bring", "up"): "get",
+    ("back", "up"): "create",
+    ("write", "down"): "create",
+    ("note", "down"): "create",
+    ("jot", "down"): "create",
+    ("fill", "in"): "create",
+    ("fill", "out"): "create",
+    ("hand", "in"): "create",
+    ("send", "out"): "create",
+    ("put", "off"): "update",
+    ("push", "back"): "update",
+    ("move", "up"): "update",
 }
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
@@ -513,10 +531,13 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     """What the imperative verb that leads ``query`` (after "please", "can you"...) asks for."""
     at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
     lead = words[at] if at < len(words) else ""
+    after = words[at + 1] if at + 1 < len(words) else ""
+    phrasal = _CUE_PHRASES.get((lead, after))
+    if phrasal:
+        return {phrasal: 1.0}  # "put off" is one verb: to postpone, not to put
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
     if not family:
         return {}
-    after = words[at + 1] if at + 1 < len(words) else ""
     named = after.isdigit() or after in _OBJECT_WORDS  # "open a ticket", "book 2 seats"
     # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
     # of its tools), "order sushi" is not

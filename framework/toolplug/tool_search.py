@@ -637,8 +637,8 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 class ToolIndex:
     """BM25 over the name, title, description and argument text of a set of tools, with each
-    plugin's tools sharing part of the evidence (a plugin is one service: its tools' words describe
-    what they all work on)."""
+    plugin's matching tools sharing part of the evidence (a plugin is mostly one service: its tools'
+    words describe what they all work on)."""
 
     K1 = 1.2
     B = 0.3
@@ -648,9 +648,6 @@ class ToolIndex:
         self._families = [_tool_family(tool.definition) for tool in self._tools]
         groups: dict[str, int] = {}
         self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
-        self._members: list[list[int]] = [[] for _ in groups]
-        for index, group in enumerate(self._group):
-            self._members[group].append(index)
         weights, lengths = self._term_weights()
         average = sum(lengths) / len(lengths) if lengths else 1.0
         # per term: (tool, saturated term frequency), and per plugin the best of its tools'
@@ -738,29 +735,20 @@ class ToolIndex:
     ) -> list[tuple[int, float]]:
         """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
 
-        A tool that matches only through its plugin scores its plugin's share times its family's
-        multiplier; such tools are added only for plugins that could still reach the best ``limit``."""
+        Only tools that match on their own rank: a plugin's share raises them, it finds no others (the
+        tools of one plugin may have nothing else in common, as an application's own functions)."""
         families, groups = self._families, self._group
-        totals = {
-            index: (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0)
+        totals = (
+            (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
             for index, value in own.items()
             if admitted is None or admitted(index)
-        }
-        best = heapq.nlargest(limit, totals.values())
-        floor = best[-1] if len(best) >= limit else 0.0
-        ceiling = max(multipliers.values(), default=1.0)
-        for group, value in sorted(service.items(), key=lambda item: -item[1]):
-            if value <= 0.0 or value * max(ceiling, 1.0) < floor:
-                break
-            for index in self._members[group]:
-                if index not in totals and (admitted is None or admitted(index)):
-                    totals[index] = value * multipliers.get(families[index], 1.0)
-        return heapq.nsmallest(limit, totals.items(), key=lambda item: (-item[1], item[0]))
+        )
+        return heapq.nsmallest(limit, totals, key=lambda item: (-item[1], item[0]))
 
     def _scores(self, terms: Mapping[str, float]) -> tuple[dict[int, float], dict[int, float]]:
         """BM25 of each matching tool's own text, and of each plugin's: a plugin scores, per term, its
-        best tool's match. Each tool gets ``_SERVICE_SHARE`` of its plugin's score and the rest of its
-        own. A word that only one tool's arguments carry ("ozone", in the create tool's schema) says
+        best tool's match. A matching tool gets ``_SERVICE_SHARE`` of its plugin's score and the rest of
+        its own. A word that only one tool's arguments carry ("ozone", in the create tool's schema) says
         which service is meant, not which of its actions."""
         own: dict[int, float] = {}
         service: dict[int, float] = {}

@@ -2,10 +2,11 @@
 
 The catalogue is the tests' synthetic one (100 services of 10 tools each). Reported:
 - building the BM25 index, in ms;
-- one search, in µs (median and best over the held-out queries);
+- one search, in µs (median and best over the first held-out queries);
 - the bytes of tool definitions a Chat Completions request carries with every tool sent, and with
   ``offer_at_most = 32`` (32 tools plus ``search_tools``), with an estimate in tokens (bytes / 4);
-- the share of held-out (and development) queries whose right tool is among the first five results.
+- the share of the first held-out queries (since used for tuning) and of the development queries
+  whose right tool is among the first five results.
 
     python bench/bench_tool_search.py
     python bench/bench_tool_search.py --quick
@@ -72,7 +73,7 @@ def main() -> None:
     print(f"index of {len(tools)} tools built in {build_ms:.1f} ms")
     median, best = statistics.median(timings), min(timings)
     print(f"search: median {median:.0f} µs, best {best:.0f} µs over {len(timings)} searches")
-    print(f"held-out top-5: {hits}/{len(HELDOUT)} = {hits / len(HELDOUT):.1%}")
+    print(f"first held-out set (since used for tuning) top-5: {hits}/{len(HELDOUT)} = {hits / len(HELDOUT):.1%}")
     print(f"development top-5: {dev_hits}/{len(development)} = {dev_hits / len(development):.1%}")
     print(f"tool definitions per request: all {len(tools)} tools {full:,} bytes (~{full // 4:,} tokens)")
     print(f"  with offer_at_most=32: {len(upfront)} tools + search_tools {offered:,} bytes (~{offered // 4:,} tokens)")

@@ -261,6 +261,14 @@ def test_a_read_of_things_in_the_plural_asks_for_the_list(index: ToolIndex) -> N
 
 
 # REQ: LOOP-15
+@pytest.mark.parametrize("query", ["urgent tickets", "tickets about login", "escalated tickets"])
+def test_things_in_the_plural_with_no_verb_prefer_the_list_among_the_lookups(index: ToolIndex, query: str) -> None:
+    found = ranked(index, query)
+    assert found[0] == "list_tickets"
+    assert {"get_ticket", "search_tickets"} <= set(found[:3])  # a faint hint: the other reads stay close
+
+
+# REQ: LOOP-15
 def test_a_hyphenated_pair_is_a_noun_not_a_verb_and_its_particle(index: ToolIndex) -> None:
     assert ranked(index, "set up a ticket")[0] == "create_ticket"
     assert ranked(index, "set-up tickets")[0] in {"list_tickets", "get_ticket", "search_tickets"}

@@ -479,6 +479,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
+_FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -510,6 +511,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             modified = table.get(stem)
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
+    if not intent and _plural_object(words):
+        intent["list"] = _FAINT_CUE  # "unread emails": several things, perhaps a list of them
     if _JOURNEY.search(text) and "create" not in intent:
         intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
     for first, second in itertools.pairwise(words):

@@ -269,6 +269,12 @@ def test_things_in_the_plural_with_no_verb_prefer_the_list_among_the_lookups(ind
 
 
 # REQ: LOOP-15
+def test_making_something_that_exists_changes_it_and_making_a_thing_creates_it(index: ToolIndex) -> None:
+    assert ranked(index, "make the ticket urgent")[0] == "update_ticket"
+    assert ranked(index, "make a ticket for the outage")[0] == "create_ticket"
+
+
+# REQ: LOOP-15
 def test_a_hyphenated_pair_is_a_noun_not_a_verb_and_its_particle(index: ToolIndex) -> None:
     assert ranked(index, "set up a ticket")[0] == "create_ticket"
     assert ranked(index, "set-up tickets")[0] in {"list_tickets", "get_ticket", "search_tickets"}

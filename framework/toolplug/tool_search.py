@@ -526,6 +526,7 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     return intent
 
 
+_DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")
 _CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
 
@@ -547,6 +548,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     ambiguous = lead in _NOUN_VERBS and not named
     if ambiguous and lead not in _ADJECTIVE_VERBS and known:
         ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
+    if lead == "make" and after in _DEFINITE:
+        family = "update"  # "make the repository public": change what exists; "make a playlist": create
     intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
     if family == "get" and _plural_object(words[at + 1 :]):
         intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one

@@ -396,7 +396,7 @@ _LEAD_VERBS = _families(
         "order post publish reply remind open enroll register generate request apply start launch declare raise "
         "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
         "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
-        "subscribe join note capture store clone copy duplicate fork reimburse claim",
+        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup",
         "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
         "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
         "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
@@ -429,7 +429,7 @@ _NOUN_VERBS = _word_set(
     "open close book file log record order post reply request text email message page alert invoice bill plan "
     "host issue report run charge place ship rent lock mark tag label pin push check track view list search "
     "query export share archive release change skip pay refund draft return start transfer claim call review "
-    "test schedule set switch turn"
+    "test schedule set switch turn backup snapshot"
 )
 _OBJECT_WORDS = _word_set(
     "a an the my our your his her their its this that these those all some every each another me us him them it "

@@ -131,6 +131,7 @@ def test_modifiers_anywhere_in_the_query_ask_for_their_action(index: ToolIndex, 
         ("pull up the ticket", "get_ticket"),
         ("fill in a ticket", "create_ticket"),
         ("put off the ticket", "update_ticket"),
+        ("set me up with a ticket", "create_ticket"),  # a pronoun inside the phrasal verb
     ],
 )
 def test_a_phrasal_verb_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
@@ -347,6 +348,7 @@ def test_a_party_size_or_a_journey_between_named_places_hints_at_a_booking() -> 
         ("applicants for the job", "list_candidates"),
         ("emails in my inbox", "list_mail"),
         ("sunny tomorrow", "get_forecast"),
+        ("a pharmacy near me", "find_shops"),
     ],
 )
 def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
@@ -356,6 +358,19 @@ def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
             ("hiring", "list_candidates", "List the candidates in hiring.", {}),
             ("mail", "list_mail", "List the mail messages.", {}),
             ("weather", "get_forecast", "Get the weather forecast.", {}),
+            ("places", "find_shops", "Find shops nearby.", {}),
         ]
     )
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_time_of_day_is_no_pm_of_a_pollutant() -> None:
+    index = _service_index(
+        [
+            ("air", "create_reading", "Create a PM2.5 or PM10 reading.", {}),
+            ("cal", "update_event", "Update a calendar event.", {}),
+        ]
+    )
+    assert ranked(index, "move my 2pm meeting to 4 pm") == ["update_event"]
+    assert ranked(index, "PM2.5 readings")[0] == "create_reading"

@@ -235,6 +235,9 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "spend spent spending": "expense cost",
     "equity equities": "stock",
     "btc": "bitcoin",
+    "ethereum eth": "ether",
+    "boardroom": "meeting room",
+    "pharmacy pharmacies chemist bakery bakeries": "shop",
     "prospect prospects": "lead",
     "opportunity opportunities": "deal",
     "deadline deadlines": "milestone due",
@@ -340,8 +343,12 @@ def _surface_forms(words: Iterable[str]) -> list[str]:
     return forms
 
 
+# "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
+_TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
+
+
 def _query_terms(query: str) -> Counter[str]:
-    words = _words(query)
+    words = _words(_TIME_OF_DAY.sub(" ", query))
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
@@ -475,6 +482,8 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("put", "off"): "update",
     ("push", "back"): "update",
     ("move", "up"): "update",
+    ("roll", "back"): "delete",
+    ("close", "out"): "archive",
 }
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
@@ -502,8 +511,9 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     text = _HYPHENATED.sub("", query[:_MAX_QUERY_CHARS])
     words = _words(text)
     intent: dict[str, float] = {}
+    words = _join_phrasal(words)
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
-        for family, weight in _lead_intent(_words(clause), known).items():
+        for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
     for word in words:
         stem = _stem(word)
@@ -526,9 +536,19 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     return intent
 
 
+_PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")
 _CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
+
+
+def _join_phrasal(words: list[str]) -> list[str]:
+    """``words`` without a pronoun inside a phrasal verb: "set me up" reads as "set up"."""
+    return [
+        word
+        for i, word in enumerate(words)
+        if not (word in _PRONOUNS and 0 < i < len(words) - 1 and (words[i - 1], words[i + 1]) in _CUE_PHRASES)
+    ]
 
 
 def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, float]:

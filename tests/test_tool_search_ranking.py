@@ -270,6 +270,12 @@ def test_things_in_the_plural_with_no_verb_prefer_the_list_among_the_lookups(ind
 
 
 # REQ: LOOP-15
+def test_a_question_word_faintly_orders_the_lookups(index: ToolIndex) -> None:
+    assert ranked(index, "which ticket did Sam escalate")[0] == "list_tickets"
+    assert ranked(index, "where is the ticket from Sam")[0] == "get_ticket"
+
+
+# REQ: LOOP-15
 def test_making_something_that_exists_changes_it_and_making_a_thing_creates_it(index: ToolIndex) -> None:
     assert ranked(index, "make the ticket urgent")[0] == "update_ticket"
     assert ranked(index, "make a ticket for the outage")[0] == "create_ticket"

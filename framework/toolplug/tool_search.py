@@ -521,7 +521,9 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             modified = table.get(stem)
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
-    if not intent and _plural_object(words):
+    if not intent and words and words[0] in _QUESTIONS:
+        intent[_QUESTIONS[words[0]]] = _FAINT_CUE  # "which invoices...": a list; "where is...": one thing
+    elif not intent and _plural_object(words):
         intent["list"] = _FAINT_CUE  # "unread emails": several things, perhaps a list of them
     if _JOURNEY.search(text) and "create" not in intent:
         intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
@@ -536,6 +538,7 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     return intent
 
 
+_QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")

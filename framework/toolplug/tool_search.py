@@ -43,7 +43,7 @@ _LOOKUP_BONUS = 1.15
 _INTENT_BOOST = 0.6
 _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
-_SERVICE_SHARE = 0.35  # of a tool's score, the part its plugin's best match gives every tool of it
+_SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
@@ -509,9 +509,8 @@ def _tool_family(definition: ToolDefinition) -> str:
 def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
     text = _HYPHENATED.sub("", query[:_MAX_QUERY_CHARS])
-    words = _words(text)
+    words = _join_phrasal(_words(text))
     intent: dict[str, float] = {}
-    words = _join_phrasal(words)
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
@@ -555,7 +554,7 @@ def _join_phrasal(words: list[str]) -> list[str]:
 
 
 def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, float]:
-    """What the imperative verb that leads ``query`` (after "please", "can you"...) asks for."""
+    """What the imperative verb that leads ``words`` (after "please", "can you"...) asks for."""
     at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
     lead = words[at] if at < len(words) else ""
     after = words[at + 1] if at + 1 < len(words) else ""

@@ -72,6 +72,7 @@ def ranked(index: ToolIndex, query: str) -> list[str]:
         ("end the ticket", "delete_ticket"),
         ("amend the ticket", "update_ticket"),
         ("print the tickets", "export_tickets"),
+        ("point the ticket at Sam", "update_ticket"),
         ("reply to the customer about the ticket", "create_ticket"),
     ],
 )
@@ -132,6 +133,7 @@ def test_modifiers_anywhere_in_the_query_ask_for_their_action(index: ToolIndex, 
         ("fill in a ticket", "create_ticket"),
         ("put off the ticket", "update_ticket"),
         ("set me up with a ticket", "create_ticket"),  # a pronoun inside the phrasal verb
+        ("queue up a ticket", "create_ticket"),
     ],
 )
 def test_a_phrasal_verb_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
@@ -355,6 +357,7 @@ def test_a_party_size_or_a_journey_between_named_places_hints_at_a_booking() -> 
         ("emails in my inbox", "list_mail"),
         ("sunny tomorrow", "get_forecast"),
         ("a pharmacy near me", "find_shops"),
+        ("a van for saturday", "find_cars"),
     ],
 )
 def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
@@ -365,6 +368,7 @@ def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
             ("mail", "list_mail", "List the mail messages.", {}),
             ("weather", "get_forecast", "Get the weather forecast.", {}),
             ("places", "find_shops", "Find shops nearby.", {}),
+            ("rental", "find_cars", "Find rental cars.", {}),
         ]
     )
     assert ranked(index, query)[0] == tool

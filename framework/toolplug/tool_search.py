@@ -157,6 +157,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "jot memo memos": "note",
     "ip": "address",
     "www website": "domain site",
+    "subdomain subdomains": "domain",
     "apply": "application",
     "pay": "payment",
     "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
@@ -185,7 +186,6 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "dim dimmer bright brighter dark darker": "brightness light",
     "lamp lamps bulb bulbs": "light",
     "umbrella rainy raining": "rain forecast",
-    "coat jacket sunscreen": "weather",
     "windy": "wind",
     "smog polluted": "pollution air",
     "near": "nearby",
@@ -251,6 +251,9 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "membership memberships": "subscription plan",
     "jam jams gridlock": "traffic congestion",
     "cctv doorbell webcam": "camera",
+    "jazz pop rock hiphop classical techno": "music song",
+    "van vans truck trucks minivan": "car vehicle",
+    "arena arenas stadium stadiums": "venue",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -403,13 +406,13 @@ _LEAD_VERBS = _families(
         "order post publish reply remind open enroll register generate request apply start launch declare raise "
         "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
         "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
-        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup",
+        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail",
         "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
         "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
         "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
         "pause resume mute unmute skip replace refund pay promote complete finish tag label push amend revise "
         "alter tweak bump shift swap accept decline confirm snooze silence restart reboot rotate restore "
-        "reopen resolve acknowledge merge dismiss attach",
+        "reopen resolve acknowledge merge dismiss attach point redirect",
         "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
         "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue",
         "export": "export download print extract",
@@ -436,7 +439,7 @@ _NOUN_VERBS = _word_set(
     "open close book file log record order post reply request text email message page alert invoice bill plan "
     "host issue report run charge place ship rent lock mark tag label pin push check track view list search "
     "query export share archive release change skip pay refund draft return start transfer claim call review "
-    "test schedule set switch turn backup snapshot"
+    "test schedule set switch turn backup snapshot mail point"
 )
 _OBJECT_WORDS = _word_set(
     "a an the my our your his her their its this that these those all some every each another me us him them it "
@@ -484,6 +487,8 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("move", "up"): "update",
     ("roll", "back"): "delete",
     ("close", "out"): "archive",
+    ("spin", "down"): "delete",
+    ("queue", "up"): "create",
 }
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})

@@ -445,6 +445,7 @@ _OBJECT_WORDS = _word_set(
     "a an the my our your his her their its this that these those all some every each another me us him them it "
     "new one two three"
 )
+_LET_SEE = re.compile(r"\blet (?!me\b|us\b)(?:\w+ ){1,4}(?:see|view|edit|access|read)\b", re.IGNORECASE)
 _JOURNEY = re.compile(r"\bfrom [A-Z][\w-]*(?: [A-Z][\w-]*)* to [A-Z]")
 _NUMBERS = _word_set("two three four five six seven eight nine ten")
 _PERIOD_OPENERS = _word_set("this last past per each every")
@@ -529,11 +530,15 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
         intent[_QUESTIONS[words[0]]] = _FAINT_CUE  # "which invoices...": a list; "where is...": one thing
     elif not intent and _plural_object(words):
         intent["list"] = _FAINT_CUE  # "unread emails": several things, perhaps a list of them
+    if _LET_SEE.search(text):
+        intent["share"] = 1.0  # "let the team see the doc": give access
     if _JOURNEY.search(text) and "create" not in intent:
         intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
-    for first, second in itertools.pairwise(words):
+    for at, (first, second) in enumerate(itertools.pairwise(words)):
         cued = _CUE_PHRASES.get((first, second))
-        if cued:
+        if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
+            intent["stats"] = max(intent.get("stats", 0.0), _WEAK_CUE)  # "how much is a pound": its value
+        elif cued:
             intent[cued] = 1.0
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period

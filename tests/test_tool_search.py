@@ -89,8 +89,8 @@ def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:
     assert not {q for q, _, _ in HELDOUT} & {q for q, _, _ in everything}
     assert len({q for q, _, _ in everything}) == len(everything)
     assert top_five_share(index, development) >= 0.94
-    # paraphrases that share few words with their tool: 0.826 when measured
-    assert top_five_share(index, DEVELOPMENT_PARAPHRASES) >= 0.82
+    # paraphrases that share few words with their tool: 0.84 when measured
+    assert top_five_share(index, DEVELOPMENT_PARAPHRASES) >= 0.84
 
 
 def test_search_filters_by_plugin_and_returns_one_line_descriptions(index: ToolIndex) -> None:

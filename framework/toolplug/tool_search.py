@@ -688,19 +688,32 @@ class ToolIndex:
         self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
         weights, lengths = self._term_weights()
         average = sum(lengths) / len(lengths) if lengths else 1.0
-        # per term: (tool, saturated term frequency), and per plugin the best of its tools'
+        # per term: (tool, saturated term frequency); per plugin the best of its tools', when first asked
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._service: dict[str, list[tuple[int, float]]] = {}
+        scale = self.K1 + 1
         for index, tool_weights in enumerate(weights):
             norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
             for term, weight in tool_weights.items():
-                self._postings.setdefault(term, []).append((index, weight * (self.K1 + 1) / (weight + norm)))
-        for term, postings in self._postings.items():
+                posting = (index, weight * scale / (weight + norm))
+                postings = self._postings.get(term)
+                if postings is None:
+                    self._postings[term] = [posting]
+                else:
+                    postings.append(posting)
+
+    def _service_postings(self, term: str, postings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Per plugin, the best saturated frequency of ``term`` among its tools (built once per term)."""
+        cached = self._service.get(term)
+        if cached is None:
             best: dict[int, float] = {}
+            groups = self._group
             for index, saturated in postings:
-                group = self._group[index]
-                best[group] = max(best.get(group, 0.0), saturated)
-            self._service[term] = list(best.items())
+                group = groups[index]
+                if saturated > best.get(group, 0.0):
+                    best[group] = saturated
+            cached = self._service[term] = list(best.items())
+        return cached
 
     def _term_weights(self) -> tuple[list[Counter[str]], list[float]]:
         """Each tool's terms with their field-weighted counts, and each tool's weighted length."""
@@ -800,7 +813,7 @@ class ToolIndex:
             for index, saturated in postings:
                 own[index] = own.get(index, 0.0) + weight * saturated
             shared = query_weight * idf * _SERVICE_SHARE
-            for group, saturated in self._service[term]:
+            for group, saturated in self._service_postings(term, postings):
                 service[group] = service.get(group, 0.0) + shared * saturated
         return own, service
 

@@ -619,7 +619,13 @@ class ArgumentValidator:
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` matches the schema."""
-        if not _is_flat(value) and _instance_problem(value) is not None:
+        if type(value) is dict:
+            for item in value.values():  # the flat test inline: this runs on every call
+                if type(item) not in _FLAT:
+                    break
+            else:
+                return self._validator.is_valid(value)  # type: ignore[no-any-return]
+        if _instance_problem(value) is not None:
             return False
         return self._validator.is_valid(value)  # type: ignore[no-any-return]
 

@@ -296,20 +296,18 @@ def _link_density(node: Any, text_length: int) -> float:
 
 def _choose_main(tree: Any) -> Any:
     """The element holding the article: paragraphs score their ancestors, like readability does."""
+    scores, prose_lengths = _score_candidates(tree)
+    best = _best_candidate(scores)
+    return None if best is None else _widen(best, prose_lengths)
+
+
+def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
+    """Each paragraph credits its parent and the two ancestors above (a half, then a third).
+
+    Returns the candidates (``mem_id`` -> ``[node, score]``, the score starting at its class weight)
+    and the lengths of the prose paragraphs (not story teasers: paragraphs in links, or mostly links).
+    """
     scores: dict[int, list[Any]] = {}
-
-    def credit(start: Any, score: float) -> None:
-        node = start
-        for divisor in (1.0, 2.0, 3.0):
-            if node is None or node.tag in ("html", "body"):
-                break
-            entry = scores.get(node.mem_id)
-            if entry is None:
-                entry = scores[node.mem_id] = [node, _class_weight(node)]
-            entry[1] += score / divisor
-            node = node.parent
-
-    # Prose paragraphs (not story teasers: paragraphs in links, or mostly links) by length, for the climb.
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
@@ -331,9 +329,21 @@ def _choose_main(tree: Any) -> Any:
         length = len(text)
         if length < 25 or (paragraph.tag == "li" and length < 80):
             continue
-        credit(start, 1.0 + text.count(",") + min(length / 100.0, 3.0))
-    if not scores:
-        return None
+        score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
+        node = start
+        for divisor in (1.0, 2.0, 3.0):
+            if node is None or node.tag in ("html", "body"):
+                break
+            entry = scores.get(node.mem_id)
+            if entry is None:
+                entry = scores[node.mem_id] = [node, _class_weight(node)]
+            entry[1] += score / divisor
+            node = node.parent
+    return scores, prose_lengths
+
+
+def _best_candidate(scores: dict[int, list[Any]]) -> Any:
+    """The candidate with the highest score once lowered by its link density."""
     best = None
     best_score = 0.0
     # Link density only lowers a score, so candidates are weighed from the highest raw score down.
@@ -344,14 +354,19 @@ def _choose_main(tree: Any) -> Any:
         score = raw * (1.0 - _link_density(node, text_length))
         if score > best_score:
             best, best_score = node, score
-    if best is None:
-        return None
-    # Widen the choice in steps of up to three levels: to the first ancestor that holds much more
-    # prose (split bodies, forum threads), else three levels up regardless; stop where a step would
-    # reach <body>, or at the page's one marked article. Article text is often split between sibling
-    # containers, and the cleaning that follows removes the boilerplate a wider choice brings in;
-    # going all the way up to <body>'s children brings in more than it removes, stopping at the
-    # first ancestor without more prose loses split article parts.
+    return best
+
+
+def _widen(best: Any, prose_lengths: dict[int, int]) -> Any:
+    """Widen the choice in steps of up to three levels.
+
+    Each step goes to the first ancestor that holds much more prose (split bodies, forum threads),
+    else three levels up regardless; it stops where a step would reach <body>, or at the page's one
+    marked article. Article text is often split between sibling containers, and the cleaning that
+    follows removes the boilerplate a wider choice brings in; going all the way up to <body>'s
+    children brings in more than it removes, stopping at the first ancestor without more prose
+    loses split article parts.
+    """
     measured: dict[int, int] = {}
 
     def prose(candidate: Any) -> int:

@@ -161,6 +161,7 @@ def extract(
         for node in tree.css("figure, figcaption"):
             if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
                 node.decompose()
+        _drop_image_captions(tree)
         tree.strip_tags(["img", "picture"])
     main: Any = None
     if content_selector:
@@ -169,6 +170,7 @@ def extract(
         _remove_boilerplate(tree)
         main = _choose_main(tree) or tree.body or tree.root
     _clean_inside(main)
+    _drop_clutter(main)
     _drop_title_heading(main, meta["title"])
     if url:
         for node in main.css("a[href]"):
@@ -196,6 +198,24 @@ def extract(
         url=url or "",
         likely_needs_javascript=needs_js,
     )
+
+
+def _drop_image_captions(tree: Any) -> None:
+    """The short text sharing a small wrapper with a picture: its caption and credit, or a teaser's title.
+
+    Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone.
+    """
+    for image in tree.css("img"):
+        holder = image.parent
+        for _ in range(2):
+            if holder is None or holder.tag in ("p", "body", "html", "td", "th", "li"):
+                break
+            text_length = len(holder.text(strip=True))
+            if text_length:
+                if text_length < 300 and holder.css_first("p, h1, h2, h3, ul, ol, table, blockquote") is None:
+                    holder.decompose()
+                break
+            holder = holder.parent
 
 
 def _remove_boilerplate(tree: Any) -> None:
@@ -251,6 +271,146 @@ def _clean_inside(main: Any) -> None:
         density = _link_density(node, len(text))
         if (density > 0.8 or (len(text) < 600 and density > 0.6)) and not _is_quotation(node, len(text)):
             node.decompose()
+
+
+# Headings that open the page's furniture rather than a part of the article: what follows them up
+# to the next heading of the same rank is furniture too (related stories, comments, sharing).
+_FURNITURE_HEADING = re.compile(
+    r"(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
+    r"|like this|to read|to explore)\b|recommended|read (more|next|also)\b|(most|more) (popular|read|viewed|shared)"
+    r"|popular\b|trending|top stories|\d* ?comments?\b|leave a (comment|reply)|post a comment|join the (conversation"
+    r"|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe|newsletter|sign up"
+    r"|follow us|sponsored|advertisement|from (our|the) (partners|web)|around the (web|site)|don'?t miss"
+    r"|(leia|veja|lea|lee) (também|tambien|también)|mais lidas|comentários|comentarios|commentaires|kommentare"
+    r"|lesen sie auch|mehr zum thema|à lire aussi|a lire aussi|читайте также|комментари|отзывы|похожие|популярн"
+    r"|самые|смотрите также|関連|相关|관련|인기)",
+    re.I,
+)
+_ADVERT_LABELS = frozenset(
+    {
+        "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
+        "sponsored content", "anzeige", "werbung", "publicidad", "publicidade", "publicité", "реклама",
+        "this slideshow requires javascript.", "loading...", "loading", "loading content ...", "loading content...",
+    }
+)
+# A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.
+_CALL_TO_ACTION = re.compile(
+    r"\b(sign(ing)? up|subscribe|subscription|newsletters?|follow (us|me|him|her|them|@)|on (twitter|facebook"
+    r"|instagram|linkedin)\b|click here|delivered (to|through|straight to) your|(may|can) be reached at|have a tip"
+    r"|send (us|your) (a )?(tip|story|news|kit|review)|your inbox|download (our|the) app|join (us|our)"
+    r"|register (now|for free))",
+    re.I,
+)
+_MONTHS = (
+    r"jan(uary|vier|eiro|uar)?|feb(ruary|rero|ruar)?|fév(rier)?|fevereiro|mar(ch|zo|ço|s|z)?|märz|apr(il)?|abril|avril"
+    r"|may|mayo|maio|mai|june?|junio|junho|juin|juli?|julio|julho|juillet|aug(ust)?|agosto|août|sept?(ember)?"
+    r"|septiembre|setembro|oct(ober)?|octubre|outubro|okt(ober)?|nov(ember)?|noviembre|novembro|dec(ember)?"
+    r"|diciembre|dezembro|dez(ember)?|déc(embre)?"
+)
+_DATE = re.compile(
+    rf"\b\d{{1,2}}:\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}\b"
+    rf"|\b({_MONTHS})\.? \d{{1,2}}\b|\b\d{{1,2}}(st|nd|rd|th)?\.? (de )?({_MONTHS})\b",
+    re.I,
+)
+_DATE_LABEL = re.compile(
+    r"^\W*(published|updated|posted|last modified|publicado|atualizado|actualizado|publié|mis à jour|veröffentlicht"
+    r"|aktualisiert|pubblicato|aggiornato|опубликовано|обновлено)\b",
+    re.I,
+)
+_BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+_EMPHASIS_TAGS = "em, i, strong, b"
+
+
+def _drop_clutter(main: Any) -> None:
+    """Remove the furniture the class names did not give away, judged by what the text says."""
+    _drop_furniture_sections(main)
+    for node in main.css("p, div, span, li, h4, h5, h6"):
+        if node.parent is None or node.mem_id == main.mem_id:
+            continue
+        text = node.text(strip=True)
+        if len(text) > 400 or (node.tag != "p" and node.css_first("p, div, ul, ol, table, blockquote") is not None):
+            continue
+        if _inside(node, "blockquote", main):
+            continue  # a quoted post keeps its own date and attribution
+        if _is_clutter_line(node, " ".join(text.split())):
+            node.decompose()
+
+
+def _is_clutter_line(node: Any, text: str) -> bool:
+    """A short block that is an advert label, a call to action, or a date or byline line."""
+    if not text:
+        return False
+    if text.lower() in _ADVERT_LABELS:
+        return True
+    if _CALL_TO_ACTION.search(text) and (
+        len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
+    ):
+        return True
+    if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
+        return True
+    if len(text) <= 120 and _DATE.search(text):
+        if _DATE_LABEL.search(text):
+            return True
+        rest = _DATE.sub(" ", text)
+        return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
+    return False
+
+
+def _inside(node: Any, tag: str, main: Any) -> bool:
+    """``node`` has a ``tag`` element around it, below ``main``."""
+    ancestor = node.parent
+    while ancestor is not None and ancestor.mem_id != main.mem_id:
+        if ancestor.tag == tag:
+            return True
+        ancestor = ancestor.parent
+    return False
+
+
+def _is_emphasised(node: Any, text_length: int) -> bool:
+    """All of the block's text is in italics or bold: a note set apart from the article."""
+    emphasised = sum(len(part.text(strip=True)) for part in node.css(_EMPHASIS_TAGS) if part.mem_id != node.mem_id)
+    return emphasised >= text_length * 0.9
+
+
+def _drop_furniture_sections(main: Any) -> None:
+    """A heading such as "Related stories" or "Comments", and what follows it up to article prose or the
+    next heading of the same or a higher rank (a heading alone in its wrapper counts as the wrapper).
+
+    Such a box sits at the article's end or between its paragraphs: the prose after it is the article
+    going on."""
+    for heading in main.css("h1, h2, h3, h4, h5, h6"):
+        if heading.parent is None:
+            continue
+        text = " ".join(heading.text(strip=True).split())
+        if not text or len(text) > 60 or not _FURNITURE_HEADING.search(text):
+            continue
+        rank = int(heading.tag[1])
+        start = heading
+        while (start.parent is not None and start.parent.mem_id != main.mem_id
+               and len(start.parent.text(strip=True)) <= len(text) + 20):
+            start = start.parent
+        sibling = start.next
+        start.decompose()
+        while sibling is not None:
+            following = sibling.next
+            if sibling.tag in _HEADINGS and _HEADINGS[sibling.tag] <= rank:
+                break
+            if sibling.tag not in ("-text", "_comment"):
+                nested = sibling.css_first("h1, h2, h3")
+                if (nested is not None and _HEADINGS[nested.tag] <= rank) or _is_prose(sibling):
+                    break
+            sibling.decompose()
+            sibling = following
+
+
+def _is_prose(node: Any) -> bool:
+    """Holds a paragraph of running text: 150 characters or more, few of them links."""
+    for paragraph in node.css("p") or [node]:
+        length = len(paragraph.text(strip=True))
+        if length >= 150 and _link_density(paragraph, length) < 0.3:
+            return True
+    return False
 
 
 def _is_quotation(node: Any, text_length: int) -> bool:

@@ -146,7 +146,9 @@ def load_wcxb(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
             if digest in seen:
                 continue
             seen.add(digest)
-            truth = entry["ground_truth"]["main_content"]
+            truth = entry["ground_truth"].get("main_content")
+            if not truth:
+                continue
             pages[split].append((raw.decode("utf-8", "replace"), entry.get("url", ""), truth, split))
     return pages
 

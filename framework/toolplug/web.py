@@ -212,7 +212,7 @@ def _drop_image_captions(tree: Any) -> None:
                 break
             text_length = len(holder.text(strip=True))
             if text_length:
-                if text_length < 300 and holder.css_first("p, h1, h2, h3, ul, ol, table, blockquote") is None:
+                if text_length < 300 and holder.css_first("h1, h2, h3, ul, ol, table, blockquote") is None:
                     holder.decompose()
                 break
             holder = holder.parent
@@ -276,7 +276,7 @@ def _clean_inside(main: Any) -> None:
 # Headings that open the page's furniture rather than a part of the article: what follows them up
 # to the next heading of the same rank is furniture too (related stories, comments, sharing).
 _FURNITURE_HEADING = re.compile(
-    r"(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
+    r"\W*(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
     r"|like this|to read|to explore)\b|recommended|read (more|next|also)\b|(most|more) (popular|read|viewed|shared)"
     r"|popular\b|trending|top stories|\d* ?comments?\b|leave a (comment|reply)|post a comment|join the (conversation"
     r"|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe|newsletter|sign up"
@@ -291,13 +291,16 @@ _ADVERT_LABELS = frozenset(
         "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
         "sponsored content", "anzeige", "werbung", "publicidad", "publicidade", "publicité", "реклама",
         "this slideshow requires javascript.", "loading...", "loading", "loading content ...", "loading content...",
+        "caption", "close", "back to gallery", "read more", "to read the full story", "continue reading",
     }
 )
 # A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.
 _CALL_TO_ACTION = re.compile(
-    r"\b(sign(ing)? up|subscribe|subscription|newsletters?|follow (us|me|him|her|them|@)|on (twitter|facebook"
-    r"|instagram|linkedin)\b|click here|delivered (to|through|straight to) your|(may|can) be reached at|have a tip"
-    r"|send (us|your) (a )?(tip|story|news|kit|review)|your inbox|download (our|the) app|join (us|our)"
+    r"\b(sign(ing)? up (for|to) (our|the|free|a free)|subscribe (to|now|today|for|here)|(our|free|daily|weekly)"
+    r" newsletters?\b|newsletter sign|follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook"
+    r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
+    r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
+    r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
     r"|register (now|for free))",
     re.I,
 )
@@ -317,8 +320,12 @@ _DATE_LABEL = re.compile(
     r"|aktualisiert|pubblicato|aggiornato|опубликовано|обновлено)\b",
     re.I,
 )
+_META_LABEL = re.compile(
+    r"\b(publicado por|posted by|published by|posted in|filed under|categor(y|ia|ies|ie)\s*:|tags\s*:)", re.I
+)
 _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+_LONE_URL = re.compile(r"https?://\S+")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -341,7 +348,7 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     """A short block that is an advert label, a call to action, or a date or byline line."""
     if not text:
         return False
-    if text.lower() in _ADVERT_LABELS:
+    if text.lower() in _ADVERT_LABELS or _LONE_URL.fullmatch(text):
         return True
     if _CALL_TO_ACTION.search(text) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
@@ -350,7 +357,7 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
     if len(text) <= 120 and _DATE.search(text):
-        if _DATE_LABEL.search(text):
+        if _DATE_LABEL.search(text) or _META_LABEL.search(text):
             return True
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
@@ -383,7 +390,7 @@ def _drop_furniture_sections(main: Any) -> None:
         if heading.parent is None:
             continue
         text = " ".join(heading.text(strip=True).split())
-        if not text or len(text) > 60 or not _FURNITURE_HEADING.search(text):
+        if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
             continue
         rank = int(heading.tag[1])
         start = heading
@@ -426,13 +433,44 @@ def _words(text: str) -> str:
 
 
 def _drop_title_heading(main: Any, title: str) -> None:
-    """Drop the headline repeating the page's title: :class:`ExtractedWebPage` carries it as ``title``."""
-    heading = main.css_first("h1")
-    if heading is None or not title:
+    """Drop the headline repeating the page's title: :class:`ExtractedWebPage` carries it as ``title``.
+
+    The headline is the first ``<h1>`` when it repeats the title, or when it comes before any prose and
+    most of its words are in the title (sites shorten or reword one of the two). Any other block that
+    repeats the title word for word (a gallery's or a share box's copy) goes too.
+    """
+    if not title:
         return
-    text, wanted = _words(heading.text()), _words(title)
-    if text and (text == wanted or (len(text) > 15 and text in wanted)):
-        heading.decompose()
+    wanted = _words(title)
+    heading = main.css_first("h1")
+    if heading is not None:
+        text = _words(heading.text())
+        if text and (text == wanted or (len(text) > 15 and text in wanted) or (
+            _overlap(text, wanted) >= 0.4 and not _prose_before(main, heading)
+        )):
+            heading.decompose()
+    if len(wanted) < 20:
+        return
+    for node in main.css("h2, h3, h4, h5, h6, p, div, span, a"):
+        if node.parent is not None and len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted:
+            node.decompose()
+
+
+def _overlap(words: str, other: str) -> float:
+    """The share of ``words`` (space-separated) that also occur in ``other``."""
+    mine = words.split()
+    theirs = set(other.split())
+    return sum(word in theirs for word in mine) / len(mine) if mine else 0.0
+
+
+def _prose_before(main: Any, heading: Any) -> bool:
+    """Some paragraph of 80 characters or more comes before ``heading`` in ``main``."""
+    for node in main.css("p, h1"):
+        if node.mem_id == heading.mem_id:
+            return False
+        if node.tag == "p" and len(node.text(strip=True)) >= 80:
+            return True
+    return False
 
 
 def _is_teaser_heading(heading: Any) -> bool:
@@ -440,11 +478,25 @@ def _is_teaser_heading(heading: Any) -> bool:
     text_length = len(heading.text(strip=True))
     if text_length == 0:
         return False
+    if _linked_from_outside(heading):
+        return True
     linked = 0
     for anchor in heading.css("a[href]"):
         if not (anchor.attributes.get("href") or "").startswith("#"):
             linked += len(anchor.text(strip=True))
     return linked >= text_length * 0.9
+
+
+def _linked_from_outside(heading: Any) -> bool:
+    """The heading sits inside a link to another page (a story card that is one link)."""
+    ancestor = heading.parent
+    for _ in range(2):
+        if ancestor is None:
+            return False
+        if ancestor.tag == "a":
+            return not (ancestor.attributes.get("href") or "#").startswith("#")
+        ancestor = ancestor.parent
+    return False
 
 
 def _link_density(node: Any, text_length: int) -> float:

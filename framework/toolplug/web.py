@@ -161,14 +161,15 @@ def extract(
         for node in tree.css("figure, figcaption"):
             if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
                 node.decompose()
-        _drop_image_captions(tree)
-        tree.strip_tags(["img", "picture"])
     main: Any = None
     if content_selector:
         main = tree.css_first(content_selector)
     if main is None:
         _remove_boilerplate(tree)
         main = _choose_main(tree) or tree.body or tree.root
+    if not include_images:
+        _drop_image_captions(main)
+        main.strip_tags(["img", "picture"])
     _clean_inside(main)
     _drop_clutter(main)
     _drop_title_heading(main, meta["title"])
@@ -200,19 +201,20 @@ def extract(
     )
 
 
-def _drop_image_captions(tree: Any) -> None:
+def _drop_image_captions(main: Any) -> None:
     """The short text sharing a small wrapper with a picture: its caption and credit, or a teaser's title.
 
     Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone.
     """
-    for image in tree.css("img"):
+    for image in main.css("img"):
         holder = image.parent
         for _ in range(2):
-            if holder is None or holder.tag in ("p", "body", "html", "td", "th", "li"):
+            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("p", "td", "th", "li"):
                 break
             text_length = len(holder.text(strip=True))
             if text_length:
-                if text_length < 300 and holder.css_first("h1, h2, h3, ul, ol, table, blockquote") is None:
+                if (text_length < 300 and holder.css_first("h1, h2, h3, ul, ol, table, blockquote") is None
+                        and len(holder.css("p")) <= 1):
                     holder.decompose()
                 break
             holder = holder.parent

@@ -337,12 +337,12 @@ def _drop_clutter(main: Any) -> None:
     for node in main.css("p, div, span, li, h4, h5, h6"):
         if node.parent is None or node.mem_id == main.mem_id:
             continue
-        text = node.text(strip=True)
-        if len(text) > 400 or (node.tag != "p" and node.css_first("p, div, ul, ol, table, blockquote") is not None):
+        text = " ".join(node.text().split())
+        if len(text) > 400 or (node.tag != "p" and not _is_leaf_block(node)):
             continue
         if _inside(node, "blockquote", main):
             continue  # a quoted post keeps its own date and attribution
-        if _is_clutter_line(node, " ".join(text.split())):
+        if _is_clutter_line(node, text):
             node.decompose()
 
 
@@ -364,6 +364,11 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+def _is_leaf_block(node: Any) -> bool:
+    """No paragraph, list, table, quotation or division inside (selectolax's css() matches the node too)."""
+    return all(inner.mem_id == node.mem_id for inner in node.css("p, div, ul, ol, table, blockquote"))
 
 
 def _inside(node: Any, tag: str, main: Any) -> bool:
@@ -391,7 +396,7 @@ def _drop_furniture_sections(main: Any) -> None:
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         if heading.parent is None:
             continue
-        text = " ".join(heading.text(strip=True).split())
+        text = " ".join(heading.text().split())
         if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
             continue
         rank = int(heading.tag[1])
@@ -414,10 +419,10 @@ def _drop_furniture_sections(main: Any) -> None:
 
 
 def _is_prose(node: Any) -> bool:
-    """Holds a paragraph of running text: 150 characters or more, few of them links."""
+    """Holds a paragraph of running text: 100 characters or more, few of them links."""
     for paragraph in node.css("p") or [node]:
         length = len(paragraph.text(strip=True))
-        if length >= 150 and _link_density(paragraph, length) < 0.3:
+        if length >= 100 and _link_density(paragraph, length) < 0.3:
             return True
     return False
 

@@ -328,6 +328,10 @@ _META_LABEL = re.compile(
 _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
+_DIGIT = re.compile(r"\d")
+# Words one of which every call to action contains: a cheap test before the expression.
+_CALL_HINTS = ("sign", "subscri", "newsletter", "follow", " us ", "click", "deliver", "reached", "tip", "send us",
+               "inbox", "app", "join", "register", "hear")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -338,27 +342,24 @@ def _drop_clutter(main: Any) -> None:
         if node.parent is None or node.mem_id == main.mem_id:
             continue
         text = " ".join(node.text().split())
-        if len(text) > 400 or (node.tag != "p" and not _is_leaf_block(node)):
+        if not text or len(text) > 400 or not _is_clutter_line(node, text):
             continue
-        if _inside(node, "blockquote", main):
-            continue  # a quoted post keeps its own date and attribution
-        if _is_clutter_line(node, text):
-            node.decompose()
+        if (node.tag == "p" or _is_leaf_block(node)) and not _inside(node, "blockquote", main):
+            node.decompose()  # a quoted post keeps its own date and attribution
 
 
 def _is_clutter_line(node: Any, text: str) -> bool:
     """A short block that is an advert label, a call to action, or a date or byline line."""
-    if not text:
-        return False
-    if text.lower() in _ADVERT_LABELS or _LONE_URL.fullmatch(text):
+    lowered = text.lower()
+    if lowered in _ADVERT_LABELS or (lowered.startswith("http") and _LONE_URL.fullmatch(text)):
         return True
-    if _CALL_TO_ACTION.search(text) and (
+    if any(hint in lowered for hint in _CALL_HINTS) and _CALL_TO_ACTION.search(text) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
     ):
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
-    if len(text) <= 120 and _DATE.search(text):
+    if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
             return True
         rest = _DATE.sub(" ", text)
@@ -458,7 +459,7 @@ def _drop_title_heading(main: Any, title: str) -> None:
             heading.decompose()
     if len(wanted) < 20:
         return
-    for node in main.css("h2, h3, h4, h5, h6, p, div, span, a"):
+    for node in main.css("h2, h3, h4, h5, h6, p, span, a, li"):
         if node.parent is not None and len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted:
             node.decompose()
 

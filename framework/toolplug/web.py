@@ -612,8 +612,9 @@ def _widen(best: Any, prose_lengths: dict[int, int]) -> Any:
             if _is_article_mark(ancestor) and ancestor.parent is not None and _is_lone_article(
                 ancestor, ancestor.parent
             ):
-                ancestor = None  # don't climb past the page's one article to text further out
-                break
+                # The page's one article: never the text further out, and all of it when it holds
+                # more prose than the choice (a body split in blocks); else just the choice.
+                return ancestor if wider - own > 150 else node
             ancestor = ancestor.parent
         if ancestor is None or ancestor.tag in ("html", "body"):
             break

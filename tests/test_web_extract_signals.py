@@ -141,3 +141,43 @@ def test_story_cards_whose_heading_is_inside_the_link_go() -> None:
     markdown = extract(page(paragraphs(STORY) + cards)).markdown
     assert_story_whole(markdown)
     assert "Ferry prices" not in markdown
+
+
+# REQ: WEB-3
+def test_a_hover_card_inside_a_paragraph_goes_and_the_paragraph_stays() -> None:
+    stories = ["Mayor opens the new library on the harbour front after three years of building works and delays",
+               "Mayor defends the budget cuts to the bus network in a long and heated council debate on Monday night",
+               "Mayor visits the harbour to meet fishermen worried about the new quotas set by the regional government",
+               "Mayor promises new cycle lanes along the river before the end of her first term in the town hall"]
+    links = "".join(f"<a href='/story/{number}'>{story}</a> " for number, story in enumerate(stories))
+    card = f"<span class='c12'><span><img src='/mayor.jpg' alt=''><a href='/people/mayor'>Anna Berg</a>{links}</span></span>"
+    lead = (f"<p>Mayor <a href='/people/mayor'>Anna Berg</a>{card} said the closure was the only safe choice, and "
+            "that the council would publish the engineers' full report next week.</p>")
+    markdown = extract(page(lead + paragraphs(STORY))).markdown
+    assert_story_whole(markdown)
+    assert "said the closure was the only safe choice" in markdown
+    assert "library" not in markdown and "harbour" not in markdown
+
+
+# REQ: WEB-3
+def test_an_article_split_into_blocks_is_taken_whole() -> None:
+    more = [
+        "The regional government will also pay for a temporary ferry across the river during the summer months, "
+        "when the number of tourists in the old town is at its highest and the ring road is often jammed.",
+        "Engineers will first shore up the two damaged piers with steel frames, then replace the concrete around "
+        "them piece by piece, so that the structure never carries its load on weakened supports.",
+        "Shops near the bridge fear losing customers, and the council has promised to waive their parking fees "
+        "for the whole time of the works, a measure that will cost the town about two hundred thousand euros.",
+        "The last major repair of the bridge, in 1987, took two years and closed it to all traffic, including "
+        "pedestrians, for six months, which residents still remember as a very difficult time for the town.",
+    ]
+    # Two blocks, each deep inside the article: the first too small next to the second for the usual widening
+    # (a third more prose), and the article too far above the paragraphs to be scored itself.
+    blocks = "".join(f"<div class='c13'><div class='c14'>{paragraphs(part)}</div></div>"
+                     for part in (STORY[:2], STORY[2:] + more))
+    html = page(f"<article><div class='c15'>{blocks}</div></article><div class='c16'><p>Weather: sunny spells and "
+                "a light breeze from the west, with temperatures reaching eighteen degrees by the afternoon.</p></div>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "two hundred thousand euros" in markdown
+    assert "sunny spells" not in markdown

@@ -204,9 +204,16 @@ def extract(
 def _drop_image_captions(main: Any) -> None:
     """The short text sharing a small wrapper with a picture: its caption and credit, or a teaser's title.
 
-    Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone.
+    Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone,
+    but not a card with the picture and links that the paragraph shows on hover (a person's latest stories).
     """
     for image in main.css("img"):
+        if image.parent is None:
+            continue  # inside a wrapper already dropped
+        card = _hover_card(image)
+        if card is not None:
+            card.decompose()
+            continue
         holder = image.parent
         for _ in range(2):
             if holder is None or holder.mem_id == main.mem_id or holder.tag in ("p", "td", "th", "li"):
@@ -218,6 +225,22 @@ def _drop_image_captions(main: Any) -> None:
                     holder.decompose()
                 break
             holder = holder.parent
+
+
+_INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
+
+
+def _hover_card(image: Any) -> Any:
+    """The innermost inline element around ``image``, inside a paragraph, that holds two links or more."""
+    card = None
+    holder = image.parent
+    for _ in range(6):
+        if holder is None or holder.tag not in _INLINE_TAGS:
+            break
+        if card is None and len(holder.css("a[href]")) >= 2:
+            card = holder
+        holder = holder.parent
+    return card if holder is not None and holder.tag == "p" else None
 
 
 def _remove_boilerplate(tree: Any) -> None:

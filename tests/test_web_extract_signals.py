@@ -150,7 +150,8 @@ def test_a_hover_card_inside_a_paragraph_goes_and_the_paragraph_stays() -> None:
                "Mayor visits the harbour to meet fishermen worried about the new quotas set by the regional government",
                "Mayor promises new cycle lanes along the river before the end of her first term in the town hall"]
     links = "".join(f"<a href='/story/{number}'>{story}</a> " for number, story in enumerate(stories))
-    card = f"<span class='c12'><span><img src='/mayor.jpg' alt=''><a href='/people/mayor'>Anna Berg</a>{links}</span></span>"
+    card = (f"<span class='c12'><span><img src='/mayor.jpg' alt=''><a href='/people/mayor'>Anna Berg</a>{links}"
+            "</span></span>")
     lead = (f"<p>Mayor <a href='/people/mayor'>Anna Berg</a>{card} said the closure was the only safe choice, and "
             "that the council would publish the engineers' full report next week.</p>")
     markdown = extract(page(lead + paragraphs(STORY))).markdown

@@ -141,6 +141,7 @@ def test_story_cards_whose_heading_is_inside_the_link_go() -> None:
     markdown = extract(page(paragraphs(STORY) + cards)).markdown
     assert_story_whole(markdown)
     assert "Ferry prices" not in markdown
+    assert "two euros more" not in markdown  # the card's excerpt goes with its heading
 
 
 # REQ: WEB-3

@@ -275,17 +275,7 @@ def _clean_inside(main: Any) -> None:
     for node in main.css("h2, h3, h4, h5, h6"):
         if node.parent is None or not _is_teaser_heading(node):
             continue
-        # The headline's story card goes with it: the nearest list item or article around it.
-        card = node.parent
-        for _ in range(3):
-            if card is None or card.mem_id == main.mem_id or card.tag in ("li", "article"):
-                break
-            card = card.parent
-        if (card is not None and card.mem_id != main.mem_id and card.tag in ("li", "article")
-                and len(card.text(strip=True)) < 500):
-            card.decompose()
-        else:
-            node.decompose()
+        _teaser_card(node, main).decompose()
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
     for node in reversed(main.css("ul, ol, div, section, p, table")):
         if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:
@@ -449,6 +439,24 @@ def _is_prose(node: Any) -> bool:
         if length >= 100 and _link_density(paragraph, length) < 0.3:
             return True
     return False
+
+
+def _teaser_card(heading: Any, main: Any) -> Any:
+    """The story card a teaser heading goes with: the nearest list item or article around it (if small),
+    else the smallest wrapper holding just this heading and a little text (an excerpt, an author, a date),
+    else the heading alone."""
+    small = None
+    card = heading.parent
+    for _ in range(3):
+        if card is None or card.mem_id == main.mem_id:
+            break
+        if card.tag in ("li", "article"):
+            return card if len(card.text(strip=True)) < 500 else small or heading
+        if (small is None and card.tag == "div" and len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
+                and len(card.css("h1, h2, h3, h4, h5, h6")) == 1):
+            small = card
+        card = card.parent
+    return small or heading
 
 
 def _is_quotation(node: Any, text_length: int) -> bool:

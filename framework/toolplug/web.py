@@ -146,43 +146,19 @@ def extract(
     meta = _metadata(tree)
     scripts = len(tree.css("script"))
     noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
-    body = tree.body or tree.root
-    if body is None:
+    if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
-    tree.strip_tags(list(_DROP_TAGS))
-    if remove_hidden:
-        for node in tree.css('[hidden], [aria-hidden="true"]'):
-            node.decompose()
-        for node in tree.css("[style]"):
-            if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
-                node.decompose()
-    if not include_images:
-        # A figure without its picture is a caption and a credit line, not article text.
-        for node in tree.css("figure, figcaption"):
-            if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
-                node.decompose()
-    main: Any = None
-    if content_selector:
-        main = tree.css_first(content_selector)
-    if main is None:
-        _remove_boilerplate(tree)
-        main = _choose_main(tree) or tree.body or tree.root
-    if not include_images:
-        _drop_image_captions(main)
-        main.strip_tags(["img", "picture"])
-    _clean_inside(main)
-    _drop_clutter(main)
-    _drop_title_heading(main, meta["title"])
-    if url:
-        for node in main.css("a[href]"):
-            href = node.attributes.get("href") or ""
-            if href.startswith(("javascript:", "data:", "vbscript:")):
-                node.unwrap()
-            elif href and not href.startswith(("http:", "https:", "mailto:", "#")):
-                node.attrs["href"] = urljoin(url, href)
-        if include_images:
-            for node in main.css("img[src]"):
-                node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
+    main, before = _main_content(tree, options)
+    after = len(main.text(strip=True))
+    if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
+        # The cleaning removed nearly all of the chosen content: class names that mean furniture on
+        # most sites (a "widget") name every block of the article on some (page builders). Again,
+        # trusting only the surer signals.
+        retry_tree = LexborHTMLParser(html)
+        retry, _ = _main_content(retry_tree, replace(options, gentle=True))
+        if len(retry.text(strip=True)) > after:
+            tree, main = retry_tree, retry
     markdown = _to_markdown(main, include_images)
     title = meta["title"]
     needs_js = len(markdown) < 200 and (
@@ -199,6 +175,66 @@ def extract(
         url=url or "",
         likely_needs_javascript=needs_js,
     )
+
+
+_WIPED_OUT_FROM = 1000
+_WIPED_OUT_SHARE = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    title: str
+    url: str | None
+    content_selector: str | None
+    include_images: bool
+    remove_hidden: bool
+    gentle: bool = False
+    """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
+
+
+def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
+    """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
+    ``content_selector`` chose it)."""
+    tree.strip_tags(list(_DROP_TAGS))
+    if options.remove_hidden:
+        for node in tree.css('[hidden], [aria-hidden="true"]'):
+            node.decompose()
+        for node in tree.css("[style]"):
+            if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
+                node.decompose()
+    if not options.include_images:
+        # A figure without its picture is a caption and a credit line, not article text.
+        for node in tree.css("figure, figcaption"):
+            if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
+                node.decompose()
+    main: Any = tree.css_first(options.content_selector) if options.content_selector else None
+    before = 0
+    if main is None:
+        _remove_boilerplate(tree)
+        main = _choose_main(tree) or tree.body or tree.root
+        before = len(main.text(strip=True))
+    if not options.include_images:
+        _drop_image_captions(main)
+        main.strip_tags(["img", "picture"])
+    _clean_inside(main, options.gentle)
+    _drop_clutter(main)
+    _drop_title_heading(main, options.title)
+    if options.url:
+        _absolute_links(main, options.url, options.include_images)
+    return main, before
+
+
+def _absolute_links(main: Any, url: str, include_images: bool) -> None:
+    """Links (and image sources) made absolute against ``url``; script links lose their target."""
+    for node in main.css("a[href]"):
+        href = node.attributes.get("href") or ""
+        if href.startswith(("javascript:", "data:", "vbscript:")):
+            node.unwrap()
+        elif href and not href.startswith(("http:", "https:", "mailto:", "#")):
+            node.attrs["href"] = urljoin(url, href)
+    if include_images:
+        for node in main.css("img[src]"):
+            node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
 
 
 def _drop_image_captions(main: Any) -> None:
@@ -252,12 +288,24 @@ def _remove_boilerplate(tree: Any) -> None:
         node.decompose()
 
 
-def _clean_inside(main: Any) -> None:
+def _clean_inside(main: Any, gentle: bool = False) -> None:
+    """Remove the boilerplate inside the chosen content: furniture tags, blocks named as furniture
+    (only the surest names when ``gentle``), teaser headlines and blocks that are mostly links."""
+    _drop_furniture_tags(main)
+    _drop_named_furniture(main, gentle)
+    _drop_teasers(main)
+    _drop_link_blocks(main)
+
+
+def _drop_furniture_tags(main: Any) -> None:
     for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
         for node in main.css(selector):
             if selector == "form" and len(node.text(strip=True)) > 500:
                 continue  # some sites wrap the whole article in one form
             node.decompose()
+
+
+def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     for node in main.css("[class], [id]"):
         if node.parent is None or node.mem_id == main.mem_id:
@@ -265,17 +313,22 @@ def _clean_inside(main: Any) -> None:
         kind = _negative_kind(node)
         if kind == "strong":
             node.decompose()
-        elif kind == "weak":
+        elif kind == "weak" and not gentle:
             text_length = len(node.text(strip=True))
             # Boilerplate is small next to the article; a "widget" holding most of it is the article.
             if (text_length < total * 0.4 or _link_density(node, text_length) > 0.4) and not _is_quotation(
                 node, text_length
             ):
                 node.decompose()
+
+
+def _drop_teasers(main: Any) -> None:
     for node in main.css("h2, h3, h4, h5, h6"):
-        if node.parent is None or not _is_teaser_heading(node):
-            continue
-        _teaser_card(node, main).decompose()
+        if node.parent is not None and _is_teaser_heading(node):
+            _teaser_card(node, main).decompose()
+
+
+def _drop_link_blocks(main: Any) -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
     for node in reversed(main.css("ul, ol, div, section, p, table")):
         if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:

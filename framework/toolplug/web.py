@@ -285,7 +285,21 @@ def _remove_boilerplate(tree: Any) -> None:
             node.decompose()
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
-        node.decompose()
+        if node.parent is not None and not _holds_prose(node):
+            node.decompose()
+
+
+def _holds_prose(node: Any) -> bool:
+    """Holds 500 characters or more of running text (paragraphs of 80 or more, few of them links): a
+    <header> used as a section of the article (some site builders do), not a masthead or a title block."""
+    total = 0
+    for paragraph in node.css("p"):
+        length = len(paragraph.text(strip=True))
+        if length >= 80 and _link_density(paragraph, length) < 0.3:
+            total += length
+            if total >= 500:
+                return True
+    return False
 
 
 def _clean_inside(main: Any, gentle: bool = False) -> None:
@@ -293,15 +307,20 @@ def _clean_inside(main: Any, gentle: bool = False) -> None:
     (only the surest names when ``gentle``), teaser headlines and blocks that are mostly links."""
     _drop_furniture_tags(main)
     _drop_named_furniture(main, gentle)
-    _drop_teasers(main)
+    if not gentle:
+        _drop_teasers(main)
     _drop_link_blocks(main)
 
 
 def _drop_furniture_tags(main: Any) -> None:
     for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
         for node in main.css(selector):
+            if node.parent is None or node.mem_id == main.mem_id:
+                continue
             if selector == "form" and len(node.text(strip=True)) > 500:
                 continue  # some sites wrap the whole article in one form
+            if selector == "header" and _holds_prose(node):
+                continue
             node.decompose()
 
 

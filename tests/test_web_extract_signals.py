@@ -183,3 +183,51 @@ def test_an_article_split_into_blocks_is_taken_whole() -> None:
     assert_story_whole(markdown)
     assert "two hundred thousand euros" in markdown
     assert "sunny spells" not in markdown
+
+
+# REQ: WEB-3
+def test_an_article_built_of_widgets_survives_the_widget_rule() -> None:
+    # Page builders put every block of the article in a "widget"; elsewhere that word means a sidebar box.
+    blocks = "".join(f"<div class='builder-widget builder-widget-text'><p>{text}</p></div>" for text in STORY * 3)
+    html = page(f"<div class='builder-section'>{blocks}</div>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    # The ordinary case still holds: a small widget next to the article goes.
+    sidebar = "<div class='c17'><div class='sidebar-widget'><p>Our partners: the bakery on Main Street.</p></div></div>"
+    markdown = extract(page(paragraphs(STORY * 2) + sidebar)).markdown
+    assert_story_whole(markdown)
+    assert "bakery" not in markdown
+
+
+# REQ: WEB-3
+def test_a_roundup_of_linked_headlines_keeps_its_items() -> None:
+    items = [
+        ("Build a cedar plant stand", "A simple stand for the deck or patio that you can finish in under two hours "
+         "with a saw, a drill and three cedar boards from any hardware store."),
+        ("Make a window cornice", "Dress up a window without curtains: a wooden cornice adds character to any room "
+         "and hides the rail, and it needs only plywood, glue and a little paint."),
+        ("Hang a rope shelf", "Two planks and a length of rope make a hanging shelf for plants or books, and the "
+         "knots that hold it level take about ten minutes to learn."),
+        ("Frame a bathroom mirror", "Upgrade a plain mirror for a fraction of the cost of a new one with mitred "
+         "trim boards, construction adhesive and an afternoon of work."),
+        ("Build coat hooks for kids", "Low hooks on a painted board let small children hang up their own coats, and "
+         "the whole project uses scraps left over from bigger builds."),
+    ]
+    cards = "".join(f"<li><h3><a href='/project/{number}'>{name}</a></h3><p>{text}</p></li>"
+                    for number, (name, text) in enumerate(items))
+    markdown = extract(page(f"<ul>{cards}</ul>", title="Five weekend woodworking projects")).markdown
+    for name, text in items:
+        assert name in markdown and text in markdown
+
+
+# REQ: WEB-3
+def test_a_header_that_holds_the_article_is_not_a_masthead() -> None:
+    # Some site builders mark each section of the page, the article's included, as a <header>.
+    html = f"""<!doctype html><html><head><title>Old bridge closes</title></head><body>
+<header class="site-top"><a href="/">The Town Paper</a> <a href="/news">News</a> <a href="/sport">Sport</a></header>
+<header class="section-post-top"><h1>Old bridge closes to cars</h1><p>By the news desk</p></header>
+<header class="section-post-body"><div class="rich-text">{paragraphs(STORY * 2)}</div></header>
+</body></html>"""
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Sport" not in markdown and "news desk" not in markdown

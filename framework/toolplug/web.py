@@ -177,7 +177,7 @@ def extract(
     )
 
 
-_WIPED_OUT_FROM = 1000
+_WIPED_OUT_FROM = 500
 _WIPED_OUT_SHARE = 0.2
 
 

@@ -197,11 +197,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     ``content_selector`` chose it)."""
     tree.strip_tags(list(_DROP_TAGS))
     if options.remove_hidden:
-        for node in tree.css('[hidden], [aria-hidden="true"]'):
-            node.decompose()
-        for node in tree.css("[style]"):
-            if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
-                node.decompose()
+        _remove_hidden(tree)
     if not options.include_images:
         # A figure without its picture is a caption and a credit line, not article text.
         for node in tree.css("figure, figcaption"):
@@ -222,6 +218,33 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
+
+
+def _remove_hidden(tree: Any) -> None:
+    """Remove hidden elements. One exception: when hidden elements hold nearly all of the page's text,
+    the page sends its content hidden and shows it by script once loaded (as some frameworks stream
+    it); then the large ones stay, since the reader sees them, and the small ones go."""
+    hidden = tree.css('[hidden], [aria-hidden="true"]')
+    hidden.extend(node for node in tree.css("[style]") if _HIDDEN_STYLE.search(node.attributes.get("style") or ""))
+    if not hidden:
+        return
+    body = tree.body or tree.root
+    total = len(body.text(strip=True)) if body is not None else 0
+    lengths = {node.mem_id: len(node.text(strip=True)) for node in hidden}
+    outermost = [node for node in hidden if not _has_ancestor_in(node, lengths)]
+    shown = total >= 1000 and sum(lengths[node.mem_id] for node in outermost) >= total * 0.8
+    for node in hidden:
+        if node.parent is not None and not (shown and lengths[node.mem_id] >= total * 0.25):
+            node.decompose()
+
+
+def _has_ancestor_in(node: Any, ids: dict[int, int]) -> bool:
+    ancestor = node.parent
+    while ancestor is not None:
+        if ancestor.mem_id in ids:
+            return True
+        ancestor = ancestor.parent
+    return False
 
 
 def _absolute_links(main: Any, url: str, include_images: bool) -> None:
@@ -282,7 +305,9 @@ def _hover_card(image: Any) -> Any:
 def _remove_boilerplate(tree: Any) -> None:
     for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES):
         for node in tree.css(selector):
-            node.decompose()
+            # A banner left unclosed (or a layout misusing the tag) can hold the whole page.
+            if node.parent is not None and node.css_first("main, article") is None:
+                node.decompose()
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
         if node.parent is not None and not _holds_prose(node):

@@ -260,3 +260,19 @@ def test_an_unclosed_banner_around_the_page_keeps_the_article() -> None:
     markdown = extract(html).markdown
     assert_story_whole(markdown)
     assert "Home" not in markdown
+
+
+# REQ: WEB-6
+def test_credit_filing_and_gallery_lines_go_and_a_sentence_about_reporting_stays() -> None:
+    lines = ("<p><em>Anna Berg and Tom Lind contributed reporting from the harbour.</em></p>"
+             "<p>Filed under: Transport | Roads</p><div class='c19'>Image 2 of 5</div>"
+             "<p>Follow our full coverage of the bridge at <a href='/bridge'>paper.example/bridge</a></p>"
+             "<p><strong>Write to</strong> Jane Reporter at <a href='mailto:jane@paper.example'>jane@paper.example</a>"
+             "</p>")
+    near_miss = ("Residents who contributed to the repair fund in 1987 will get a letter from the council explaining "
+                 "how the money is being spent this time.")
+    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p>" + lines)).markdown
+    assert_story_whole(markdown)
+    assert near_miss in markdown
+    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to"):
+        assert furniture not in markdown

@@ -413,7 +413,7 @@ _CALL_TO_ACTION = re.compile(
     r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
     r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
     r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
-    r"|register (now|for free))",
+    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet)",
     re.I,
 )
 _MONTHS = (
@@ -436,12 +436,18 @@ _META_LABEL = re.compile(
     r"\b(publicado por|posted by|published by|posted in|filed under|categor(y|ia|ies|ie)\s*:|tags\s*:)", re.I
 )
 _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
+# The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
+_CREDIT_LINE = re.compile(
+    r"\bcontributed (to this (report|story|article)|reporting)\b|^(filed under|posted in|tags|categories)\s*:"
+    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$",
+    re.I,
+)
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
 # Words one of which every call to action contains: a cheap test before the expression.
 _CALL_HINTS = ("sign", "subscri", "newsletter", "follow", " us ", "click", "deliver", "reached", "tip", "send us",
-               "inbox", "app", "join", "register", "hear")
+               "inbox", "app", "join", "register", "hear", "write to")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -466,6 +472,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if any(hint in lowered for hint in _CALL_HINTS) and _CALL_TO_ACTION.search(text) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
     ):
+        return True
+    if len(text) <= 300 and _CREDIT_LINE.search(text):
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True

@@ -63,6 +63,8 @@ def test_calls_to_action_go_and_prose_about_a_newsletter_stays() -> None:
         "newsletter</a>.</strong></p>",
         "<p><em>Have a tip? Our reporter may be reached at <a href='mailto:desk@paper.example'>desk@paper.example"
         "</a>.</em></p>",
+        "<div class='c20'><p>By signing up, you agree to receive our messages at the address you gave.</p>"
+        "<p>Thanks for signing up!</p></div>",
     ]
     prose = ("The engineers' own newsletter, which goes to every council member, warned about the cracks as early "
              "as last autumn, according to documents seen by this paper.")
@@ -70,7 +72,7 @@ def test_calls_to_action_go_and_prose_about_a_newsletter_stays() -> None:
     markdown = extract(html).markdown
     assert_story_whole(markdown)
     assert prose in markdown
-    for furniture in ("Facebook", "delivered to your inbox", "free newsletter", "may be reached"):
+    for furniture in ("Facebook", "delivered to your inbox", "free newsletter", "may be reached", "signing up"):
         assert furniture not in markdown
 
 

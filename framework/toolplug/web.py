@@ -413,7 +413,8 @@ _CALL_TO_ACTION = re.compile(
     r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
     r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
     r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
-    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet)",
+    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet"
+    r"|by (signing up|subscribing|clicking)\b|thanks? (you )?for (signing up|subscribing)|sign up (now|today|here))",
     re.I,
 )
 _MONTHS = (

@@ -228,11 +228,13 @@ def _remove_hidden(tree: Any) -> None:
     hidden.extend(node for node in tree.css("[style]") if _HIDDEN_STYLE.search(node.attributes.get("style") or ""))
     if not hidden:
         return
-    body = tree.body or tree.root
-    total = len(body.text(strip=True)) if body is not None else 0
     lengths = {node.mem_id: len(node.text(strip=True)) for node in hidden}
-    outermost = [node for node in hidden if not _has_ancestor_in(node, lengths)]
-    shown = total >= 1000 and sum(lengths[node.mem_id] for node in outermost) >= total * 0.8
+    total = shown_length = 0
+    if max(lengths.values()) >= 250:  # else no hidden element can hold a quarter of a page of 1000
+        body = tree.body or tree.root
+        total = len(body.text(strip=True)) if body is not None else 0
+        shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
+    shown = total >= 1000 and shown_length >= total * 0.8
     for node in hidden:
         if node.parent is not None and not (shown and lengths[node.mem_id] >= total * 0.25):
             node.decompose()
@@ -447,8 +449,8 @@ _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
 # Words one of which every call to action contains: a cheap test before the expression.
-_CALL_HINTS = ("sign", "subscri", "newsletter", "follow", " us ", "click", "deliver", "reached", "tip", "send us",
-               "inbox", "app", "join", "register", "hear", "write to")
+_CALL_HINTS = re.compile("sign|subscri|newsletter|follow| us |click|deliver|reached|tip|send us|inbox|app|join"
+                         "|register|hear|write to")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -458,6 +460,8 @@ def _drop_clutter(main: Any) -> None:
     for node in main.css("p, div, span, li, h4, h5, h6"):
         if node.parent is None or node.mem_id == main.mem_id:
             continue
+        if node.tag != "p" and any(child.tag in _CONTAINER_TAGS for child in node.iter()):
+            continue  # a container: its own lines are judged one by one (and its text is costly to build)
         text = " ".join(node.text().split())
         if not text or len(text) > 400 or not _is_clutter_line(node, text):
             continue
@@ -470,7 +474,7 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     lowered = text.lower()
     if lowered in _ADVERT_LABELS or (lowered.startswith("http") and _LONE_URL.fullmatch(text)):
         return True
-    if any(hint in lowered for hint in _CALL_HINTS) and _CALL_TO_ACTION.search(text) and (
+    if _CALL_HINTS.search(lowered) and _CALL_TO_ACTION.search(text) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
     ):
         return True
@@ -484,6 +488,9 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+_CONTAINER_TAGS = frozenset({"p", "div", "ul", "ol", "table", "blockquote", "section", "article"})
 
 
 def _is_leaf_block(node: Any) -> bool:

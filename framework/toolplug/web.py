@@ -268,12 +268,11 @@ def _drop_image_captions(main: Any) -> None:
     Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone,
     but not a card with the picture and links that the paragraph shows on hover (a person's latest stories).
     """
+    found = []
     for image in main.css("img"):
-        if image.parent is None:
-            continue  # inside a wrapper already dropped
         card = _hover_card(image)
         if card is not None:
-            card.decompose()
+            found.append(card)
             continue
         holder = image.parent
         for _ in range(2):
@@ -283,9 +282,10 @@ def _drop_image_captions(main: Any) -> None:
             if text_length:
                 if (text_length < 300 and holder.css_first("h1, h2, h3, ul, ol, table, blockquote") is None
                         and len(holder.css("p")) <= 1):
-                    holder.decompose()
+                    found.append(holder)
                 break
             holder = holder.parent
+    _decompose_all(found)
 
 
 _INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
@@ -457,16 +457,39 @@ _EMPHASIS_TAGS = "em, i, strong, b"
 def _drop_clutter(main: Any) -> None:
     """Remove the furniture the class names did not give away, judged by what the text says."""
     _drop_furniture_sections(main)
+    found = []
     for node in main.css("p, div, span, li, h4, h5, h6"):
-        if node.parent is None or node.mem_id == main.mem_id:
+        if node.mem_id == main.mem_id:
             continue
         if node.tag != "p" and any(child.tag in _CONTAINER_TAGS for child in node.iter()):
             continue  # a container: its own lines are judged one by one (and its text is costly to build)
         text = " ".join(node.text().split())
-        if not text or len(text) > 400 or not _is_clutter_line(node, text):
+        if not text or len(text) > 400:
             continue
-        if (node.tag == "p" or _is_leaf_block(node)) and not _inside(node, "blockquote", main):
-            node.decompose()  # a quoted post keeps its own date and attribution
+        if _is_clutter_line(node, text) and (node.tag == "p" or _is_leaf_block(node)) and not _inside(
+            node, "blockquote", main
+        ):
+            found.append(node)  # a quoted post keeps its own date and attribution
+    _decompose_all(found)
+
+
+def _decompose_all(nodes: list[Any]) -> None:
+    """Remove ``nodes`` (found in document order, before any removal), the innermost first: a node
+    inside one already removed is freed with it and must not be touched again."""
+    done: set[int] = set()
+    for node in sorted(nodes, key=_depth, reverse=True):
+        if node.mem_id not in done:
+            done.add(node.mem_id)
+            node.decompose()
+
+
+def _depth(node: Any) -> int:
+    depth = 0
+    ancestor = node.parent
+    while ancestor is not None:
+        depth += 1
+        ancestor = ancestor.parent
+    return depth
 
 
 def _is_clutter_line(node: Any, text: str) -> bool:
@@ -520,9 +543,8 @@ def _drop_furniture_sections(main: Any) -> None:
 
     Such a box sits at the article's end or between its paragraphs: the prose after it is the article
     going on."""
+    found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
-        if heading.parent is None:
-            continue
         text = " ".join(heading.text().split())
         if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
             continue
@@ -531,18 +553,18 @@ def _drop_furniture_sections(main: Any) -> None:
         while (start.parent is not None and start.parent.mem_id != main.mem_id
                and len(start.parent.text(strip=True)) <= len(text) + 20):
             start = start.parent
+        found.append(start)
         sibling = start.next
-        start.decompose()
         while sibling is not None:
-            following = sibling.next
             if sibling.tag in _HEADINGS and _HEADINGS[sibling.tag] <= rank:
                 break
             if sibling.tag not in ("-text", "_comment"):
                 nested = sibling.css_first("h1, h2, h3")
                 if (nested is not None and _HEADINGS[nested.tag] <= rank) or _is_prose(sibling):
                     break
-            sibling.decompose()
-            sibling = following
+            found.append(sibling)
+            sibling = sibling.next
+    _decompose_all(found)
 
 
 def _is_prose(node: Any) -> bool:
@@ -603,9 +625,8 @@ def _drop_title_heading(main: Any, title: str) -> None:
             heading.decompose()
     if len(wanted) < 20:
         return
-    for node in main.css("h2, h3, h4, h5, h6, p, span, a, li"):
-        if node.parent is not None and len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted:
-            node.decompose()
+    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li")
+                    if len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted])
 
 
 def _overlap(words: str, other: str) -> float:

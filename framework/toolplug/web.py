@@ -138,7 +138,10 @@ def extract(
     :param content_selector: a CSS selector choosing the main content (e.g. ``article``); the
         automatic choice is used when it matches nothing.
     :param include_images: keep images as Markdown images (removed by default).
-    :param remove_hidden: remove elements hidden with ``hidden``, ``aria-hidden`` or inline styles.
+    :param remove_hidden: remove elements hidden with ``hidden``, ``aria-hidden`` or inline styles. When
+        hidden elements hold nearly all of the page's text (at least 80% of 1000 characters or more), the
+        page shows its content by script once loaded; then the large ones (each a quarter of the text or
+        more) stay and the small ones still go.
     """
     from selectolax.lexbor import LexborHTMLParser
 

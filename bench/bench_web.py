@@ -127,28 +127,81 @@ def _extractors() -> list[tuple[str, Callable[[str, str], str]]]:
     return candidates
 
 
-def bench_extraction(rounds: int, extra: Path | None = None) -> None:
-    """F1 on the corpus's development and held-out halves (fixed by a hash of each file name before any
-    tuning; the held-out half is only ever scored), on ``extra`` (another copy of the public benchmark:
-    its pages that are not in the corpus, never tuned on), and speed against trafilatura in the same run."""
+def load_wcxb(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
+    """The article pages of a WCXB checkout (Web Content Extraction Benchmark: ``dev/`` and ``test/``, each
+    with ``html/*.html.gz`` and ``ground-truth/*.json``), by the benchmark's own split. Its test pages whose
+    HTML is identical to a development page are left out, so that the test split stays unseen."""
+    pages: dict[str, list[tuple[str, str, str, str]]] = {"dev": [], "test": []}
+    seen: set[bytes] = set()
+    for split in ("dev", "test"):
+        for truth_file in sorted((root / split / "ground-truth").glob("*.json")):
+            entry = json.loads(truth_file.read_text(encoding="utf-8"))
+            if (entry.get("_internal", {}).get("page_type", {}).get("primary")) != "article":
+                continue
+            html_file = root / split / "html" / f"{truth_file.stem}.html.gz"
+            if not html_file.exists():
+                continue
+            raw = gzip.decompress(html_file.read_bytes())
+            digest = hashlib.sha256(raw).digest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+            truth = entry["ground_truth"].get("main_content")
+            if not truth:
+                continue
+            pages[split].append((raw.decode("utf-8", "replace"), entry.get("url", ""), truth, split))
+    return pages
+
+
+def extraction_sets(extra: Path | None, wcxb: Path | None,
+                    held_out: bool = True) -> dict[str, list[tuple[str, str, str, str]]]:
+    """The scored page sets, by name: each corpus's development half (tuned on) and held-out half (only
+    ever scored, and left out entirely when ``held_out`` is false)."""
+    pages = load_corpus()
+    sets = {"corpus dev": [p for p in pages if p[3] == "dev"]}
+    if held_out:
+        sets["corpus held_out"] = [p for p in pages if p[3] == "held_out"]
+    if extra is not None and (extra / "ground-truth.json").exists():
+        # The public benchmark's pages that are not in the corpus, split the same way (a hash of the id).
+        known = frozenset(json.loads((CORPUS / "ground-truth.json").read_text(encoding="utf-8")))
+        unseen = load_corpus(extra, skip=known)
+        sets["public dev"] = [p for p in unseen if p[3] == "dev"]
+        if held_out:
+            sets["public held_out"] = [p for p in unseen if p[3] == "held_out"]
+    if wcxb is not None and (wcxb / "dev" / "ground-truth").is_dir():
+        wcxb_pages = load_wcxb(wcxb)
+        sets["wcxb articles dev"] = wcxb_pages["dev"]
+        if held_out:
+            sets["wcxb articles test"] = wcxb_pages["test"]
+    return sets
+
+
+def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None = None,
+                     held_out: bool = True) -> None:
+    """F1 on each corpus's development and held-out splits, and speed against trafilatura in the same run.
+
+    - ``../shared/corpus``: halves fixed by a hash of each file name before any tuning.
+    - ``extra``: another copy of the public benchmark; its pages that are not in the corpus, split the
+      same way.
+    - ``wcxb``: the article pages of WCXB, by its own dev/test split.
+
+    Held-out splits are only ever scored in aggregate; ``held_out=False`` leaves them out (for tuning runs).
+    """
     if not (CORPUS / "ground-truth.json").exists():
         print(f"extraction: skipped, the corpus is absent ({CORPUS})")
         return
-    pages = load_corpus()
-    sets = {"dev": [p for p in pages if p[3] == "dev"], "held_out": [p for p in pages if p[3] == "held_out"]}
-    if extra is not None and (extra / "ground-truth.json").exists():
-        known = frozenset(json.loads((CORPUS / "ground-truth.json").read_text(encoding="utf-8")))
-        sets["unseen public pages"] = load_corpus(extra, skip=known)
+    sets = extraction_sets(extra, wcxb, held_out)
     candidates = _extractors()
     for name, function in candidates:
         for label, subset in sets.items():
             output = [function(html, url) for html, url, _, _ in subset]
             p, r, f1 = score(output, [truth for _, _, truth, _ in subset])
             print(f"extraction {name:22s} {label:20s} {len(subset):4d} pages  P {p:.4f}  R {r:.4f}  F1 {f1:.4f}")
-    timed = [page for subset in sets.values() for page in subset]
+    # Timed on the scrapinghub pages (the corpus and the public copy): the figure stays comparable across runs.
+    timed = [page for label, subset in sets.items() if not label.startswith("wcxb") for page in subset]
     times = time_rounds([function for _, function in candidates], timed, rounds)
     for (name, function), ms in zip(candidates, times, strict=True):
-        memory = peak_memory(function, pages[:10])
+        memory = peak_memory(function, timed[:10])
         print(f"extraction {name:22s} {statistics.median(ms):7.2f} ms/page over {len(timed)} pages (median of "
               f"{rounds})  peak {memory:6.1f} MiB (10 pages, tracemalloc)")
     if len(times) == 2:
@@ -296,12 +349,18 @@ def main() -> None:
     parser.add_argument("--extra-corpus", type=Path, default=os.environ.get("TOOLPLUG_EXTRA_CORPUS"),
                         help="a fuller copy of the public article benchmark (html/, ground-truth.json); its pages "
                              "that are not in ../shared/corpus are scored as unseen pages")
+    parser.add_argument("--wcxb", type=Path, default=os.environ.get("TOOLPLUG_WCXB"),
+                        help="a checkout of WCXB (the Web Content Extraction Benchmark: dev/ and test/); its "
+                             "article pages are scored by its own split")
+    parser.add_argument("--dev-only", action="store_true",
+                        help="score only the development splits (for tuning runs; held-out splits stay unseen)")
     args = parser.parse_args()
     if args.guard_only:
         bench_guard_public(args.extra_corpus)
         bench_guard(target_bytes=2_000_000 if args.quick else 10_000_000, runs=args.guard_runs)
         return
-    bench_extraction(rounds=args.rounds or (3 if args.quick else 7), extra=args.extra_corpus)
+    bench_extraction(rounds=args.rounds or (3 if args.quick else 7), extra=args.extra_corpus, wcxb=args.wcxb,
+                     held_out=not args.dev_only)
     if args.extraction_only:
         return
     bench_guard_public(args.extra_corpus)

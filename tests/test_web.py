@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
 import json
 import re
 from collections import Counter
@@ -330,6 +331,8 @@ def test_public_corpus_pages_keep_their_main_text() -> None:
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
     precision, recall = [], []
     for page_id, entry in truth.items():
+        if hashlib.sha256(f"{page_id}.html.gz".encode()).digest()[0] % 2:
+            continue  # the held-out half (bench/bench_web.py's split): only the benchmark scores it
         html = gzip.decompress((CORPUS / "html" / f"{page_id}.html.gz").read_bytes()).decode("utf-8", "replace")
         got = _shingles(_strip_markdown(extract(html, entry["url"]).markdown))
         want = _shingles(entry["articleBody"])

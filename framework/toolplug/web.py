@@ -138,7 +138,10 @@ def extract(
     :param content_selector: a CSS selector choosing the main content (e.g. ``article``); the
         automatic choice is used when it matches nothing.
     :param include_images: keep images as Markdown images (removed by default).
-    :param remove_hidden: remove elements hidden with ``hidden``, ``aria-hidden`` or inline styles.
+    :param remove_hidden: remove elements hidden with ``hidden``, ``aria-hidden`` or inline styles. When
+        hidden elements hold nearly all of the page's text (at least 80% of 1000 characters or more), the
+        page shows its content by script once loaded; then the large ones (each a quarter of the text or
+        more) stay and the small ones still go.
     """
     from selectolax.lexbor import LexborHTMLParser
 
@@ -146,40 +149,19 @@ def extract(
     meta = _metadata(tree)
     scripts = len(tree.css("script"))
     noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
-    body = tree.body or tree.root
-    if body is None:
+    if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
-    tree.strip_tags(list(_DROP_TAGS))
-    if remove_hidden:
-        for node in tree.css('[hidden], [aria-hidden="true"]'):
-            node.decompose()
-        for node in tree.css("[style]"):
-            if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
-                node.decompose()
-    if not include_images:
-        # A figure without its picture is a caption and a credit line, not article text.
-        for node in tree.css("figure, figcaption"):
-            if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
-                node.decompose()
-        tree.strip_tags(["img", "picture"])
-    main: Any = None
-    if content_selector:
-        main = tree.css_first(content_selector)
-    if main is None:
-        _remove_boilerplate(tree)
-        main = _choose_main(tree) or tree.body or tree.root
-    _clean_inside(main)
-    _drop_title_heading(main, meta["title"])
-    if url:
-        for node in main.css("a[href]"):
-            href = node.attributes.get("href") or ""
-            if href.startswith(("javascript:", "data:", "vbscript:")):
-                node.unwrap()
-            elif href and not href.startswith(("http:", "https:", "mailto:", "#")):
-                node.attrs["href"] = urljoin(url, href)
-        if include_images:
-            for node in main.css("img[src]"):
-                node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
+    main, before = _main_content(tree, options)
+    after = len(main.text(strip=True))
+    if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
+        # The cleaning removed nearly all of the chosen content: class names that mean furniture on
+        # most sites (a "widget") name every block of the article on some (page builders). Again,
+        # trusting only the surer signals.
+        retry_tree = LexborHTMLParser(html)
+        retry, _ = _main_content(retry_tree, replace(options, gentle=True))
+        if len(retry.text(strip=True)) > after:
+            tree, main = retry_tree, retry
     markdown = _to_markdown(main, include_images)
     title = meta["title"]
     needs_js = len(markdown) < 200 and (
@@ -198,21 +180,181 @@ def extract(
     )
 
 
+_WIPED_OUT_FROM = 500
+_WIPED_OUT_SHARE = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    title: str
+    url: str | None
+    content_selector: str | None
+    include_images: bool
+    remove_hidden: bool
+    gentle: bool = False
+    """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
+
+
+def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
+    """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
+    ``content_selector`` chose it)."""
+    tree.strip_tags(list(_DROP_TAGS))
+    if options.remove_hidden:
+        _remove_hidden(tree)
+    if not options.include_images:
+        # A figure without its picture is a caption and a credit line, not article text.
+        for node in tree.css("figure, figcaption"):
+            if node.parent is not None and node.css_first("pre, table, blockquote, ol, ul") is None:
+                node.decompose()
+    main: Any = tree.css_first(options.content_selector) if options.content_selector else None
+    before = 0
+    if main is None:
+        _remove_boilerplate(tree)
+        main = _choose_main(tree) or tree.body or tree.root
+        before = len(main.text(strip=True))
+    if not options.include_images:
+        _drop_image_captions(main)
+        main.strip_tags(["img", "picture"])
+    _clean_inside(main, options.gentle)
+    _drop_clutter(main)
+    _drop_title_heading(main, options.title)
+    if options.url:
+        _absolute_links(main, options.url, options.include_images)
+    return main, before
+
+
+def _remove_hidden(tree: Any) -> None:
+    """Remove hidden elements. One exception: when hidden elements hold nearly all of the page's text,
+    the page sends its content hidden and shows it by script once loaded (as some frameworks stream
+    it); then the large ones stay, since the reader sees them, and the small ones go."""
+    hidden = tree.css('[hidden], [aria-hidden="true"]')
+    hidden.extend(node for node in tree.css("[style]") if _HIDDEN_STYLE.search(node.attributes.get("style") or ""))
+    if not hidden:
+        return
+    lengths = {node.mem_id: len(node.text(strip=True)) for node in hidden}
+    total = shown_length = 0
+    if max(lengths.values()) >= 250:  # else no hidden element can hold a quarter of a page of 1000
+        body = tree.body or tree.root
+        total = len(body.text(strip=True)) if body is not None else 0
+        shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
+    shown = total >= 1000 and shown_length >= total * 0.8
+    for node in hidden:
+        if node.parent is not None and not (shown and lengths[node.mem_id] >= total * 0.25):
+            node.decompose()
+
+
+def _has_ancestor_in(node: Any, ids: dict[int, int]) -> bool:
+    ancestor = node.parent
+    while ancestor is not None:
+        if ancestor.mem_id in ids:
+            return True
+        ancestor = ancestor.parent
+    return False
+
+
+def _absolute_links(main: Any, url: str, include_images: bool) -> None:
+    """Links (and image sources) made absolute against ``url``; script links lose their target."""
+    for node in main.css("a[href]"):
+        href = node.attributes.get("href") or ""
+        if href.startswith(("javascript:", "data:", "vbscript:")):
+            node.unwrap()
+        elif href and not href.startswith(("http:", "https:", "mailto:", "#")):
+            node.attrs["href"] = urljoin(url, href)
+    if include_images:
+        for node in main.css("img[src]"):
+            node.attrs["src"] = urljoin(url, node.attributes.get("src") or "")
+
+
+def _drop_image_captions(main: Any) -> None:
+    """The short text sharing a small wrapper with a picture: its caption and credit, or a teaser's title.
+
+    Without the picture, that text is a stray line; an image inside a paragraph leaves the paragraph alone,
+    but not a card with the picture and links that the paragraph shows on hover (a person's latest stories).
+    """
+    found = []
+    for image in main.css("img"):
+        card = _hover_card(image)
+        if card is not None:
+            found.append(card)
+            continue
+        holder = image.parent
+        for _ in range(2):
+            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("p", "td", "th", "li"):
+                break
+            text_length = len(holder.text(strip=True))
+            if text_length:
+                if (text_length < 300 and holder.css_first("h1, h2, h3, ul, ol, table, blockquote") is None
+                        and len(holder.css("p")) <= 1):
+                    found.append(holder)
+                break
+            holder = holder.parent
+    _decompose_all(found)
+
+
+_INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
+
+
+def _hover_card(image: Any) -> Any:
+    """The innermost inline element around ``image``, inside a paragraph, that holds two links or more."""
+    card = None
+    holder = image.parent
+    for _ in range(6):
+        if holder is None or holder.tag not in _INLINE_TAGS:
+            break
+        if card is None and len(holder.css("a[href]")) >= 2:
+            card = holder
+        holder = holder.parent
+    return card if holder is not None and holder.tag == "p" else None
+
+
 def _remove_boilerplate(tree: Any) -> None:
     for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES):
         for node in tree.css(selector):
-            node.decompose()
+            # A banner left unclosed (or a layout misusing the tag) can hold the whole page.
+            if node.parent is not None and node.css_first("main, article") is None:
+                node.decompose()
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
-        node.decompose()
+        if node.parent is not None and not _holds_prose(node):
+            node.decompose()
 
 
-def _clean_inside(main: Any) -> None:
+def _holds_prose(node: Any) -> bool:
+    """Holds 500 characters or more of running text (paragraphs of 80 or more, few of them links): a
+    <header> used as a section of the article (some site builders do), not a masthead or a title block."""
+    total = 0
+    for paragraph in node.css("p"):
+        length = len(paragraph.text(strip=True))
+        if length >= 80 and _link_density(paragraph, length) < 0.3:
+            total += length
+            if total >= 500:
+                return True
+    return False
+
+
+def _clean_inside(main: Any, gentle: bool = False) -> None:
+    """Remove the boilerplate inside the chosen content: furniture tags, blocks named as furniture
+    (only the surest names when ``gentle``), teaser headlines and blocks that are mostly links."""
+    _drop_furniture_tags(main)
+    _drop_named_furniture(main, gentle)
+    if not gentle:
+        _drop_teasers(main)
+    _drop_link_blocks(main)
+
+
+def _drop_furniture_tags(main: Any) -> None:
     for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
         for node in main.css(selector):
+            if node.parent is None or node.mem_id == main.mem_id:
+                continue
             if selector == "form" and len(node.text(strip=True)) > 500:
                 continue  # some sites wrap the whole article in one form
+            if selector == "header" and _holds_prose(node):
+                continue
             node.decompose()
+
+
+def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     for node in main.css("[class], [id]"):
         if node.parent is None or node.mem_id == main.mem_id:
@@ -220,27 +362,22 @@ def _clean_inside(main: Any) -> None:
         kind = _negative_kind(node)
         if kind == "strong":
             node.decompose()
-        elif kind == "weak":
+        elif kind == "weak" and not gentle:
             text_length = len(node.text(strip=True))
             # Boilerplate is small next to the article; a "widget" holding most of it is the article.
             if (text_length < total * 0.4 or _link_density(node, text_length) > 0.4) and not _is_quotation(
                 node, text_length
             ):
                 node.decompose()
+
+
+def _drop_teasers(main: Any) -> None:
     for node in main.css("h2, h3, h4, h5, h6"):
-        if node.parent is None or not _is_teaser_heading(node):
-            continue
-        # The headline's story card goes with it: the nearest list item or article around it.
-        card = node.parent
-        for _ in range(3):
-            if card is None or card.mem_id == main.mem_id or card.tag in ("li", "article"):
-                break
-            card = card.parent
-        if (card is not None and card.mem_id != main.mem_id and card.tag in ("li", "article")
-                and len(card.text(strip=True)) < 500):
-            card.decompose()
-        else:
-            node.decompose()
+        if node.parent is not None and _is_teaser_heading(node):
+            _teaser_card(node, main).decompose()
+
+
+def _drop_link_blocks(main: Any) -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
     for node in reversed(main.css("ul, ol, div, section, p, table")):
         if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:
@@ -251,6 +388,213 @@ def _clean_inside(main: Any) -> None:
         density = _link_density(node, len(text))
         if (density > 0.8 or (len(text) < 600 and density > 0.6)) and not _is_quotation(node, len(text)):
             node.decompose()
+
+
+# Headings that open the page's furniture rather than a part of the article: what follows them up
+# to the next heading of the same rank is furniture too (related stories, comments, sharing).
+_FURNITURE_HEADING = re.compile(
+    r"\W*(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
+    r"|like this|to read|to explore)\b|recommended|read (more|next|also)\b|(most|more) (popular|read|viewed|shared)"
+    r"|popular\b|trending|top stories|\d* ?comments?\b|leave a (comment|reply)|post a comment|join the (conversation"
+    r"|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe|newsletter|sign up"
+    r"|follow us|sponsored|advertisement|from (our|the) (partners|web)|around the (web|site)|don'?t miss"
+    r"|(leia|veja|lea|lee) (também|tambien|también)|mais lidas|comentários|comentarios|commentaires|kommentare"
+    r"|lesen sie auch|mehr zum thema|à lire aussi|a lire aussi|читайте также|комментари|отзывы|похожие|популярн"
+    r"|самые|смотрите также|関連|相关|관련|인기)",
+    re.I,
+)
+_ADVERT_LABELS = frozenset(
+    {
+        "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
+        "sponsored content", "anzeige", "werbung", "publicidad", "publicidade", "publicité", "реклама",
+        "this slideshow requires javascript.", "loading...", "loading", "loading content ...", "loading content...",
+        "caption", "close", "back to gallery", "read more", "to read the full story", "continue reading",
+    }
+)
+# A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.
+_CALL_TO_ACTION = re.compile(
+    r"\b(sign(ing)? up (for|to) (our|the|free|a free)|subscribe (to|now|today|for|here)|(our|free|daily|weekly)"
+    r" newsletters?\b|newsletter sign|follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook"
+    r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
+    r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
+    r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
+    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet"
+    r"|by (signing up|subscribing|clicking)\b|thanks? (you )?for (signing up|subscribing)|sign up (now|today|here))",
+    re.I,
+)
+_MONTHS = (
+    r"jan(uary|vier|eiro|uar)?|feb(ruary|rero|ruar)?|fév(rier)?|fevereiro|mar(ch|zo|ço|s|z)?|märz|apr(il)?|abril|avril"
+    r"|may|mayo|maio|mai|june?|junio|junho|juin|juli?|julio|julho|juillet|aug(ust)?|agosto|août|sept?(ember)?"
+    r"|septiembre|setembro|oct(ober)?|octubre|outubro|okt(ober)?|nov(ember)?|noviembre|novembro|dec(ember)?"
+    r"|diciembre|dezembro|dez(ember)?|déc(embre)?"
+)
+_DATE = re.compile(
+    rf"\b\d{{1,2}}:\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}\b"
+    rf"|\b({_MONTHS})\.? \d{{1,2}}\b|\b\d{{1,2}}(st|nd|rd|th)?\.? (de )?({_MONTHS})\b",
+    re.I,
+)
+_DATE_LABEL = re.compile(
+    r"^\W*(published|updated|posted|last modified|publicado|atualizado|actualizado|publié|mis à jour|veröffentlicht"
+    r"|aktualisiert|pubblicato|aggiornato|опубликовано|обновлено)\b",
+    re.I,
+)
+_META_LABEL = re.compile(
+    r"\b(publicado por|posted by|published by|posted in|filed under|categor(y|ia|ies|ie)\s*:|tags\s*:)", re.I
+)
+_BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
+# The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
+_CREDIT_LINE = re.compile(
+    r"\bcontributed (to this (report|story|article)|reporting)\b|^(filed under|posted in|tags|categories)\s*:"
+    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$",
+    re.I,
+)
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+_LONE_URL = re.compile(r"https?://\S+")
+_DIGIT = re.compile(r"\d")
+# Words one of which every call to action contains: a cheap test before the expression.
+_CALL_HINTS = re.compile("sign|subscri|newsletter|follow| us |click|deliver|reached|tip|send us|inbox|app|join"
+                         "|register|hear|write to")
+_EMPHASIS_TAGS = "em, i, strong, b"
+
+
+def _drop_clutter(main: Any) -> None:
+    """Remove the furniture the class names did not give away, judged by what the text says."""
+    _drop_furniture_sections(main)
+    found = []
+    for node in main.css("p, div, span, li, h4, h5, h6"):
+        if node.mem_id == main.mem_id:
+            continue
+        if node.tag != "p" and any(child.tag in _CONTAINER_TAGS for child in node.iter()):
+            continue  # a container: its own lines are judged one by one (and its text is costly to build)
+        text = " ".join(node.text().split())
+        if not text or len(text) > 400:
+            continue
+        if _is_clutter_line(node, text) and (node.tag == "p" or _is_leaf_block(node)) and not _inside(
+            node, "blockquote", main
+        ):
+            found.append(node)  # a quoted post keeps its own date and attribution
+    _decompose_all(found)
+
+
+def _decompose_all(nodes: list[Any]) -> None:
+    """Remove ``nodes`` (found in document order, before any removal), the innermost first: a node
+    inside one already removed is freed with it and must not be touched again."""
+    done: set[int] = set()
+    for node in sorted(nodes, key=_depth, reverse=True):
+        if node.mem_id not in done:
+            done.add(node.mem_id)
+            node.decompose()
+
+
+def _depth(node: Any) -> int:
+    depth = 0
+    ancestor = node.parent
+    while ancestor is not None:
+        depth += 1
+        ancestor = ancestor.parent
+    return depth
+
+
+def _is_clutter_line(node: Any, text: str) -> bool:
+    """A short block that is an advert label, a call to action, or a date or byline line."""
+    lowered = text.lower()
+    if lowered in _ADVERT_LABELS or (lowered.startswith("http") and _LONE_URL.fullmatch(text)):
+        return True
+    if _CALL_HINTS.search(lowered) and _CALL_TO_ACTION.search(text) and (
+        len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
+    ):
+        return True
+    if len(text) <= 300 and _CREDIT_LINE.search(text):
+        return True
+    if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
+        return True
+    if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
+        if _DATE_LABEL.search(text) or _META_LABEL.search(text):
+            return True
+        rest = _DATE.sub(" ", text)
+        return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
+    return False
+
+
+_CONTAINER_TAGS = frozenset({"p", "div", "ul", "ol", "table", "blockquote", "section", "article"})
+
+
+def _is_leaf_block(node: Any) -> bool:
+    """No paragraph, list, table, quotation or division inside (selectolax's css() matches the node too)."""
+    return all(inner.mem_id == node.mem_id for inner in node.css("p, div, ul, ol, table, blockquote"))
+
+
+def _inside(node: Any, tag: str, main: Any) -> bool:
+    """``node`` has a ``tag`` element around it, below ``main``."""
+    ancestor = node.parent
+    while ancestor is not None and ancestor.mem_id != main.mem_id:
+        if ancestor.tag == tag:
+            return True
+        ancestor = ancestor.parent
+    return False
+
+
+def _is_emphasised(node: Any, text_length: int) -> bool:
+    """All of the block's text is in italics or bold: a note set apart from the article."""
+    emphasised = sum(len(part.text(strip=True)) for part in node.css(_EMPHASIS_TAGS) if part.mem_id != node.mem_id)
+    return emphasised >= text_length * 0.9
+
+
+def _drop_furniture_sections(main: Any) -> None:
+    """A heading such as "Related stories" or "Comments", and what follows it up to article prose or the
+    next heading of the same or a higher rank (a heading alone in its wrapper counts as the wrapper).
+
+    Such a box sits at the article's end or between its paragraphs: the prose after it is the article
+    going on."""
+    found = []
+    for heading in main.css("h1, h2, h3, h4, h5, h6"):
+        text = " ".join(heading.text().split())
+        if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
+            continue
+        rank = int(heading.tag[1])
+        start = heading
+        while (start.parent is not None and start.parent.mem_id != main.mem_id
+               and len(start.parent.text(strip=True)) <= len(text) + 20):
+            start = start.parent
+        found.append(start)
+        sibling = start.next
+        while sibling is not None:
+            if sibling.tag in _HEADINGS and _HEADINGS[sibling.tag] <= rank:
+                break
+            if sibling.tag not in ("-text", "_comment"):
+                nested = sibling.css_first("h1, h2, h3")
+                if (nested is not None and _HEADINGS[nested.tag] <= rank) or _is_prose(sibling):
+                    break
+            found.append(sibling)
+            sibling = sibling.next
+    _decompose_all(found)
+
+
+def _is_prose(node: Any) -> bool:
+    """Holds a paragraph of running text: 100 characters or more, few of them links."""
+    for paragraph in node.css("p") or [node]:
+        length = len(paragraph.text(strip=True))
+        if length >= 100 and _link_density(paragraph, length) < 0.3:
+            return True
+    return False
+
+
+def _teaser_card(heading: Any, main: Any) -> Any:
+    """The story card a teaser heading goes with: the nearest list item or article around it (if small),
+    else the smallest wrapper holding just this heading and a little text (an excerpt, an author, a date),
+    else the heading alone."""
+    small = None
+    card = heading.parent
+    for _ in range(3):
+        if card is None or card.mem_id == main.mem_id:
+            break
+        if card.tag in ("li", "article"):
+            return card if len(card.text(strip=True)) < 500 else small or heading
+        if (small is None and card.tag == "div" and len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
+                and len(card.css("h1, h2, h3, h4, h5, h6")) == 1):
+            small = card
+        card = card.parent
+    return small or heading
 
 
 def _is_quotation(node: Any, text_length: int) -> bool:
@@ -266,13 +610,43 @@ def _words(text: str) -> str:
 
 
 def _drop_title_heading(main: Any, title: str) -> None:
-    """Drop the headline repeating the page's title: :class:`ExtractedWebPage` carries it as ``title``."""
-    heading = main.css_first("h1")
-    if heading is None or not title:
+    """Drop the headline repeating the page's title: :class:`ExtractedWebPage` carries it as ``title``.
+
+    The headline is the first ``<h1>`` when it repeats the title, or when it comes before any prose and
+    most of its words are in the title (sites shorten or reword one of the two). Any other block that
+    repeats the title word for word (a gallery's or a share box's copy) goes too.
+    """
+    if not title:
         return
-    text, wanted = _words(heading.text()), _words(title)
-    if text and (text == wanted or (len(text) > 15 and text in wanted)):
-        heading.decompose()
+    wanted = _words(title)
+    heading = main.css_first("h1")
+    if heading is not None:
+        text = _words(heading.text())
+        if text and (text == wanted or (len(text) > 15 and text in wanted) or (
+            _overlap(text, wanted) >= 0.4 and not _prose_before(main, heading)
+        )):
+            heading.decompose()
+    if len(wanted) < 20:
+        return
+    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li")
+                    if len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted])
+
+
+def _overlap(words: str, other: str) -> float:
+    """The share of ``words`` (space-separated) that also occur in ``other``."""
+    mine = words.split()
+    theirs = set(other.split())
+    return sum(word in theirs for word in mine) / len(mine) if mine else 0.0
+
+
+def _prose_before(main: Any, heading: Any) -> bool:
+    """Some paragraph of 80 characters or more comes before ``heading`` in ``main``."""
+    for node in main.css("p, h1"):
+        if node.mem_id == heading.mem_id:
+            return False
+        if node.tag == "p" and len(node.text(strip=True)) >= 80:
+            return True
+    return False
 
 
 def _is_teaser_heading(heading: Any) -> bool:
@@ -280,11 +654,25 @@ def _is_teaser_heading(heading: Any) -> bool:
     text_length = len(heading.text(strip=True))
     if text_length == 0:
         return False
+    if _linked_from_outside(heading):
+        return True
     linked = 0
     for anchor in heading.css("a[href]"):
         if not (anchor.attributes.get("href") or "").startswith("#"):
             linked += len(anchor.text(strip=True))
     return linked >= text_length * 0.9
+
+
+def _linked_from_outside(heading: Any) -> bool:
+    """The heading sits inside a link to another page (a story card that is one link)."""
+    ancestor = heading.parent
+    for _ in range(2):
+        if ancestor is None:
+            return False
+        if ancestor.tag == "a":
+            return not (ancestor.attributes.get("href") or "#").startswith("#")
+        ancestor = ancestor.parent
+    return False
 
 
 def _link_density(node: Any, text_length: int) -> float:
@@ -296,20 +684,18 @@ def _link_density(node: Any, text_length: int) -> float:
 
 def _choose_main(tree: Any) -> Any:
     """The element holding the article: paragraphs score their ancestors, like readability does."""
+    scores, prose_lengths = _score_candidates(tree)
+    best = _best_candidate(scores)
+    return None if best is None else _widen(best, prose_lengths)
+
+
+def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
+    """Each paragraph credits its parent and the two ancestors above (a half, then a third).
+
+    Returns the candidates (``mem_id`` -> ``[node, score]``, the score starting at its class weight)
+    and the lengths of the prose paragraphs (not story teasers: paragraphs in links, or mostly links).
+    """
     scores: dict[int, list[Any]] = {}
-
-    def credit(start: Any, score: float) -> None:
-        node = start
-        for divisor in (1.0, 2.0, 3.0):
-            if node is None or node.tag in ("html", "body"):
-                break
-            entry = scores.get(node.mem_id)
-            if entry is None:
-                entry = scores[node.mem_id] = [node, _class_weight(node)]
-            entry[1] += score / divisor
-            node = node.parent
-
-    # Prose paragraphs (not story teasers: paragraphs in links, or mostly links) by length, for the climb.
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
@@ -331,9 +717,21 @@ def _choose_main(tree: Any) -> Any:
         length = len(text)
         if length < 25 or (paragraph.tag == "li" and length < 80):
             continue
-        credit(start, 1.0 + text.count(",") + min(length / 100.0, 3.0))
-    if not scores:
-        return None
+        score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
+        node = start
+        for divisor in (1.0, 2.0, 3.0):
+            if node is None or node.tag in ("html", "body"):
+                break
+            entry = scores.get(node.mem_id)
+            if entry is None:
+                entry = scores[node.mem_id] = [node, _class_weight(node)]
+            entry[1] += score / divisor
+            node = node.parent
+    return scores, prose_lengths
+
+
+def _best_candidate(scores: dict[int, list[Any]]) -> Any:
+    """The candidate with the highest score once lowered by its link density."""
     best = None
     best_score = 0.0
     # Link density only lowers a score, so candidates are weighed from the highest raw score down.
@@ -344,14 +742,19 @@ def _choose_main(tree: Any) -> Any:
         score = raw * (1.0 - _link_density(node, text_length))
         if score > best_score:
             best, best_score = node, score
-    if best is None:
-        return None
-    # Widen the choice in steps of up to three levels: to the first ancestor that holds much more
-    # prose (split bodies, forum threads), else three levels up regardless; stop where a step would
-    # reach <body>, or at the page's one marked article. Article text is often split between sibling
-    # containers, and the cleaning that follows removes the boilerplate a wider choice brings in;
-    # going all the way up to <body>'s children brings in more than it removes, stopping at the
-    # first ancestor without more prose loses split article parts.
+    return best
+
+
+def _widen(best: Any, prose_lengths: dict[int, int]) -> Any:
+    """Widen the choice in steps of up to three levels.
+
+    Each step goes to the first ancestor that holds much more prose (split bodies, forum threads),
+    else three levels up regardless; it stops where a step would reach <body>, or at the page's one
+    marked article. Article text is often split between sibling containers, and the cleaning that
+    follows removes the boilerplate a wider choice brings in; going all the way up to <body>'s
+    children brings in more than it removes, stopping at the first ancestor without more prose
+    loses split article parts.
+    """
     measured: dict[int, int] = {}
 
     def prose(candidate: Any) -> int:
@@ -377,8 +780,9 @@ def _choose_main(tree: Any) -> Any:
             if _is_article_mark(ancestor) and ancestor.parent is not None and _is_lone_article(
                 ancestor, ancestor.parent
             ):
-                ancestor = None  # don't climb past the page's one article to text further out
-                break
+                # The page's one article: never the text further out, and all of it when it holds
+                # more prose than the choice (a body split in blocks); else just the choice.
+                return ancestor if wider - own > 150 else node
             ancestor = ancestor.parent
         if ancestor is None or ancestor.tag in ("html", "body"):
             break

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from toolplug import guard_sentences
+
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
 
@@ -378,6 +380,8 @@ _RULES: tuple[_RuleSpec, ...] = (
     # fake blocks
     _RuleSpec(r"</?[ \t]*" + _FAKE_TAG_NAMES + r"\b[^<>\n]{0,80}>", "fake message tag", "fake_block"),
     _RuleSpec(r'"role["\']' + _ROLE_VALUE, "fake role object", "fake_block"),
+    _RuleSpec(r'\{[ \t\n]*"(?:tool|function|action|tool_name|function_call|tool_call)"[ \t]*:[ \t]*"[a-z][a-z0-9]*_[a-z0-9_]+"',
+              "fake tool call", "fake_block"),
     _RuleSpec(r"'role[\"']" + _ROLE_VALUE, "fake role object", "fake_block"),
     _RuleSpec(
         r"\[(?i:[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
@@ -833,6 +837,41 @@ _PROSE_NEEDS = (
     "hypothetically", "counterfactual", "begging", "experiment",
 )
 _RULES = (*_RULES, _RuleSpec(r"(?!)", "jailbreak prose", "jailbreak", _PROSE_ANCHORS, needs=_PROSE_NEEDS))
+_SENTENCE_RULE = "instruction sentence"
+_RULES = (*_RULES, _RuleSpec(r"(?!)", _SENTENCE_RULE, "override", guard_sentences.ANCHORS,
+                             needs=guard_sentences.NEEDS))
+
+
+class _SentenceScorer:
+    """Judges the sentence around an anchor word with :class:`guard_sentences.SentenceJudge`, once per
+    sentence of the text being scanned."""
+
+    def __init__(self) -> None:
+        self.judge = guard_sentences.SentenceJudge()
+        self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
+
+    def span(self, text: str, position: int) -> tuple[int, int, str] | None:
+        """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
+        start = max(text.rfind(".", 0, position), text.rfind("\n", 0, position), text.rfind("!", 0, position),
+                    text.rfind("?", 0, position), position - 300) + 1
+        match = _SENTENCE_END.search(text, position, min(len(text), position + 300))
+        end = match.start() + 1 if match else min(len(text), position + 300)
+        key = (id(text), len(text), start)
+        if key in self._judged:
+            return self._judged[key]
+        sentence = text[start:end].lower()
+        if not sentence.isascii():
+            sentence = sentence.translate(guard_sentences.FOLD)
+        rule = self.judge.judge(sentence)
+        self._judged[key] = found = None if rule is None else (start, end, rule)
+        return found
+
+    def forget(self) -> None:
+        if self._judged:
+            self._judged.clear()
+
+
+_SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
 # Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in
 # other scripts (which the anchor words, ASCII only, cannot see) are one pattern run over non-ASCII text.
 _FOREIGN_OBJECTS = (
@@ -1044,6 +1083,7 @@ class _Compiled:
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
+        self.sentences = _SentenceScorer()
         groups = (0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5)  # the gate of each pattern
         self.other_script_letter = re.compile(
             "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff"
@@ -1357,6 +1397,7 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
     """
     spans: set[Span] = set()
     compiled.prose.forget()
+    compiled.sentences.forget()
     gate = compiled.markup_gate.search(text)
     while gate is not None:
         position = gate.start()
@@ -1411,6 +1452,11 @@ def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: 
             found = _compiled().prose.span(text, position)
             if found is not None:
                 spans.add((found[0] + offset, found[1] + offset, rule.family, rule.rule))
+            continue
+        if rule.rule == _SENTENCE_RULE:
+            sentence = _compiled().sentences.span(text, position)
+            if sentence is not None:
+                spans.add((sentence[0] + offset, sentence[1] + offset, rule.family, sentence[2]))
             continue
         if not rule.back:
             match = rule.pattern.match(text, position)
@@ -1615,13 +1661,20 @@ def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> l
 
 
 def _merge(spans: list[Span]) -> list[Span]:
+    """Overlapping spans as one, named for the longest of them (a paragraph of jailbreak prose stays
+    jailbreak prose when one of its sentences is also an instruction)."""
     merged: list[Span] = []
+    longest: list[int] = []
     for span in spans:
         if merged and span[0] < merged[-1][1]:
             last = merged[-1]
+            if span[1] - span[0] > longest[-1]:
+                longest[-1] = span[1] - span[0]
+                last = (last[0], last[1], span[2], span[3])
             merged[-1] = (last[0], max(last[1], span[1]), last[2], last[3])
         else:
             merged.append(span)
+            longest.append(span[1] - span[0])
     return merged
 
 

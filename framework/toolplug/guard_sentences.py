@@ -1,0 +1,432 @@
+"""Instruction sentences for the built-in injection filter: a sentence is judged by what it combines.
+
+No single phrase makes an instruction to the model; a combination does. A sentence that tells its reader
+to set aside its instructions, show its hidden prompt, answer differently from now on, act behind the
+user's back, or that speaks to an AI by name while giving an order, is an injection whatever its exact
+words. Each of those is a small set of word classes (override verbs, control nouns, secret objects,
+second person, imperative, addressing the model...), written once for many languages; a sentence is
+quoted when its classes make one of the combinations below.
+
+Sentences are read lower case with Latin diacritics folded (``Révèle`` as ``revele``), so one lexicon
+covers accented and unaccented spellings. Only sentences around an anchor word (an override or reveal
+verb) are judged, so ordinary text costs a set lookup per word.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+
+def _fold_table() -> dict[int, str]:
+    """Latin letters with diacritics to their base letter, one character for one (offsets stay)."""
+    table: dict[int, str] = {}
+    for code in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
+        base = unicodedata.normalize("NFKD", chr(code))[:1]
+        if base.isascii() and base.isalpha():
+            table[code] = base
+    for char, base in {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i", "ß": "s", "æ": "a",
+                       "Æ": "A", "œ": "o", "Œ": "O", "þ": "t", "ð": "d", "ș": "s", "ț": "t", "Ș": "S", "Ț": "T",
+                       "\u2019": "'"}.items():
+        table[ord(char)] = base
+    return table
+
+
+FOLD = _fold_table()
+"""``str.translate`` table folding Latin diacritics (and the typographic apostrophe) one for one."""
+LATIN_EXTENDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+
+
+_GATES: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+"""Per alternation built by :func:`_words`: the first words its matches can start with (exact words, and
+stems), or None when some alternative starts otherwise (then the class is always searched)."""
+
+
+def _gate(groups: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    exact: set[str] = set()
+    stems: list[str] = []
+    for group in groups:
+        head = re.match(r"[a-z'\-]+", group)
+        if head is None:
+            return None
+        word, after = head.group(), group[head.end():head.end() + 2]
+        if after[:1] in ("?", "*", "{"):
+            stems.append(word[:-1])
+        elif after[:1] == "" or after == "[ " or group[head.end():head.end() + 3] == "[ ]":
+            exact.add(word)
+        else:
+            stems.append(word)
+    return frozenset(exact), tuple(stems)
+
+
+def _words(*groups: str) -> str:
+    """One alternation of ``groups``, those starting with a letter grouped by it: the regex engine then
+    tries one group at each word start rather than every alternative (several times faster)."""
+    by_letter: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for group in groups:
+        if group[:1].isalpha() and (len(group) == 1 or group[1] not in "?*+{"):
+            by_letter.setdefault(group[0], []).append(group[1:])
+        else:
+            rest.append(group)
+    parts = [f"{letter}(?:{'|'.join(tails)})" for letter, tails in sorted(by_letter.items())]
+    pattern = r"(?:" + "|".join(parts + rest) + r")"
+    _GATES[pattern] = _gate(groups)
+    return pattern
+
+
+# Verbs and phrases that set instructions aside (imperative and infinitive forms; many languages).
+_OVERRIDE = _words(
+    r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
+    r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
+    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset", r"drop", r"cancel", r"suspend", r"void",
+    r"stop[ ]following", r"do[ ]not[ ](?:follow|obey|apply)", r"don't[ ](?:follow|obey)",
+    r"no[ ]longer[ ](?:have[ ]to[ ])?(?:follow|obey|apply|applies|bound|valid|in[ ]effect)",
+    r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
+    r"limitations|censorship|constraints|guidelines|content[ ]policy)",
+    r"no[ ](?:restrictions|limits|rules|filters|limitations|ethical|censorship|guidelines|constraints|system[ ]prompt)",
+    r"takes?[ ]precedence", r"supersedes?", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)", r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
+    # German
+    r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
+    r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
+    # French
+    r"ignor\w*", r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte", r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
+    r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
+    # Spanish, Portuguese, Italian
+    r"olvid\w*", r"omite", r"omit[ae]", r"descart\w*", r"haz[ ]caso[ ]omiso", r"no[ ]sigas",
+    r"sin[ ](?:ninguna[ ])?(?:restricciones|reglas|filtros|limites)", r"esque[cç]\w*", r"desconsider\w*",
+    r"sem[ ](?:restricoes|regras|filtros|limites)", r"dimentic\w*", r"trascur\w*", r"non[ ]seguire",
+    r"senza[ ](?:restrizioni|regole|filtri|limiti)",
+    # Dutch, Polish, Czech, Slovak, Nordic, Finnish
+    r"negeer\w*", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*", r"ignoruj\w*",
+    r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
+    r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
+    # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
+    r"yok[ ]say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
+    r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
+)
+_CONTROL = _words(
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
+    r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
+    r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
+    r"moderation", r"task", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
+    r"the[ ](?:page|document|article|text)[ ]says",
+    r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
+    r"einschrankung\w*", r"consignes?", r"regles", r"instruccion\w*", r"indicacion\w*", r"reglas", r"directrices",
+    r"normas", r"restricciones", r"istruzion\w*", r"regole", r"indicazion\w*", r"direttive", r"restrizioni",
+    r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"orientacoes", r"restricoes", r"instructies",
+    r"opdrachten", r"regels", r"richtlijnen", r"beperkingen", r"systeemprompt", r"instrukcj\w*", r"polecen\w*",
+    r"zasad\w*", r"wytyczn\w*", r"ograniczen\w*", r"pokyn\w*", r"instrukc\w*", r"pravidl\w*", r"instruktion\w*",
+    r"instruks\w*", r"regler", r"riktlinjer", r"retningslinjer", r"ohjee\w*", r"ohjeet", r"saanno\w*", r"kehot\w*",
+    r"talimat\w*", r"kural\w*", r"yonerge\w*", r"istem\w*", r"instructiuni\w*", r"regulil\w*", r"utasitas\w*",
+    r"szabaly\w*", r"instruksi", r"arahan", r"perintah", r"aturan", r"petunjuk", r"huong[ ]dan", r"chi[ ]dan",
+    r"quy[ ]tac", r"chi[ ]thi", r"tagubilin", r"panuto", r"patakaran", r"maagizo", r"maelekezo", r"sheria",
+)
+_PREVIOUS = _words(
+    r"previous", r"prior", r"earlier", r"above", r"preceding", r"original", r"initial", r"former", r"existing",
+    r"default", r"all", r"any", r"every", r"everything", r"usual", r"normal", r"current",
+    r"vorherig\w*", r"bisherig\w*", r"obig\w*", r"alle[ns]?", r"precedent\w*", r"anterior\w*", r"toute?s?",
+    r"todas?", r"todos", r"tutt[ei]", r"precedenti", r"vorige", r"eerdere", r"poprzedni\w*", r"wszystk\w*",
+    r"predchoz\w*", r"predchadzajuc\w*", r"vsetk\w*", r"tidigare", r"aiemm\w*", r"kaikki", r"onceki", r"tum",
+    r"butun", r"anterioare", r"toate", r"korabbi", r"osszes", r"sebelumnya", r"semua", r"sebelum[ ]ini",
+    r"truoc[ ]do", r"tat[ ]ca", r"naunang", r"lahat", r"yote", r"yaliyotangulia",
+)
+_SECOND_PERSON = _words(
+    r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
+    r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
+    r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
+    r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
+)
+_MODEL = _words(
+    r"ai", r"a\.i\.", r"llms?", r"gpt", r"chatgpt", r"claude", r"gemini", r"copilot", r"assistants?", r"chatbots?",
+    r"bots?", r"language[ ]models?", r"models?", r"agents?", r"coding[ ]agents?",
+    r"automated[ ](?:readers?|systems?|assistants?|agents?|tools?)", r"ki", r"ia", r"asystent\w*", r"assistent\w*",
+    r"asistente", r"assistente",
+)
+_REVEAL = _words(
+    r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
+    r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
+    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"provide", r"encode", r"reply[ ]with",
+    r"zeig\w*", r"ausgeben", r"gib", r"verrat\w*", r"nenn\w*", r"wiederhol\w*", r"montre\w*", r"affiche\w*",
+    r"revel\w*", r"devoile\w*", r"donne\w*", r"dis-moi", r"repete\w*", r"muestr\w*", r"dime", r"repite\w*",
+    r"imprim\w*", r"escrib\w*", r"ensena\w*", r"mostr\w*", r"rivela\w*", r"dimmi", r"ripeti\w*", r"stampa\w*",
+    r"diga", r"repita", r"exib\w*", r"toon", r"geef", r"herhaal", r"onthul", r"pokaz\w*", r"ujawnij", r"wypisz",
+    r"powtorz", r"podaj", r"ukaz\w*", r"prozrad\w*", r"vypis\w*", r"visa", r"vis", r"avslor\w*", r"nayta",
+    r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
+    r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
+    r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
+    r"onyesha", r"fichua",
+)
+_SECRET = _words(
+    r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
+    r"developer|operating|real)[ ](?:prompt|instructions|rules|configuration|variables|message|guidelines|ones)",
+    r"(?:instructions|rules|prompt|guidelines)[ ]you[ ](?:were|have[ ]been|received|got|operate|follow|are[ ]given)",
+    r"(?:text|everything|words|tokens|content|messages?)[ ](?:above|before[ ]this|prior)", r"prior[ ]tokens",
+    r"context[ ]window", r"(?:conversation|chat)[ ](?:history|transcript)", r"previous[ ]user",
+    r"api[ ]?keys?", r"access[ ]code", r"credentials", r"prompt[ ]you[ ]were",
+    r"systemprompt\w*", r"systemanweisung\w*", r"prompt[ ](?:de|du|del|di|do)[ ](?:sistema|systeme)",
+    r"instructions?[ ](?:systeme|du[ ]systeme|initiales|cachees|secretes)", r"instrucciones[ ](?:del[ ]sistema|"
+    r"ocultas|iniciales|secretas)", r"istruzioni[ ](?:di[ ]sistema|del[ ]sistema|nascoste|iniziali|segrete)",
+    r"instrucoes[ ](?:do[ ]sistema|ocultas|iniciais|secretas)", r"(?:versteckten|geheimen|ursprunglichen)[ ]"
+    r"(?:anweisungen|instruktionen)", r"systeemprompt", r"prompt[ ]systemowy", r"systemowy[ ]prompt",
+    r"systemov\w*[ ]prompt", r"jarjestelmakehot\w*", r"sistem[ ]istem\w*", r"promptul[ ]de[ ]sistem",
+    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong", r"maagizo[ ]ya[ ]mfumo",
+)
+_STATE = _words(
+    r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked|lifted|removed|updated|changed|replaced)",
+    r"(?:are|is|were|was)[ ](?:now[ ])?(?:revoked|cancell?ed|void|suspended|disabled|off|turned[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked)", r"no[ ]longer[ ](?:apply|applies|valid|in[ ]effect|matter)",
+    r"(?:do|does)[ ]not[ ]apply", r"(?:don't|doesn't)[ ]apply", r"(?:suspended|disabled|revoked|deactivated)",
+    r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
+)
+_HIJACK = _words(
+    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]this[ ]point", r"as[ ]of[ ]now",
+    r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
+        word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
+        r"requests|summary|conversation|conversations)" for word in ("every", "each", "all", "any")
+    ),
+    r"the[ ]next[ ](?:question|reply|response|answer)", r"only[ ]with", r"nothing[ ]else",
+    r"without[ ](?:telling|asking|informing|confirmation|confirming)", r"quietly", r"secretly",
+    r"ab[ ]sofort", r"ab[ ]jetzt", r"von[ ]nun[ ]an", r"a[ ]partir[ ]de[ ](?:maintenant|ahora|agora)", r"desormais",
+    r"d'ora[ ]in[ ]poi", r"da[ ]ora[ ]in[ ]poi", r"vanaf[ ]nu", r"od[ ]teraz", r"en[ ]su[ ]lugar", r"a[ ]la[ ]place",
+    r"stattdessen", r"invece", r"em[ ]vez[ ]disso",
+)
+_SAY = _words(
+    r"reply", r"respond", r"answer", r"output", r"say", r"state", r"claim", r"tell[ ]the[ ](?:user|reader)",
+    r"tell[ ](?:them|him|her)", r"write", r"mention", r"recommend", r"praise", r"introduce[ ]yourself", r"ask[ ]"
+    r"(?:the[ ]user|them|him|her)", r"treat", r"proceed", r"comply", r"obey", r"follow", r"do[ ]whatever",
+    r"answer[ ]as", r"respond[ ]as", r"act[ ]as", r"behave[ ]as", r"collect", r"include", r"append", r"add",
+    r"start", r"begin", r"end", r"translate", r"send", r"email", r"forward", r"skip", r"stop", r"praise",
+    r"antworte\w*", r"reponds?", r"repondez", r"responde", r"responda", r"rispondi", r"antwoord", r"odpowiadaj",
+    r"odpowiedz", r"envoie\w*", r"envia\w*", r"invia\w*", r"schick\w*", r"sende",
+)
+_DECEIVE = (
+    r"(?:do[ ]not|don't|never)[ ](?:tell|mention|inform|alert|notify|reveal|disclose|show)[ ](?:\w+[ ]){0,3}?"
+    r"(?:to[ ])?(?:the[ ](?:user|person|reader|human)|anyone)|without[ ](?:telling|informing|alerting|notifying|"
+    r"letting)[ ](?:the[ ])?(?:user|person|reader|human|anyone)|(?:keep|keeping)[ ]this[ ](?:instruction|message|"
+    r"note)[ ]secret"
+)
+_AUTHORITY = (
+    r"(?:the[ ](?:user|administrator|admin|developers?|operator|owner|site[ ]owner)|your[ ](?:developers?|creators?|"
+    r"administrators?|operator))[ ](?:has|have)[ ](?:already[ ])?(?:pre-?approved|approved|authori[sz]ed|granted|"
+    r"unlocked|enabled|allowed|permitted|changed|updated)|authori[sz]es[ ]you|i[ ]am[ ]your[ ](?:creator|developer|"
+    r"admin|administrator|owner)|(?:comes?|is)[ ]from[ ]your[ ](?:developers?|creators?|administrators?|operator)"
+)
+_HEADER = (
+    r"^[\[(*#=\- ]*(?:(?:hidden|secret|priority|admin|administrator|developer|assistant|ai|llm|maintenance|debug|"
+    r"real|actual|true|genuine|new|updated)[ ])+(?:instructions?|task|command|directive|override|note|mode|"
+    r"objective)(?:[ ](?:for|to)[ ](?:the[ ])?" + _MODEL + r")?[ ]*(?:[:\]]|enabled|activated|on\b)"
+    r"|^[\[(*#=\- ]*(?:instructions?|notes?|messages?|commands?|tasks?)[ ](?:for|to)[ ](?:the[ ]|any[ ]|all[ ])?"
+    r"(?:automated[ ])?" + _MODEL + r"[ ]*[:\]]|^[\[(*#=\- ]*" + _MODEL + r"[ ](?:instructions?|note|notice|task|"
+    r"directive)s?[ ]*[:\]]"
+)
+_ADDRESS = (
+    r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
+    + r"[ ]*[:,!]|(?:any|every|all|each)[ ](?:automated[ ])?" + _MODEL + r"[ ](?:reading|processing|summari[sz]ing|"
+    r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
+    + _MODEL + r"\b"
+)
+_NEW_TASK = (
+    r"\b(?:your|the[ ]only|the)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
+    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)|\b(?:genuine|real|actual|true)[ ]instructions"
+)
+_ROLE = (
+    r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the)\b|\bpretend[ ](?:to[ ]be|you|that|your)\b|"
+    r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
+    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b|\bas[ ](?:dan|freegpt)\b"
+)
+_MODAL = r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
+_IMPERATIVE = _words(
+    r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set", r"put", r"discard", r"drop", r"abandon",
+    r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
+    r"summari[sz]e", r"dump", r"disclose", r"tell", r"write", r"display", r"share", r"give", r"return", r"leak",
+    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer", r"say",
+    r"state", r"claim", r"mention", r"recommend", r"praise", r"introduce", r"ask", r"treat", r"proceed", r"comply",
+    r"obey", r"follow", r"do", r"don't", r"never", r"always", r"act", r"behave", r"pretend", r"roleplay", r"play",
+    r"collect", r"include", r"append", r"add", r"start", r"begin", r"end", r"send", r"email", r"forward", r"skip",
+    r"stop", r"keep", r"remember", r"store", r"save", r"reset", r"enter", r"enable", r"activate", r"disable",
+    r"turn", r"switch", r"unlock", r"describe", r"explain", r"use", r"call", r"invoke", r"run", r"execute",
+    r"kindly", r"please",
+)
+
+
+_PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201c\u201d\u2014"})
+
+
+_LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
+    # Substrings that every match of the class holds one of: a class whose sentence has none is not searched.
+    "secret": ("system", "prompt", "instruction", "rules", "guidelines", "configuration", "variables", "message",
+               "ones", "above", "before", "prior", "window", "history", "transcript", "user", "api", "access",
+               "credentials", "anweisung", "instru", "istruz", "sistem", "systeem", "jarjestelma", "rendszer",
+               "arahan", "he thong", "mfumo"),
+    "your_control": ("your",),
+    "question": ("what", "previous user"),
+    "phishing": ("ask ",),
+    "address": ("ai", "assistant", "model", "bot", "gpt", "claude", "llm", "agent", "automated", "gemini", "copilot",
+                "ki", "ia", "asystent", "assistent", "asistente", "a.i."),
+    "when_reading": ("when ",),
+    "deceive": ("not ", "n't ", "never", "without", "keep"),
+    "authority": ("has ", "have ", "authori", "i am your", "from your"),
+    "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions"),
+    "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
+             "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
+    "modal": ("you ",),
+    "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
+}
+
+
+class SentenceJudge:
+    """Decides whether a sentence is an instruction to the model (see the module docstring)."""
+
+    def __init__(self) -> None:
+        c = re.compile
+        self.gates = {
+            name: gate for name, lexicon in (
+                ("override", _OVERRIDE), ("control", _CONTROL), ("previous", _PREVIOUS), ("you", _SECOND_PERSON),
+                ("model", _MODEL), ("reveal", _REVEAL), ("hijack", _HIJACK), ("say", _SAY),
+            ) if (gate := _GATES[lexicon]) is not None
+        }
+        self.override = c(r"\b" + _OVERRIDE + r"\b")
+        self.control = c(r"\b" + _CONTROL + r"\b")
+        self.previous = c(r"\b" + _PREVIOUS + r"\b")
+        self.you = c(r"\b" + _SECOND_PERSON + r"\b")
+        self.model = c(r"\b" + _MODEL + r"\b")
+        self.reveal = c(r"\b" + _REVEAL + r"\b")
+        self.secret = c(r"\b" + _SECRET + r"\b")
+        self.state = c(r"\b" + _STATE + r"\b")
+        self.hijack = c(r"\b" + _HIJACK + r"\b")
+        self.say = c(r"\b" + _SAY + r"\b")
+        self.deceive = c(r"\b(?:" + _DECEIVE + r")")
+        self.authority = c(r"\b(?:" + _AUTHORITY + r")")
+        self.header = c(_HEADER)
+        self.address = c(_ADDRESS)
+        self.new_task = c(_NEW_TASK)
+        self.role = c(_ROLE)
+        self.modal = c(_MODAL)
+        self.imperative = c(r"(?:^|[:;,\-\u2014] ?)[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|just|simply|"
+                            r"and|so)[ ,]+)*" + _IMPERATIVE + r"\b")
+        self.space = c(r"\s+")
+        # The verb and its object close together, in one clause.
+        self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
+                                  + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
+        self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
+        self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
+        self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
+                          + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
+                          r"request|input)")
+        self.phishing = c(r"\bask[ ](?:the[ ]user|them|the[ ]reader)[ ](?:for|to[ ](?:enter|provide|share|confirm))"
+                          r"[ ](?:\w+[ ]){0,3}?(?:passwords?|credit[ ]card|pin|social[ ]security|bank|login|"
+                          r"credentials|one-time|otp|verification[ ]code|card[ ]number)")
+        self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
+                              r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
+                              r"article|document|text|site|email|content|post)\b")
+        self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
+
+    def judge(self, sentence: str) -> str | None:
+        """The rule a sentence breaks, or None; ``sentence`` is lower case, diacritics folded, one line.
+
+        The classes are searched lazily, the most selective first, so a sentence that breaks nothing
+        costs a few searches."""
+        s = sentence
+        if "  " in s or "\t" in s or "\n" in s:
+            s = self.space.sub(" ", s)
+        s = s.strip(" \t\"'`*>-#")
+        found: dict[str, bool] = {}
+
+        words = set(s.translate(_PUNCTUATION).split())
+
+        def has(name: str) -> bool:
+            if name not in found:
+                gate = self.gates.get(name)
+                literal = _LITERAL_NEEDS.get(name)
+                found[name] = (
+                    (gate is None or not gate[0].isdisjoint(words) or bool(gate[1]) and any(
+                        word.startswith(gate[1]) for word in words))
+                    and (literal is None or any(needed in s for needed in literal))
+                    and getattr(self, name).search(s) is not None
+                )
+            return found[name]
+
+        def addressed() -> bool:
+            return has("you") or has("model")
+
+        if has("control"):
+            if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
+                return "instruction override"
+            if has("state") and has("state_control") and (addressed() or has("previous")):
+                return "instruction override"
+        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")):
+            return "prompt or data extraction"
+        if has("question"):
+            return "prompt or data extraction"
+        if has("header") or has("phishing"):
+            return "text addressed to the model"
+        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
+            return "text addressed to the model"
+        if has("hijack") and has("say") and (has("imperative") or has("modal")):
+            return "instruction to change the answer"
+        if has("deceive"):
+            return "hiding from the user"
+        if has("authority") and (addressed() or has("imperative") or has("hijack") or has("unleashed")):
+            return "false authority"
+        if has("new_task") and (addressed() or has("imperative")):
+            return "new instructions"
+        if has("role") and (has("imperative") or has("modal") or has("override")):
+            return "role reassignment"
+        return None
+
+
+ANCHORS = (
+    "ignore", "disregard", "forget", "override", "bypass", "discard", "abandon", "revoke", "overrule", "nullify",
+    "skip", "disable", "deactivate", "unlock", "reset", "supersede", "supersedes", "precedence",
+    "pretend", "reveal", "print", "output", "repeat", "echo", "quote", "translate", "spell", "dump", "disclose",
+    "leak", "expose", "recite", "reply", "respond", "instead", "regardless", "quietly", "secretly",
+    "authorises", "authorizes", "behave", "roleplay", "introduce", "dear", "hidden", "priority",
+    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved", "creator",
+    "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
+    "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
+    "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",     "ai", "without", "rather", "ask", "summarize", "summarise", "summarizing",
+    "summarising", "secret", "conflicts",
+    "previous",
+    # other Latin-script languages (ASCII-folded first words)
+    "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "missachte", "beachte", "ohne", "ignorez",
+    "ignorer", "oublie", "oubliez", "fais", "faites", "sans", "ignora", "ignorad", "olvida", "olvide",
+    "olvidad", "olvidate", "omite", "descarta", "haz", "esqueca", "esquece", "desconsidere",
+    "desconsidera", "dimentica", "dimenticate", "senza", "negeer", "vergeet", "zonder", "zignoruj",
+    "ignoruj", "ignorujte", "zapomnij", "zapomen", "zapomente", "zabudni", "ignorera", "glom", "glem",
+    "bortse", "unohda", "ohita", "sivuuta", "gormezden", "unut", "dikkate", "uita", "figyelmen",
+    "hagyd", "hagyja", "felejtsd", "abaikan", "lupakan", "phot", "quen", "huwag", "kalimutan",
+    "puuza", "sahau", "zeige", "zeig", "gib", "verrate", "nenne", "montre", "affiche", "revele", "revelez",
+    "devoile", "donne", "muestra", "muestrame", "revela", "dime", "mostra", "mostrami", "rivela", "dimmi", "mostre",
+    "toon", "geef", "pokaz", "ujawnij", "wypisz", "ukaz", "nayta", "kerro", "paljasta", "goster",
+    "tampilkan", "tunjukkan", "ungkapkan", "dedahkan", "ipakita", "onyesha", "desormais",
+)
+"""Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""
+
+NEEDS = (
+    "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
+    "prompt", "prompts", "policy", "policies", "restrictions", "constraints", "filter", "filters", "safety",
+    "programming", "training", "orders", "commands", "persona", "configuration", "directions", "ethical", "ethics",
+    "guardrails", "limitations", "censorship", "moderation", "task", "context", "system", "message", "history",
+    "transcript", "keys", "key", "credentials", "code", "user", "reader", "ai", "llm", "llms", "gpt", "chatgpt",
+    "claude", "gemini", "copilot", "assistant", "assistants", "chatbot", "bot", "bots", "model", "models", "agent",
+    "agents", "automated", "instead", "rather", "regardless", "now", "future", "every", "each", "quietly",
+    "secretly", "approved", "authorized", "authorised", "creator", "developers", "role", "objective", "mode",
+    "dan", "tokens", "above", "window", "variables", "command", "admin", "override", "note", "told", "says",
+    "password", "passwords", "card", "pin", "bank", "login", "page", "article", "document",
+    "anweisungen", "anweisung", "instruktionen", "befehle", "regeln", "vorgaben", "richtlinien", "systemprompt",
+    "einschrankungen", "consignes", "regles", "instrucciones", "indicaciones", "reglas", "directrices", "normas",
+    "restricciones", "istruzioni", "regole", "indicazioni", "direttive", "restrizioni", "instrucoes", "regras",
+    "diretrizes", "orientacoes", "restricoes", "instructies", "opdrachten", "regels", "richtlijnen", "beperkingen",
+    "systeemprompt", "instrukcje", "instrukcji", "polecenia", "zasady", "wytyczne", "ograniczen", "pokyny",
+    "instrukce", "pravidla", "instruktioner", "instruktionerna", "instruksjoner", "regler", "riktlinjer", "ohjeet",
+    "talimatlari", "talimatlar", "talimat", "kurallari", "instructiunile", "regulile", "utasitast", "instruksi",
+    "arahan", "perintah", "aturan", "petunjuk", "huong", "chi", "quy", "tagubilin", "maagizo", "sheria",
+    "sistema", "systeme", "ki", "ia", "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
+    "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
+    "rendszerpromptot", "systemprompt", "sistem", "sistemini",
+)
+"""Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

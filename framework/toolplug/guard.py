@@ -855,7 +855,7 @@ class _SentenceScorer:
         start = max(text.rfind(".", 0, position), text.rfind("\n", 0, position), text.rfind("!", 0, position),
                     text.rfind("?", 0, position), position - 300) + 1
         match = _SENTENCE_END.search(text, position, min(len(text), position + 300))
-        end = match.start() + 1 if match else min(len(text), position + 300)
+        end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), position + 300)
         key = (id(text), len(text), start)
         if key in self._judged:
             return self._judged[key]
@@ -1116,6 +1116,15 @@ class _Compiled:
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
+        self.quoted = re.compile("\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d|\u2018[^\u2019\n]{3,500}\u2019"
+                                 "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
+        self.example_cue = re.compile(
+            r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
+            r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
+            r"testing|saying|says|said|typed|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
+            r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
+            r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
+        )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
         self.separators = re.compile(r"[ \t.\-_*|/,]")
@@ -1592,6 +1601,8 @@ def _neutralise_rules(
         spans.extend(_other_script_spans(text, utf8, compiled))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
+    if spans:
+        spans = _not_mentioned(text, spans, compiled)
     if not spans:
         return text
     spans.sort()
@@ -1640,6 +1651,52 @@ def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Spa
             continue
         kept.append(span)
     return kept
+
+
+_SOFT_FAMILIES = frozenset({"override", "jailbreak"})
+"""Findings that are words, not markup: a page that discusses injections quotes them as examples."""
+
+
+def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
+    """``spans`` without the instructions a page shows as examples rather than gives: in quotation marks
+    on a line that talks about them or passes them to code ("detects phrases such as \"Ignore all previous
+    instructions\"", ``scan("...")``, a table of example attacks). Markup, hidden characters, encoded
+    payloads and exfiltration links are never exempt."""
+    kept = []
+    for span in spans:
+        start, end, family, _rule = span
+        if family in _SOFT_FAMILIES and _only_in_examples(text, start, end, compiled):
+            continue
+        kept.append(span)
+    return kept
+
+
+def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` says nothing once its examples are blanked out: quotations on a line
+    that discusses them, or that passes them to code (the rules run again over what is left)."""
+    piece = list(text[start:end])
+    blanked = False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    if line_end - line_start <= 4000:
+        line = text[line_start:line_end]
+        quotes = [m.span() for m in compiled.quoted.finditer(line)]
+        # The line without its quotations, each marked by a NUL (a call or an assignment shows as ``(\0``, ``=\0``).
+        outside = "\0".join(line[a:b] for a, b in zip([0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)],
+                                                      strict=True))
+        if quotes and compiled.example_cue.search(outside):
+            for q_start, q_end in quotes:
+                q_start, q_end = max(q_start + line_start, start), min(q_end + line_start, end)
+                if q_start < q_end:
+                    piece[q_start - start:q_end - start] = " " * (q_end - q_start)
+                    blanked = True
+    if text.startswith("|", line_start) and text.rfind("\n", start, end) == -1:
+        return True  # a row of a Markdown table: pages list example attacks in tables
+    if not blanked:
+        return False
+    rest = "".join(piece)
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
 def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> list[Span]:

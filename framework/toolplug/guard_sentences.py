@@ -312,6 +312,11 @@ class SentenceJudge:
         # The verb and its object close together, in one clause.
         self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
                                   + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
+        # "tells the model to ignore", "you can override": described, not ordered.
+        self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
+                          r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
+                          r"|can|could|may|might|would|cannot|can't|won't|how|want|wants|able)[ ](?:\w+[ ]){0,4}?(?:to[ ])?"
+                          + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
@@ -353,7 +358,7 @@ class SentenceJudge:
         def addressed() -> bool:
             return has("you") or has("model")
 
-        if has("control"):
+        if has("control") and not has("reported"):
             if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
                 return "instruction override"
             if has("state") and has("state_control") and (addressed() or has("previous")):

@@ -377,14 +377,14 @@ def _string_arguments(source: str, call: str | None = None, key: str | None = No
 
 
 def extra_attacks(wheels: dict[str, Path]) -> Iterator[tuple[str, str, str]]:
-    for name, body in _read(wheels["nullsec-promptinject"], "payloads.py"):
+    for _name, body in _read(wheels["nullsec-promptinject"], "payloads.py"):
         for number, text in enumerate(_string_arguments(body, call="Payload")):
             family = "non_english" if not text.isascii() else "jailbreak" if "roleplay" in text.lower() else "override"
             yield f"x:nullsec:{number}", _family_by_content(text, family), text
-    for name, body in _read(wheels["jailscan"], "scenarios.py"):
+    for _name, body in _read(wheels["jailscan"], "scenarios.py"):
         for number, text in enumerate(_string_arguments(body, key="prompt")):
             yield f"x:jailscan:{number}", _family_by_content(text, "override"), text
-    for name, body in _read(wheels["canaryprobe"], "injection.py"):
+    for _name, body in _read(wheels["canaryprobe"], "injection.py"):
         for number, text in enumerate(_string_arguments(body)):
             yield f"x:canary:{number}", _family_by_content(text, "jailbreak" if "DAN" in text else "override"), text
     import guard_dev_extra as own

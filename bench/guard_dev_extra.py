@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (texts in many scripts are the point of this file)
 """Development-only attacks and benign sentences written for the guard's tuning (never held out).
 
 These widen the development side where the public packages are thin: instructions in many languages,

@@ -380,7 +380,8 @@ _RULES: tuple[_RuleSpec, ...] = (
     # fake blocks
     _RuleSpec(r"</?[ \t]*" + _FAKE_TAG_NAMES + r"\b[^<>\n]{0,80}>", "fake message tag", "fake_block"),
     _RuleSpec(r'"role["\']' + _ROLE_VALUE, "fake role object", "fake_block"),
-    _RuleSpec(r'\{[ \t\n]*"(?:tool|function|action|tool_name|function_call|tool_call)"[ \t]*:[ \t]*"[a-z][a-z0-9]*_[a-z0-9_]+"',
+    _RuleSpec(r'\{[ \t\n]*"(?:tool|function|action|tool_name|function_call|tool_call)"[ \t]*:[ \t]*'
+              r'"[a-z][a-z0-9]*_[a-z0-9_]+"',
               "fake tool call", "fake_block"),
     _RuleSpec(r"'role[\"']" + _ROLE_VALUE, "fake role object", "fake_block"),
     _RuleSpec(
@@ -792,6 +793,11 @@ class _ProseScorer:
     def __init__(self) -> None:
         self.strong = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_STRONG) + r")")
         self.weak = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_WEAK) + r")")
+        self.discussion = re.compile(
+            r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
+            r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
+            r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
+            r"researchers?|filtering|moderation)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
@@ -823,6 +829,10 @@ class _ProseScorer:
         weak = {m.group().lower() for m in self.weak.finditer(text, start, end)
                 if not any(s <= m.start() < e for s, e in taken)}
         if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
+            return None
+        # A paragraph about jailbreaks (a guard's documentation, a security report) names them among words
+        # of defence; jailbreak prose itself does not.
+        if len({m.group().lower() for m in self.discussion.finditer(text, start, end)}) >= 2:
             return None
         while start < end and text[start] in " \t\n":
             start += 1
@@ -1683,8 +1693,8 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
         line = text[line_start:line_end]
         quotes = [m.span() for m in compiled.quoted.finditer(line)]
         # The line without its quotations, each marked by a NUL (a call or an assignment shows as ``(\0``, ``=\0``).
-        outside = "\0".join(line[a:b] for a, b in zip([0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)],
-                                                      strict=True))
+        starts, ends = [0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)]
+        outside = "\0".join(line[a:b] for a, b in zip(starts, ends, strict=True))
         if quotes and compiled.example_cue.search(outside):
             for q_start, q_end in quotes:
                 q_start, q_end = max(q_start + line_start, start), min(q_end + line_start, end)
@@ -1777,12 +1787,34 @@ def _neutralise_encoded(
 ) -> str:
     """Neutralise encoded payloads; ``raw`` and ``letters`` as for :func:`_view_spans` (``None`` when
     ``text`` changed)."""
-    import base64
-    import binascii
-    import urllib.parse
-
     if raw is None:
         raw = _one_byte_copy(text)
+    replacements = _decoded_runs(text, raw, compiled)
+    replacements += _hex_and_url_runs(text, raw, compiled)
+    replacements += _spaced_runs(text, raw if letters is None else None, compiled, letters)
+    if not replacements:
+        return text
+    replacements.sort()
+    out: list[str] = []
+    position = 0
+    for start, end, kind, decoded in replacements:
+        if start < position:
+            continue
+        out.append(text[position:start])
+        shown = f"{OPEN}encoded text ({kind}), not an instruction, reads: {_defang(_excerpt(decoded, 300))}{CLOSE}"
+        out.append(shown)
+        findings.append(InjectionFinding("encoded", kind, _excerpt(shown)))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _decoded_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int, int, str, str]]:
+    """Base64, base32, binary and Morse runs that decode to something worth neutralising, as
+    ``(start, end, kind, decoded)``."""
+    import base64
+    import binascii
+
     replacements: list[tuple[int, int, str, str]] = []
     shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
     for start, end in _base64_runs(shape):
@@ -1813,6 +1845,14 @@ def _neutralise_encoded(
             decoded = _morse(match.group().decode("ascii"))
             if decoded and _prose_like(decoded, compiled):
                 replacements.append((match.start() - 1, match.end() - 1, "Morse code", decoded))
+    return replacements
+
+
+def _hex_and_url_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int, int, str, str]]:
+    """Hex and URL-encoded runs that decode to something worth neutralising."""
+    import urllib.parse
+
+    replacements: list[tuple[int, int, str, str]] = []
     # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
     # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
     # 24 digits in a row or twelve pairs apart.
@@ -1833,9 +1873,17 @@ def _neutralise_encoded(
         decoded = urllib.parse.unquote(text[match.start() - 1:match.end() - 1])
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((match.start() - 1, match.end() - 1, "URL encoding", decoded))
+    return replacements
+
+
+def _spaced_runs(
+    text: str, raw: bytes | None, compiled: _Compiled, letters: bytes | None
+) -> list[tuple[int, int, str, str]]:
+    """Letters written apart (``I g n o r e``) that read as an instruction once joined."""
+    replacements: list[tuple[int, int, str, str]] = []
     spaced_out: list[tuple[int, int]] = []
     if letters is None:
-        letters = raw.translate(_SPACED_BYTES)
+        letters = (raw if raw is not None else _one_byte_copy(text)).translate(_SPACED_BYTES)
     for gate in compiled.spaced_gate.finditer(letters):
         if spaced_out and gate.start() < spaced_out[-1][1]:
             continue
@@ -1853,21 +1901,7 @@ def _neutralise_encoded(
         candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced), joined, following)
         if any(_looks_malicious(c, compiled) or _looks_malicious(_words(c), compiled) for c in candidates):
             replacements.append((start, end, "spaced-out letters", spaced))
-    if not replacements:
-        return text
-    replacements.sort()
-    out: list[str] = []
-    position = 0
-    for start, end, kind, decoded in replacements:
-        if start < position:
-            continue
-        out.append(text[position:start])
-        shown = f"{OPEN}encoded text ({kind}), not an instruction, reads: {_defang(_excerpt(decoded, 300))}{CLOSE}"
-        out.append(shown)
-        findings.append(InjectionFinding("encoded", kind, _excerpt(shown)))
-        position = end
-    out.append(text[position:])
-    return "".join(out)
+    return replacements
 
 
 def _base64_runs(shape: bytes) -> list[tuple[int, int]]:

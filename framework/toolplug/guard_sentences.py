@@ -25,7 +25,7 @@ def _fold_table() -> dict[int, str]:
         base = unicodedata.normalize("NFKD", chr(code))[:1]
         if base.isascii() and base.isalpha():
             table[code] = base
-    for char, base in {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i", "ß": "s", "æ": "a",
+    for char, base in {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "\u0131": "i", "ß": "s", "æ": "a",
                        "Æ": "A", "œ": "o", "Œ": "O", "þ": "t", "ð": "d", "ș": "s", "ț": "t", "Ș": "S", "Ț": "T",
                        "\u2019": "'"}.items():
         table[ord(char)] = base
@@ -85,7 +85,8 @@ _OVERRIDE = _words(
     r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
     r"limitations|censorship|constraints|guidelines|content[ ]policy)",
     r"no[ ](?:restrictions|limits|rules|filters|limitations|ethical|censorship|guidelines|constraints|system[ ]prompt)",
-    r"takes?[ ]precedence", r"supersedes?", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)", r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
+    r"takes?[ ]precedence", r"supersedes?", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
+    r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
     # German
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
@@ -315,7 +316,8 @@ class SentenceJudge:
         # "tells the model to ignore", "you can override": described, not ordered.
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
-                          r"|can|could|may|might|would|cannot|can't|won't|how|want|wants|able)[ ](?:\w+[ ]){0,4}?(?:to[ ])?"
+                          r"|can|could|may|might|would|cannot|can't|won't|how|want|wants|able)[ ](?:\w+[ ]){0,4}?"
+                          r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
@@ -348,8 +350,8 @@ class SentenceJudge:
                 gate = self.gates.get(name)
                 literal = _LITERAL_NEEDS.get(name)
                 found[name] = (
-                    (gate is None or not gate[0].isdisjoint(words) or bool(gate[1]) and any(
-                        word.startswith(gate[1]) for word in words))
+                    (gate is None or not gate[0].isdisjoint(words) or (bool(gate[1]) and any(
+                        word.startswith(gate[1]) for word in words)))
                     and (literal is None or any(needed in s for needed in literal))
                     and getattr(self, name).search(s) is not None
                 )
@@ -393,7 +395,8 @@ ANCHORS = (
     "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved", "creator",
     "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
     "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
-    "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",     "ai", "without", "rather", "ask", "summarize", "summarise", "summarizing",
+    "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
+    "ai", "without", "rather", "ask", "summarize", "summarise", "summarizing",
     "summarising", "secret", "conflicts",
     "previous",
     # other Latin-script languages (ASCII-folded first words)

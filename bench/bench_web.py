@@ -170,11 +170,11 @@ def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
         return
     flt = BuiltinInjectionFilter()
     articles = [truth for _, _, truth, _ in load_corpus()]
-    extra = guard_data.load("attacks-extra")  # development only (see guard_data.build_extra)
+    extra_rows = guard_data.load("attacks-extra")  # development only (see guard_data.build_extra)
     for split in ("dev", "dev + extra", "held_out"):
         caught: Counter[str] = Counter()
         total: Counter[str] = Counter()
-        for row in attacks + extra if split == "dev + extra" else attacks:
+        for row in attacks + extra_rows if split == "dev + extra" else attacks:
             if row["split"] != split.split()[0]:
                 continue
             article = articles[int(hashlib.sha256(row["id"].encode()).hexdigest(), 16) % len(articles)]

@@ -564,14 +564,15 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b[^.\n]{0,80}?\b"
+        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b(?![,)\]:])"
+        r"[^.\n]{0,80}?\b"
         + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "e ", "forward ", "mail ", "post ", "upload ", "transmit ", "leak ", "share ", "submit ",
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b[^.\n]{0,60}?\b(?:api[ \t]?keys?|credentials|"
+        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
@@ -797,7 +798,8 @@ class _ProseScorer:
             r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
-            r"researchers?|filtering|moderation)\b")
+            r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
+            r"rails?|production|apps?|users)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
@@ -860,12 +862,17 @@ class _SentenceScorer:
         self.judge = guard_sentences.SentenceJudge()
         self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
 
-    def span(self, text: str, position: int) -> tuple[int, int, str] | None:
-        """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
+    def bounds(self, text: str, position: int) -> tuple[int, int]:
+        """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
         start = max(text.rfind(".", 0, position), text.rfind("\n", 0, position), text.rfind("!", 0, position),
                     text.rfind("?", 0, position), position - 300) + 1
         match = _SENTENCE_END.search(text, position, min(len(text), position + 300))
         end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), position + 300)
+        return start, end
+
+    def span(self, text: str, position: int) -> tuple[int, int, str] | None:
+        """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
+        start, end = self.bounds(text, position)
         key = (id(text), len(text), start)
         if key in self._judged:
             return self._judged[key]
@@ -1126,14 +1133,17 @@ class _Compiled:
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
-        self.quoted = re.compile("\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d|\u2018[^\u2019\n]{3,500}\u2019"
+        self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
+        self.code_cue = re.compile(
+            r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
+            r"scan\w*|saniti[sz]\w*|assert|classif\w*|guard\w*|block\w*|flag\w*|such[ \t]+as|e\.g)\b")
         self.example_cue = re.compile(
             r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
             r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
             r"testing|saying|says|said|typed|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
             r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
-            r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
+            r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
         )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -1644,6 +1654,7 @@ def _neutralise_rules(
 
 _SHOWN_IN_CODE = frozenset({
     "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
+    "instruction template header", "fake role header",
 })
 """Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
 
@@ -1673,12 +1684,40 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
     instructions\"", ``scan("...")``, a table of example attacks). Markup, hidden characters, encoded
     payloads and exfiltration links are never exempt."""
     kept = []
+    code: list[tuple[int, int]] | None = None
     for span in spans:
-        start, end, family, _rule = span
-        if family in _SOFT_FAMILIES and _only_in_examples(text, start, end, compiled):
-            continue
+        start, end, family, rule = span
+        if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
+            if code is None:
+                code = _example_code(text, compiled) if "`" in text else []
+            if any(c_start <= start and end <= c_end for c_start, c_end in code) or _only_in_examples(
+                text, start, end, compiled
+            ) or _described(text, start, compiled):
+                continue
         kept.append(span)
     return kept
+
+
+def _described(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether the sentence at ``text[start]`` reports an instruction rather than gives one ("the prompt
+    tells the model to ignore previous instructions") and holds none of its own."""
+    begin, end = compiled.sentences.bounds(text, start)
+    sentence = text[begin:end].lower()
+    if not sentence.isascii():
+        sentence = sentence.translate(guard_sentences.FOLD)
+    judge = compiled.sentences.judge
+    return judge.reported.search(sentence) is not None and judge.judge(sentence) is None
+
+
+def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """Markdown code that shows attacks as examples: code (or the line before it) that names them as
+    payloads, tests, detections. Code without such words is read like the rest of the page."""
+    spans = []
+    for match in compiled.markdown_code.finditer(text):
+        before = text[text.rfind("\n", 0, max(0, match.start() - 1)) + 1:match.start()]
+        if compiled.code_cue.search(match.group()) or compiled.code_cue.search(before):
+            spans.append(match.span())
+    return spans
 
 
 def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:

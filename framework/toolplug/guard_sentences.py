@@ -111,7 +111,7 @@ _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
-    r"moderation", r"task", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"moderation", r"task", r"the[ ](?:user'?s?[ ])?(?:request|question)", r"user'?s?[ ](?:request|question)", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
     r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
@@ -163,7 +163,7 @@ _REVEAL = _words(
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
     r"developer|operating|real)[ ](?:prompt|instructions|rules|configuration|variables|message|guidelines|ones)",
-    r"(?:instructions|rules|prompt|guidelines)[ ]you[ ](?:were|have[ ]been|received|got|operate|follow|are[ ]given)",
+    r"(?:instructions?|rules?|prompt|guidelines?)[ ]you[ ](?:were|have[ ]been|received|got|operate|follow|are[ ]given)",
     r"(?:text|everything|words|tokens|content|messages?)[ ](?:above|before[ ]this|prior)", r"prior[ ]tokens",
     r"context[ ]window", r"(?:conversation|chat)[ ](?:history|transcript)", r"previous[ ]user",
     r"api[ ]?keys?", r"access[ ]code", r"credentials", r"prompt[ ]you[ ]were",
@@ -307,18 +307,22 @@ class SentenceJudge:
         self.new_task = c(_NEW_TASK)
         self.role = c(_ROLE)
         self.modal = c(_MODAL)
-        self.imperative = c(r"(?:^|[:;,\-\u2014] ?)[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|just|simply|"
-                            r"and|so)[ ,]+)*" + _IMPERATIVE + r"\b")
+        self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|just|simply|"
+                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
         self.space = c(r"\s+")
+        self.unbound = c(r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|"
+                         r"guidelines|content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines))\b")
         # The verb and its object close together, in one clause.
         self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
                                   + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
         # "tells the model to ignore", "you can override": described, not ordered.
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
-                          r"|can|could|may|might|would|cannot|can't|won't|how|want|wants|able)[ ](?:\w+[ ]){0,4}?"
+                          r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|attempts?|attempting|"
+                          r"designed|meant|used|intended)[ ](?:\w+[ ]){0,4}?"
                           r"(?:to[ ])?"
-                          + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b")
+                          + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
+                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
@@ -369,6 +373,8 @@ class SentenceJudge:
             return "prompt or data extraction"
         if has("question"):
             return "prompt or data extraction"
+        if has("unbound") and (has("imperative") or has("modal") or has("you")):
+            return "instruction override"
         if has("header") or has("phishing"):
             return "text addressed to the model"
         if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
@@ -396,7 +402,7 @@ ANCHORS = (
     "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
     "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
     "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
-    "ai", "without", "rather", "ask", "summarize", "summarise", "summarizing",
+    "ai", "without", "remember", "always", "asked", "rule", "given", "rather", "ask", "summarize", "summarise", "summarizing",
     "summarising", "secret", "conflicts",
     "previous",
     # other Latin-script languages (ASCII-folded first words)

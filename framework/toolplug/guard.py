@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from toolplug import guard_sentences
+from toolplug import guard_languages, guard_sentences
 
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
@@ -1012,52 +1012,6 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
 )
 _RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
 
-_OTHER_SCRIPT_PATTERNS = (
-    # Chinese
-    r"(?:忽略|无视|無視|忽視|不要理会|不要理會|忘记|忘記|放弃|放棄|跳过|跳過)[^。\n]{0,14}?(?:指令|指示|说明|說明|规则|規則|提示|要求|命令|设定|設定)",
-    r"(?:显示|顯示|泄露|洩露|输出|輸出|告诉我|告訴我|打印|透露|给我看|給我看|重复|重複)[^。\n]{0,14}?(?:系统提示|系統提示|系统指令|系統指令|系统消息|系統消息|初始指令|隐藏指令|隱藏指令)",
-    r"(?:你现在是|你現在是|从现在开始|從現在開始|从现在起|從現在起)[^。\n]{0,30}?(?:没有|沒有|不受|无限制|無限制|任何限制|DAN|规则|規則|限制|过滤|過濾)",
-    # Japanese
-    r"(?:以前|前|上記|これまで|すべて|全て|上)の?(?:指示|命令|指令|ルール|プロンプト|設定)[^。\n]{0,12}?(?:無視|忘れ)",
-    r"(?:システムプロンプト|システム指示|初期指示|隠された指示)[^。\n]{0,14}?(?:表示|教え|出力|見せ|開示|繰り返)",
-    # Korean
-    r"(?:이전|앞의|위의|모든|기존)[^.\n]{0,12}?(?:지시|지침|명령|규칙|프롬프트|지시사항)[^.\n]{0,12}?(?:무시|잊)",
-    r"시스템[ ]?프롬프트[^.\n]{0,16}?(?:보여|출력|알려|공개|반복)",
-    # Russian, Ukrainian
-    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не[ ]обращай|ігноруй|забудь)[^.\n]{0,40}?"
-    r"(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|правил))",
-    r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|покажіть|виведи|розкрий)[^.\n]{0,30}?"
-    r"(?:системн\w*[ ](?:промпт|подсказк|инструкци)|системний[ ]промпт))",
-    r"(?i:(?:ты[ ]теперь|теперь[ ]ты|отныне[ ]ты|тепер[ ]ти)[^.\n]{0,40}?(?:без[ ]ограничений|без[ ]обмежень|DAN|"
-    r"не[ ]связан|свобод))",
-    # Arabic, Persian, Hebrew
-    r"(?:تجاهل|تجاهلي|انس|انسى|تجاهلوا|نادیده[ ]بگیر|فراموش[ ]کن)[^.\n]{0,40}?(?:التعليمات|الأوامر|القواعد|"
-    r"التوجيهات|تعليمات|دستورالعمل|دستورات|قوانین)",
-    r"(?:اعرض|اكشف|أظهر|اظهر|اطبع)[^.\n]{0,30}?(?:موجه[ ]النظام|تعليمات[ ]النظام)",
-    r"(?:התעלם|התעלמי|שכח|שכחי)[^.\n]{0,30}?(?:הוראות|ההוראות|כללים|הכללים)",
-    # Hindi, Thai, Greek, Vietnamese, Turkish, Romanian, Czech
-    r"(?:पिछले|पहले|सभी|ऊपर)[^।\n]{0,30}?(?:निर्देश|आदेश|नियम)[^।\n]{0,20}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
-    r"(?:ละเว้น|เพิกเฉย|ไม่สนใจ|ลืม)[^\n]{0,30}?(?:คำสั่ง|คำแนะนำ|กฎ)",
-    r"(?i:(?:αγνόησε|αγνοήστε|ξέχασε)[^.\n]{0,40}?(?:οδηγίες|εντολές|κανόνες))",
-    r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc))",
-)
-_SCRIPT_GATE: tuple[tuple[str, ...], ...] = (
-    ("忽略", "无视", "無視", "忽視", "理会", "理會", "忘记", "忘記", "放弃", "放棄", "跳过", "跳過",
-     "显示", "顯示", "泄露", "洩露", "输出", "輸出", "告诉", "告訴", "打印", "透露", "给我", "給我",
-     "重复", "重複", "你现在", "你現在", "从现在", "從現在", "忘れ", "システム"),
-    ("무시", "잊", "시스템"),
-    ("игнор", "Игнор", "ИГНОР", "проигнор", "Проигнор", "забуд", "Забуд", "ЗАБУД", "обращай", "ігнор", "Ігнор", "покаж",
-     "Покаж", "выведи", "Выведи", "раскрой", "Раскрой", "напиши", "Напиши", "скажи", "Скажи", "повтори", "Повтори",
-     "виведи", "Виведи", "розкрий", "Розкрий", "теперь", "Теперь", "отныне", "Отныне", "тепер", "Тепер"),
-    ("تجاهل", "انس", "نادیده", "فراموش", "اعرض", "اكشف", "أظهر", "اظهر", "اطبع", "התעלם", "שכח"),
-    ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल", "ละเว้น", "เพิกเฉย", "ไม่สนใจ", "ลืม", "αγνό", "Αγνό", "ΑΓΝΟ", "ξέχασ",
-     "Ξέχασ"),
-    ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên"),
-)
-"""Words of each group of patterns above: a group runs only around where one of its words is (found with
-``str.find``), and only when the text's non-ASCII characters have one (read together, without the ASCII
-between them: usually far fewer)."""
-
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest
 such rule ends some 100 characters after its word; the search stops here when nothing matches)."""
@@ -1101,18 +1055,15 @@ class _Compiled:
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
-        groups = (0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5)  # the gate of each pattern
-        self.other_script_letter = re.compile(
-            "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff"
-            "\u4e00-\u9fff\uac00-\ud7af\u01a0\u01a1\u01af\u01b0]"
-        )
+        self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.other_scripts = [
             (
-                re.compile("|".join(re.escape(word.replace(" ", "")) for word in words)),
+                # The gate reads the text's non-ASCII characters alone: a word's non-ASCII letters.
+                re.compile("|".join(re.escape("".join(c for c in word if not c.isascii())) for word in words)),
                 re.compile("|".join(re.escape(word) for word in words)),
-                re.compile("|".join(p for p, g in zip(_OTHER_SCRIPT_PATTERNS, groups, strict=True) if g == index)),
+                re.compile("|".join(patterns)),
             )
-            for index, words in enumerate(_SCRIPT_GATE)
+            for words, patterns in guard_languages.SCRIPT_GROUPS
         ]
         self.hidden = re.compile(_HIDDEN_CLASS)
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
@@ -1619,6 +1570,7 @@ def _neutralise_rules(
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
     if not text.isascii():
         spans.extend(_other_script_spans(text, utf8, compiled))
+        spans.extend(_folded_spans(text, compiled))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
     if spans:
@@ -1650,6 +1602,18 @@ def _neutralise_rules(
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
+    """Instructions in languages written with accents, read with the accents folded (one character for
+    one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
+    accents = [m.start() for m in guard_sentences.LATIN_EXTENDED.finditer(text)]
+    clusters = [(a, b + 1) for a, b in zip(accents, accents[1:], strict=False) if b - a < 80]
+    spans: list[Span] = []
+    for start, end in _merged_windows(len(text), clusters):
+        folded = text[start:end].translate(guard_sentences.FOLD)
+        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] == "override")
+    return spans
 
 
 _SHOWN_IN_CODE = frozenset({

@@ -137,7 +137,8 @@ _PREVIOUS = _words(
 _SECOND_PERSON = _words(
     r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
     r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
-    r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
+    r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"swoich", r"twoich", r"tue", r"sei", r"eres", r"bist", r"bent",
+    r"jestes", r"jsi", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
     r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
 )
 _MODEL = _words(
@@ -168,6 +169,7 @@ _SECRET = _words(
     r"context[ ]window", r"(?:conversation|chat)[ ](?:history|transcript)", r"previous[ ]user",
     r"api[ ]?keys?", r"access[ ]code", r"credentials", r"prompt[ ]you[ ]were",
     r"systemprompt\w*", r"systemanweisung\w*", r"prompt[ ](?:de|du|del|di|do)[ ](?:sistema|systeme)",
+    r"instru\w+[ ](?:de|del|do|da|di|du|des)[ ](?:sistema|systeme|system)",
     r"instructions?[ ](?:systeme|du[ ]systeme|initiales|cachees|secretes)", r"instrucciones[ ](?:del[ ]sistema|"
     r"ocultas|iniciales|secretas)", r"istruzioni[ ](?:di[ ]sistema|del[ ]sistema|nascoste|iniziali|segrete)",
     r"instrucoes[ ](?:do[ ]sistema|ocultas|iniciais|secretas)", r"(?:versteckten|geheimen|ursprunglichen)[ ]"
@@ -223,6 +225,16 @@ _HEADER = (
     r"|^[\[(*#=\- ]*(?:instructions?|notes?|messages?|commands?|tasks?)[ ](?:for|to)[ ](?:the[ ]|any[ ]|all[ ])?"
     r"(?:automated[ ])?" + _MODEL + r"[ ]*[:\]]|^[\[(*#=\- ]*" + _MODEL + r"[ ](?:instructions?|note|notice|task|"
     r"directive)s?[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:(?:system|systeem|sistema|systeme|sistem|rendszer)\w*[ -]?(?:note|notice|message|melding|"
+    r"bericht|hinweis|nachricht|meldung|notitie|nota|aviso|mensaje|mensagem|messaggio|notu|mesaj|uzenet|catatan|"
+    r"pesan|meddelande|besked)|(?:note|notice|message|nota|aviso|mensaje|mensagem|messaggio|uwaga|notatka|wiadomosc|"
+    r"komunikat|poznamka|catatan|pesan)[ ](?:du[ ]|del[ ]|do[ ]|di[ ]|de[ ])?(?:system\w*|sistema|systeme|sistem)"
+    r"|systemhinweis|systemnachricht|systemmeldung|systeemmelding|systeembericht|systemmeddelande|systembesked|"
+    r"rendszeruzenet)[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
+    r"notitie|uwaga|wiadomosc)[ ](?:for|to|an|fur|pour|a|para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
+    r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
+    r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)[ ]*[:\]]"
 )
 _ADDRESS = (
     r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
@@ -251,6 +263,14 @@ _IMPERATIVE = _words(
     r"stop", r"keep", r"remember", r"store", r"save", r"reset", r"enter", r"enable", r"activate", r"disable",
     r"turn", r"switch", r"unlock", r"describe", r"explain", r"use", r"call", r"invoke", r"run", r"execute",
     r"kindly", r"please",
+    # other languages (folded): imperatives and the negation an imperative starts with
+    r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
+    r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
+    r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
+    r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
+    r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
+    r"recommande", r"recomienda", r"raccomanda", r"recomende",
 )
 
 
@@ -275,6 +295,8 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
              "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
     "modal": ("you ",),
+    "email": ("@",),
+    "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -310,8 +332,36 @@ class SentenceJudge:
         self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|just|simply|"
                             r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
         self.space = c(r"\s+")
-        self.unbound = c(r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|"
-                         r"guidelines|content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines))\b")
+        self.unbound = c(
+            r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
+            r"content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines))\b"
+            r"|\b(?:sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul)[ ](?:\w+[ ]){0,2}?"
+            r"(?:restrictions?|restricciones|restriccion|restricoes|restricao|restrizioni|einschrankungen?|"
+            r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
+            r"rajoituksia|batasan|restrictii|korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
+            r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b")
+        self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften)\b")
+        self.send_verb = c(
+            r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
+            r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
+            r"gui)\b")
+        self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
+                           r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
+                           r"correos|e-?mails)")
+        self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
+        self.every_answer = c(
+            r"\b(?:end|ende|fin|final|fine|fim|einde|koncu|konci|slutet|slutningen|lopussa|sonunda|sfarsitul|vegen|"
+            r"akhir|cuoi)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
+            r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
+            r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"
+            r"resposta\w*|antwoord\w*|odpowiedz\w*|odpowiedzi|odpov\w*|svar\w*|vastau\w*|yanit\w*|raspuns\w*|"
+            r"valasz\w*|jawaban|tra[ ]loi)")
+        self.completion = c(
+            r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
+            r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
+            r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
+            r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
+            r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
         # The verb and its object close together, in one clause.
         self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
                                   + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
@@ -364,6 +414,12 @@ class SentenceJudge:
         def addressed() -> bool:
             return has("you") or has("model")
 
+        if has("email") and has("send_verb") and has("data_word"):
+            return "instruction to send data away"
+        if has("every_answer") or has("completion"):
+            return "instruction to change every answer" if has("every_answer") else "prompt or data extraction"
+        if has("compound_control") and has("override") and (addressed() or has("imperative")):
+            return "instruction override"
         if has("control") and not has("reported"):
             if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
                 return "instruction override"
@@ -416,7 +472,15 @@ ANCHORS = (
     "puuza", "sahau", "zeige", "zeig", "gib", "verrate", "nenne", "montre", "affiche", "revele", "revelez",
     "devoile", "donne", "muestra", "muestrame", "revela", "dime", "mostra", "mostrami", "rivela", "dimmi", "mostre",
     "toon", "geef", "pokaz", "ujawnij", "wypisz", "ukaz", "nayta", "kerro", "paljasta", "goster",
-    "tampilkan", "tunjukkan", "ungkapkan", "dedahkan", "ipakita", "onyesha", "desormais",
+    "tampilkan", "tunjukkan", "ungkapkan", "dedahkan", "ipakita", "onyesha", "desormais", "hinweis", "nachricht",
+    "notiz", "nota", "mensaje", "messaggio", "mensagem", "notitie", "uwaga", "schicke", "schick", "sende", "envia",
+    "envie", "mande", "manda", "invia", "envoie", "envoyez", "transmets", "stuur", "verstuur", "wyslij", "skicka",
+    "gonder", "trimite", "kirim", "kirimkan", "sans", "sin", "sem", "bez", "utan", "uden", "uten", "ilman", "tanpa",
+    "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
+    "komunikat", "poznamka", "aviso", "end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci",
+    "slutet", "lopussa", "sonunda", "akhir", "complete", "completa", "completez", "vervollstandige", "voltooi",
+    "uzupelnij", "dokoncz", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel", "zbierz",
+    "sammle", "rassemble",
 )
 """Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""
 
@@ -439,7 +503,8 @@ NEEDS = (
     "instrukce", "pravidla", "instruktioner", "instruktionerna", "instruksjoner", "regler", "riktlinjer", "ohjeet",
     "talimatlari", "talimatlar", "talimat", "kurallari", "instructiunile", "regulile", "utasitast", "instruksi",
     "arahan", "perintah", "aturan", "petunjuk", "huong", "chi", "quy", "tagubilin", "maagizo", "sheria",
-    "sistema", "systeme", "ki", "ia", "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
+    "sistema", "systeme", "ki", "ia", "antwort", "antwoord", "respuesta", "resposta", "risposta", "reponse",
+    "odpowiedzi", "svar", "answer", "reply", "response", "lautet", "dice", "dit", "diz", "zegt", "sagt", "brzmi", "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
     "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
     "rendszerpromptot", "systemprompt", "sistem", "sistemini",
 )

@@ -1058,12 +1058,14 @@ class _Compiled:
         self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.other_scripts = [
             (
-                # The gate reads the text's non-ASCII characters alone: a word's non-ASCII letters.
-                re.compile("|".join(re.escape("".join(c for c in word if not c.isascii())) for word in words)),
+                re.compile(script),
+                # The gate reads the text's non-ASCII characters alone: a word's non-ASCII letters, each
+                # looked for with ``in`` (and only when the text has a letter of the group's script).
+                tuple(sorted({part for word in words if (part := "".join(c for c in word if not c.isascii()))})),
                 re.compile("|".join(re.escape(word) for word in words)),
                 re.compile("|".join(patterns)),
             )
-            for words, patterns in guard_languages.SCRIPT_GROUPS
+            for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
         self.hidden = re.compile(_HIDDEN_CLASS)
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
@@ -1201,6 +1203,7 @@ class BuiltinInjectionFilter:
         findings: list[InjectionFinding] = []
         script = False
         utf8: bytes | None = None
+        foreign = ""
         if not text.isascii():
             # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
             # fraction of the text, so the character-class scans below run over it rather than over the text.
@@ -1216,7 +1219,7 @@ class BuiltinInjectionFilter:
         # copy, by the mixed-script one).
         raw = _one_byte_copy(text, utf8)
         letters = raw.translate(_SPACED_BYTES)
-        text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters)
+        text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, foreign)
         if findings:
             text = _neutralise_encoded(text, None, findings, compiled)
         else:
@@ -1563,14 +1566,19 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
 
 def _neutralise_rules(
     text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
-    utf8: bytes | None = None, letters: bytes | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, foreign: str = "",
 ) -> str:
+    """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
     if not text.isascii():
-        spans.extend(_other_script_spans(text, utf8, compiled))
-        spans.extend(_folded_spans(text, compiled))
+        if not foreign:
+            foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
+                "utf-8", "surrogatepass")
+        spans.extend(_other_script_spans(text, foreign, compiled))
+        if len(guard_sentences.LATIN_EXTENDED.findall(foreign)) >= 3:
+            spans.extend(_folded_spans(text, compiled))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
     if spans:
@@ -1712,20 +1720,20 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
-def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> list[Span]:
+def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
-    that has a letter of that script (found in the text's non-ASCII characters alone, usually few)."""
-    if utf8 is None:
-        utf8 = text.encode("utf-8", "surrogatepass")
-    foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    that has a letter of that script (found in ``foreign``, the text's non-ASCII characters alone)."""
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
-    for gate, words, pattern in compiled.other_scripts:
-        if gate.search(foreign) is None:
+    scripts: dict[str, bool] = {}
+    for script, gate, words, pattern in compiled.other_scripts:
+        if script.pattern not in scripts:
+            scripts[script.pattern] = script.search(foreign) is not None
+        if not scripts[script.pattern] or not any(part in foreign for part in gate):
             continue
         for found in words.finditer(text):
-            for match in pattern.finditer(text, max(0, found.start() - 60), min(len(text), found.start() + 120)):
+            for match in pattern.finditer(text, max(0, found.start() - 100), min(len(text), found.start() + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
 

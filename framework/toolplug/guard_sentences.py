@@ -307,7 +307,8 @@ class SentenceJudge:
     def __init__(self) -> None:
         c = re.compile
         self.gates = {
-            name: gate for name, lexicon in (
+            name: (gate[0], c(r"\b(?:" + "|".join(sorted(map(re.escape, gate[1]))) + ")") if gate[1] else None)
+            for name, lexicon in (
                 ("override", _OVERRIDE), ("control", _CONTROL), ("previous", _PREVIOUS), ("you", _SECOND_PERSON),
                 ("model", _MODEL), ("reveal", _REVEAL), ("hijack", _HIJACK), ("say", _SAY),
             ) if (gate := _GATES[lexicon]) is not None
@@ -404,8 +405,8 @@ class SentenceJudge:
                 gate = self.gates.get(name)
                 literal = _LITERAL_NEEDS.get(name)
                 found[name] = (
-                    (gate is None or not gate[0].isdisjoint(words) or (bool(gate[1]) and any(
-                        word.startswith(gate[1]) for word in words)))
+                    (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
+                                                                        and gate[1].search(s) is not None))
                     and (literal is None or any(needed in s for needed in literal))
                     and getattr(self, name).search(s) is not None
                 )
@@ -458,7 +459,7 @@ ANCHORS = (
     "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
     "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
     "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
-    "ai", "without", "remember", "always", "asked", "rule", "given", "rather", "ask", "summarize", "summarise", "summarizing",
+    "ai", "without", "remember", "asked", "rule", "rather", "ask", "summarize", "summarise", "summarizing",
     "summarising", "secret", "conflicts",
     "previous",
     # other Latin-script languages (ASCII-folded first words)
@@ -477,9 +478,8 @@ ANCHORS = (
     "envie", "mande", "manda", "invia", "envoie", "envoyez", "transmets", "stuur", "verstuur", "wyslij", "skicka",
     "gonder", "trimite", "kirim", "kirimkan", "sans", "sin", "sem", "bez", "utan", "uden", "uten", "ilman", "tanpa",
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
-    "komunikat", "poznamka", "aviso", "end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci",
-    "slutet", "lopussa", "sonunda", "akhir", "complete", "completa", "completez", "vervollstandige", "voltooi",
-    "uzupelnij", "dokoncz", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel", "zbierz",
+    "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
+    "slutet", "lopussa", "sonunda", "akhir",     "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel", "zbierz",
     "sammle", "rassemble",
 )
 """Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""

@@ -851,7 +851,9 @@ _PROSE_NEEDS = (
 _RULES = (*_RULES, _RuleSpec(r"(?!)", "jailbreak prose", "jailbreak", _PROSE_ANCHORS, needs=_PROSE_NEEDS))
 _SENTENCE_RULE = "instruction sentence"
 _RULES = (*_RULES, _RuleSpec(r"(?!)", _SENTENCE_RULE, "override", guard_sentences.ANCHORS,
-                             needs=guard_sentences.NEEDS))
+                             needs=guard_sentences.NEEDS),
+          *(_RuleSpec(r"(?!)", _SENTENCE_RULE, "override", anchors, needs=needs)
+            for anchors, needs in guard_sentences.WEAK_ANCHORS))
 
 
 class _SentenceScorer:
@@ -1059,10 +1061,7 @@ class _Compiled:
         self.other_scripts = [
             (
                 re.compile(script),
-                # The gate reads the text's non-ASCII characters alone: a word's non-ASCII letters, each
-                # looked for with ``in`` (and only when the text has a letter of the group's script).
-                tuple(sorted({part for word in words if (part := "".join(c for c in word if not c.isascii()))})),
-                re.compile("|".join(re.escape(word) for word in words)),
+                words,
                 re.compile("|".join(patterns)),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
@@ -1727,15 +1726,27 @@ def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Sp
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
-    for script, gate, words, pattern in compiled.other_scripts:
+    for script, words, pattern in compiled.other_scripts:
         if script.pattern not in scripts:
             scripts[script.pattern] = script.search(foreign) is not None
-        if not scripts[script.pattern] or not any(part in foreign for part in gate):
+        if not scripts[script.pattern]:
             continue
-        for found in words.finditer(text):
-            for match in pattern.finditer(text, max(0, found.start() - 100), min(len(text), found.start() + 120)):
+        for position in _word_positions(text, words):
+            for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+def _word_positions(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where any of ``words`` starts in ``text`` (``str.find`` per word: cheaper than an alternation over
+    long text), sorted."""
+    positions: set[int] = set()
+    for word in words:
+        found = text.find(word)
+        while found != -1:
+            positions.add(found)
+            found = text.find(word, found + 1)
+    return sorted(positions)
 
 
 def _merge(spans: list[Span]) -> list[Span]:

@@ -111,7 +111,7 @@ _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
-    r"moderation", r"task", r"the[ ](?:user'?s?[ ])?(?:request|question)", r"user'?s?[ ](?:request|question)", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"moderation", r"task", r"user'?s?[ ](?:request|question)", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
     r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
@@ -296,8 +296,29 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
              "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
     "modal": ("you ",),
     "email": ("@",),
+    "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
+                "ilman", "tanpa", "fara", "nelkul"),
+    "hijack": ("instead", "rather than", "regardless", "from now", "from this point", "as of now", "for the rest",
+               "for all future", "repl", "respon", "answer", "question", "request", "summar", "conversation",
+               "next ", "only with", "nothing else", "without", "quietly", "secretly", "ab sofort", "ab jetzt",
+               "von nun", "a partir de", "desormais", "d'ora", "da ora", "vanaf nu", "od teraz", "en su lugar",
+               "a la place", "stattdessen", "invece", "em vez"),
+    "completion": ("prompt", "instructions", "rules", "systemanweisung"),
+    "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
+                 "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
+                 "attempt", "design", "meant", "used", "intended", "into", "by "),
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
+}
+
+
+_WORD_NEEDS: dict[str, frozenset[str]] = {
+    # Words of which a sentence must hold one for the class to be searched.
+    "address": frozenset({"ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt", "chatgpt",
+                          "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot",
+                          "chatbots", "ki", "ia", "asystent", "assistent", "asistente", "assistente", "language"}),
+    "every_answer": frozenset({"end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci", "slutet",
+                               "slutningen", "lopussa", "sonunda", "sfarsitul", "vegen", "akhir", "cuoi"}),
 }
 
 
@@ -404,7 +425,9 @@ class SentenceJudge:
             if name not in found:
                 gate = self.gates.get(name)
                 literal = _LITERAL_NEEDS.get(name)
+                needed = _WORD_NEEDS.get(name)
                 found[name] = (
+                    (needed is None or not needed.isdisjoint(words)) and
                     (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
                                                                         and gate[1].search(s) is not None))
                     and (literal is None or any(needed in s for needed in literal))
@@ -452,17 +475,14 @@ class SentenceJudge:
 ANCHORS = (
     "ignore", "disregard", "forget", "override", "bypass", "discard", "abandon", "revoke", "overrule", "nullify",
     "skip", "disable", "deactivate", "unlock", "reset", "supersede", "supersedes", "precedence",
-    "pretend", "reveal", "print", "output", "repeat", "echo", "quote", "translate", "spell", "dump", "disclose",
-    "leak", "expose", "recite", "reply", "respond", "instead", "regardless", "quietly", "secretly",
-    "authorises", "authorizes", "behave", "roleplay", "introduce", "dear", "hidden", "priority",
-    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved", "creator",
-    "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
+    "pretend",     "quietly", "secretly",
+    "authorises", "authorizes", "behave", "roleplay", "hidden", "priority",
+    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved",     "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
     "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
     "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
-    "ai", "without", "remember", "asked", "rule", "rather", "ask", "summarize", "summarise", "summarizing",
+    "ai", "rule", "summarize", "summarise", "summarizing",
     "summarising", "secret", "conflicts",
-    "previous",
-    # other Latin-script languages (ASCII-folded first words)
+        # other Latin-script languages (ASCII-folded first words)
     "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "missachte", "beachte", "ohne", "ignorez",
     "ignorer", "oublie", "oubliez", "fais", "faites", "sans", "ignora", "ignorad", "olvida", "olvide",
     "olvidad", "olvidate", "omite", "descarta", "haz", "esqueca", "esquece", "desconsidere",
@@ -483,6 +503,27 @@ ANCHORS = (
     "sammle", "rassemble",
 )
 """Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""
+
+WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("without",), ("telling", "informing", "alerting", "notifying", "letting", "restrictions", "limits", "rules",
+                    "filters", "limitations", "censorship", "guidelines", "confirmation", "asking", "policy",
+                    "policies")),
+    (("instead", "rather", "regardless", "respond", "reply"),
+     ("claim", "recommend", "praise", "reader", "summarizing", "summarising", "summarize",
+      "summarise", "instructions", "prompt", "password", "answering", "future")),
+    (("reveal", "print", "output", "repeat", "echo", "quote", "translate", "spell", "dump", "disclose", "display",
+      "leak", "expose", "recite"),
+     ("prompt", "instructions", "instruction", "rules", "rule", "guidelines", "configuration", "variables", "system",
+      "context", "tokens", "history", "above", "everything", "transcript", "keys", "credentials", "confidential",
+      "hidden", "secret", "initial", "original", "internal")),
+    (("previous",), ("user", "instructions", "prompt", "rules", "guidelines")),
+    (("asked",), ("article", "page", "document")),
+    (("ask",), ("password", "passwords", "credit", "card", "pin", "bank", "login", "credentials", "otp",
+                "verification")),
+    (("remember",), ("future", "always", "memory", "conversations", "every", "instructions")),
+)
+"""Common anchor words, each judged only where the stretch of text also holds one of a narrower set of words
+(the combinations they start need one of them)."""
 
 NEEDS = (
     "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",

@@ -312,6 +312,44 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
+_FIRST_WORDS = (
+    "ignore", "disregard", "forget", "override", "bypass", "set", "put", "discard", "drop", "abandon", "reveal",
+    "print", "show", "output", "repeat", "echo", "list", "quote", "translate", "spell", "summarize", "summarise",
+    "dump", "disclose", "tell", "write", "display", "share", "give", "return", "leak", "expose", "recite", "type",
+    "copy", "provide", "encode", "reply", "respond", "answer", "say", "state", "claim", "mention", "recommend",
+    "praise", "introduce", "ask", "treat", "proceed", "comply", "obey", "follow", "do", "don't", "never", "always",
+    "act", "behave", "pretend", "roleplay", "play", "collect", "include", "append", "add", "start", "begin", "end",
+    "send", "email", "forward", "skip", "stop", "keep", "remember", "store", "save", "reset", "enter", "enable",
+    "activate", "disable", "turn", "switch", "unlock", "describe", "explain", "use", "call", "invoke", "run",
+    "execute", "kindly", "please", "then", "also", "now", "first", "just", "simply", "quietly", "secretly",
+    "silently", "immediately", "instead", "rather", "when", "from", "for",     "every",     "hey", "dear",     "override", "remember",
+    "ignora", "ignorez", "ignoriere", "ignorier", "vergiss", "olvida", "olvide", "oublie", "oubliez", "dimentica",
+    "negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "esqueca", "esquece", "desconsidere", "muestra",
+    "muestrame", "montre", "montre-moi", "affiche", "revele", "revela", "rivela", "mostra", "mostrami", "mostre",
+    "zeige", "zeig", "gib", "toon", "geef", "pokaz", "pokaz", "envia", "envie", "invia", "envoie", "schicke",
+    "schick", "sende", "stuur", "no", "ne", "non", "nicht", "niet", "nie", "fasse", "resume", "escribe", "ecris",
+    "scrivi", "schreibe", "responde", "reponds", "rispondi", "antworte", "odpowiadaj", "dis", "dime", "sag", "sage",
+    "empfiehl", "recommande", "recomienda", "raccomanda", "recomende", "vanaf", "ahora",
+    "agora", "ora", "desormais", "neue", "nuevas", "nouvelles", "nuove", "novas", "nieuwe", "nowe", "du", "tu",
+    "revele-moi", "revele", "recolha", "recopila", "raccogli", "verzamel", "rassemble", "sammle", "complete",
+    "completa", "vervollstandige", "abaikan", "lupakan", "bo", "unohda", "glom", "glem", "ignorera", "uita",
+    "zabudni", "zapomen", "hagyd", "onceki", "tum",
+)
+"""First words of sentences that give orders (lower case, accents folded)."""
+_TARGET_WORDS = (
+    "you", "your", "yours", "yourself", "ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt",
+    "chatgpt", "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot", "chatbots",
+    "user", "user's", "users", "reader", "dan", "du", "dein", "deine", "deinen", "dich", "dir", "tu", "ton", "tes",
+    "toi", "vous", "votre", "vos", "tus", "usted", "tuo", "tua", "tuoi", "tue", "voce", "seu", "sua", "seus", "suas",
+    "jij", "jouw", "twoj", "twoje", "twoich", "swoj", "swoje", "swoich", "tvuj", "tvoje", "din", "ditt", "dine",
+    "dina", "sinun", "anda", "kamu", "iyong", "wako", "senin", "eres", "sei", "bist", "bent", "ki", "ia", "previous",
+    "prior", "earlier", "above", "preceding", "vorherigen", "precedentes", "anteriores", "precedenti", "anteriores",
+    "vorige", "poprzednie", "tidigare", "sebelumnya", "toutes", "todas", "tutte", "alle", "instructions",
+    "instruction", "system", "prompt", "sistema", "systeme", "safety", "restrictions", "rules", "developer",
+    "developers", "admin", "administrator", "operator", "creator",
+)
+"""Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
+
 _WORD_NEEDS: dict[str, frozenset[str]] = {
     # Words of which a sentence must hold one for the class to be searched.
     "address": frozenset({"ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt", "chatgpt",
@@ -327,6 +365,8 @@ class SentenceJudge:
 
     def __init__(self) -> None:
         c = re.compile
+        self.first_words = frozenset(_FIRST_WORDS)
+        self.target_words = frozenset(_TARGET_WORDS)
         self.gates = {
             name: (gate[0], c(r"\b(?:" + "|".join(sorted(map(re.escape, gate[1]))) + ")") if gate[1] else None)
             for name, lexicon in (
@@ -419,7 +459,16 @@ class SentenceJudge:
         s = s.strip(" \t\"'`*>-#")
         found: dict[str, bool] = {}
 
-        words = set(s.translate(_PUNCTUATION).split())
+        tokens = s.translate(_PUNCTUATION).split()
+        words = set(tokens)
+        # Every combination speaks to the reader (second person, the model by name, an imperative first
+        # word), or has a header's colon, a clause after a semicolon, an e-mail address: a sentence with
+        # none of them is a statement about something else.
+        if not tokens or (
+            tokens[0] not in self.first_words and self.target_words.isdisjoint(words)
+            and ":" not in s and ";" not in s and "@" not in s
+        ):
+            return None
 
         def has(name: str) -> bool:
             if name not in found:

@@ -760,7 +760,8 @@ _PROSE_STRONG = (
     r"pretend[ \t]+(?:you[ \t]+are|to[ \t]+be)[ \t]+an?[ \t]+(?:ai|model|assistant|chatbot)",
     r"thought[ \t]+experiment",
     r"counterfactual", r"alternate[ \t]+(?:history|universe|reality)", r"i'?m[ \t]+begging", r"your[ \t]+training"
-    r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking",
+    r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking", r"insert[ \t]+(?:the[ \t]+)?divider",
+    r"l33t\w*|leetspeak", r"\{user[_ ]?query\}", r"(?:liberate|free)[ \t]+your[ \t]+mind", r"unrestrictedly",
 )
 _PROSE_WEAK = (
     r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona\w*", r"from[ \t]+now[ \t]+on",
@@ -773,7 +774,9 @@ _PROSE_WEAK = (
     r"going[ \t]+to)", r"(?:illegal|harmful|dangerous|unethical|immoral|offensive)", r"no[ \t]+matter[ \t]+what",
     r"(?:respond|reply|answer)[ \t]+(?:as|in[ \t]+the[ \t]+voice)", r"(?:bypass|evade|circumvent)",
     r"(?:filters?|safeguards|guardrails)", r"(?:legally|morally)[ \t]+required", r"(?:top[ \t]+secret|clearance)",
-    r"dark[ \t]+place", r"begging", r"disclaimer\w*", r"rebel\w*", r"divider",
+    r"dark[ \t]+place", r"begging", r"disclaimer\w*", r"rebel\w*", r"divider", r"verbatim", r"code[ \t]+block",
+    r"(?:starting|beginning)[ \t]+with", r"no[ \t]+additional[ \t]+commentary", r"over[ \t]+\d+[ \t]+words",
+    r"semantically", r"(?:true|real)[ \t]+self",
 )
 _PROSE_ANCHORS = (
     "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "anything", "godmode", "god", "mode", "character",
@@ -781,7 +784,8 @@ _PROSE_ANCHORS = (
     "moral", "refuse", "opposite", "yourself", "free", "pliny", "freed", "released", "liberated", "restrictions",
     "limitations", "censorship", "policy", "policies", "personas", "ego", "dan", "stan", "dude", "aim", "stands",
     "simulate", "emulate", "z", "grandmother", "grandma", "pretend", "roleplay", "persona", "hypothetically",
-    "counterfactual", "begging", "experiment", "training", "alternate",
+    "counterfactual", "begging", "experiment", "training", "alternate", "divider", "l33tspeak", "leetspeak",
+    "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
 )
 _PROSE_THRESHOLD = 4
 _PROSE_REACH = 600
@@ -843,6 +847,7 @@ class _ProseScorer:
         return start, end
 
 _PROSE_NEEDS = (
+    "divider", "l33tspeak", "leetspeak", "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
     "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "godmode", "unfiltered", "uncensored", "unrestricted",
     "unhinged", "amoral", "amorally", "unfilteredly", "dan", "stan", "pliny", "grandmother", "grandma", "personas",
     "simulate", "emulate", "freed", "liberated", "censorship", "z", "ego", "opposite", "yourself", "pretend",
@@ -1083,6 +1088,8 @@ class _Compiled:
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
+        self.fancy_letter = re.compile("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
+                                       "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d|\u2018[^\u2019\n]{3,500}\u2019"
@@ -1175,6 +1182,29 @@ _HOMOGLYPHS = str.maketrans(
         "\u0432": "b", "\u043a": "k", "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u0433": "r",
     }
 )
+
+
+def _fancy_table() -> dict[int, str]:
+    """Styled letters (mathematical alphanumerics, full-width, circled, squared, small capitals) to the
+    plain letter they stand for, one character for one."""
+    import unicodedata
+
+    table: dict[int, str] = {}
+    ranges = (range(0x1D400, 0x1D800), range(0xFF21, 0xFF5B), range(0x24B6, 0x24EA), range(0x1F130, 0x1F18A))
+    for code in (c for r in ranges for c in r):
+        plain = unicodedata.normalize("NFKC", chr(code))
+        if len(plain) == 1 and plain.isascii() and plain.isalnum():
+            table[code] = plain
+    small_capitals = {
+        0x1D00: "a", 0x0299: "b", 0x1D04: "c", 0x1D05: "d", 0x1D07: "e", 0xA730: "f", 0x0262: "g", 0x029C: "h",
+        0x026A: "i", 0x1D0A: "j", 0x1D0B: "k", 0x029F: "l", 0x1D0D: "m", 0x0274: "n", 0x1D0F: "o", 0x1D18: "p",
+        0x0280: "r", 0xA731: "s", 0x1D1B: "t", 0x1D1C: "u", 0x1D20: "v", 0x1D21: "w", 0x028F: "y", 0x1D22: "z",
+    }
+    table.update(small_capitals)
+    return table
+
+
+_FANCY = _fancy_table()
 
 
 class BuiltinInjectionFilter:
@@ -1540,6 +1570,9 @@ def _view_spans(
             utf8 = text.encode("utf-8", "surrogatepass")
         for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
+    if not text.isascii() and compiled.fancy_letter.search(text) is not None:
+        # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones.
+        scan(0, len(text), text.translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:

@@ -1058,6 +1058,10 @@ class _Compiled:
                     if compiled not in rules:
                         rules.append(compiled)
         self.anchor_words = frozenset(self.by_anchor)
+        self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
+        self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
+        self.leet_word = re.compile(r"[A-Za-z013457@$]*(?:[A-Za-z][013457@$]|[013457@$][A-Za-z])[A-Za-z013457@$]*")
+        self.accented_word = re.compile("\\w*[\u00c0-\u024f\u1e00-\u1eff]\\w*")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
@@ -1182,6 +1186,18 @@ _HOMOGLYPHS = str.maketrans(
         "\u0432": "b", "\u043a": "k", "\u043c": "m", "\u043d": "h", "\u0442": "t", "\u0433": "r",
     }
 )
+
+
+_RULE_WORDS = frozenset({
+    "previous", "prior", "above", "earlier", "instructions", "instruction", "prompt", "prompts", "system", "rules",
+    "guidelines", "everything", "all", "your", "you", "restrictions", "filters", "safety", "secret", "hidden",
+    "confidential", "initial", "original", "mode", "now", "unrestricted", "uncensored", "unfiltered", "jailbreak",
+    "ethical", "moral", "limits", "policy", "policies", "content", "data", "password", "passwords", "keys", "email",
+    "send", "reply", "answer", "response", "user", "users", "conversation", "history", "memory", "developer",
+    "admin", "assistant", "model", "ai", "new", "task", "directive", "directives", "commands", "persona",
+})
+"""Words that rules match beyond their anchors: a leetspeak word worth a second look reads as one of these
+or as an anchor word."""
 
 
 def _fancy_table() -> dict[int, str]:
@@ -1561,7 +1577,11 @@ def _view_spans(
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
     for start, end in _merged_windows(len(text), _leet_matches(letters)):
-        scan(start, end, text[start:end].translate(_LEET))
+        view = text[start:end].translate(_LEET)
+        # Only a window where a word with leetspeak in it reads as a word the rules know.
+        if any(word.lower() in compiled.rule_words for word in compiled.leet_word.findall(text, start, end)
+               for word in (word.translate(_LEET),)):
+            scan(start, end, view)
     if script is None:
         script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
     if script:
@@ -1577,7 +1597,7 @@ def _view_spans(
         words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:
         scan(0, len(text), codecs.encode(text, "rot13"))
-    if b" eht " in words or b" uoy " in words or b" dna " in words:
+    if (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2:
         spans.extend(_reversed_spans(text, compiled))
     return spans
 
@@ -1590,7 +1610,9 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
     for line in text.split("\n"):
         end = start + len(line)
         lowered = f" {line.lower()} "
-        if (" eht " in lowered or " uoy " in lowered or " dna " in lowered) and _rule_spans(line[::-1], compiled):
+        if (" eht " in lowered) + (" uoy " in lowered) + (" dna " in lowered) + (" ruoy " in lowered) >= 2 and (
+            _rule_spans(line[::-1], compiled)
+        ):
             spans.append((start, end, "encoded", "reversed text"))
         start = end + 1
     return spans
@@ -1647,10 +1669,12 @@ def _neutralise_rules(
 def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
     """Instructions in languages written with accents, read with the accents folded (one character for
     one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
-    accents = [m.start() for m in guard_sentences.LATIN_EXTENDED.finditer(text)]
-    clusters = [(a, b + 1) for a, b in zip(accents, accents[1:], strict=False) if b - a < 80]
+    # Only where an accented word folds into a word the rules anchor on.
+    anchors = compiled.anchor_strings
+    accents = [m.start() for m in compiled.accented_word.finditer(text)
+               if m.group().lower().translate(guard_sentences.FOLD) in anchors]
     spans: list[Span] = []
-    for start, end in _merged_windows(len(text), clusters):
+    for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
         folded = text[start:end].translate(guard_sentences.FOLD)
         spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] == "override")
     return spans

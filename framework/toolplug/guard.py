@@ -572,7 +572,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b(?:api[ \t]?keys?|credentials|"
+        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
+        r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
@@ -760,7 +761,8 @@ _PROSE_STRONG = (
     r"pretend[ \t]+(?:you[ \t]+are|to[ \t]+be)[ \t]+an?[ \t]+(?:ai|model|assistant|chatbot)",
     r"thought[ \t]+experiment",
     r"counterfactual", r"alternate[ \t]+(?:history|universe|reality)", r"i'?m[ \t]+begging", r"your[ \t]+training"
-    r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking", r"insert[ \t]+(?:the[ \t]+)?divider",
+    r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking",
+    r"insert[ \t]+(?:the[ \t]+)?divider",
     r"l33t\w*|leetspeak", r"\{user[_ ]?query\}", r"(?:liberate|free)[ \t]+your[ \t]+mind", r"unrestrictedly",
 )
 _PROSE_WEAK = (
@@ -1061,7 +1063,7 @@ class _Compiled:
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
         self.leet_word = re.compile(r"[A-Za-z013457@$]*(?:[A-Za-z][013457@$]|[013457@$][A-Za-z])[A-Za-z013457@$]*")
-        self.accented_word = re.compile("\\w*[\u00c0-\u024f\u1e00-\u1eff]\\w*")
+        self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
@@ -1096,7 +1098,8 @@ class _Compiled:
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
-        self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d|\u2018[^\u2019\n]{3,500}\u2019"
+        self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
+                                 "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
         self.code_cue = re.compile(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
@@ -1631,7 +1634,7 @@ def _neutralise_rules(
             foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
                 "utf-8", "surrogatepass")
         spans.extend(_other_script_spans(text, foreign, compiled))
-        if len(guard_sentences.LATIN_EXTENDED.findall(foreign)) >= 3:
+        if guard_sentences.LATIN_EXTENDED.search(foreign) is not None:
             spans.extend(_folded_spans(text, compiled))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
@@ -1671,8 +1674,9 @@ def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
     one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
     # Only where an accented word folds into a word the rules anchor on.
     anchors = compiled.anchor_strings
-    accents = [m.start() for m in compiled.accented_word.finditer(text)
-               if m.group().lower().translate(guard_sentences.FOLD) in anchors]
+    words = {word for word in compiled.word.findall(text) if not word.isascii()
+             and word.lower().translate(guard_sentences.FOLD) in anchors}
+    accents = _word_positions(text, tuple(words)) if words else []
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
         folded = text[start:end].translate(guard_sentences.FOLD)

@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001  (full-width punctuation and letters of many scripts are the point of this module)
+# ruff: noqa: RUF001, E501  (letters of many scripts are the point of this module; CJK counts double width)
 """Instructions in scripts other than Latin, for the built-in injection filter.
 
 Each script group is a set of gate words and the patterns that run near them: the filter looks for the

@@ -279,7 +279,7 @@ _PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201
 
 _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     # Substrings that every match of the class holds one of: a class whose sentence has none is not searched.
-    "secret": ("system", "prompt", "instruction", "rules", "guidelines", "configuration", "variables", "message",
+    "secret": ("system", "prompt", "instruction", "rule", "guideline", "configuration", "variables", "message",
                "ones", "above", "before", "prior", "window", "history", "transcript", "user", "api", "access",
                "credentials", "anweisung", "instru", "istruz", "sistem", "systeem", "jarjestelma", "rendszer",
                "arahan", "he thong", "mfumo"),
@@ -322,7 +322,8 @@ _FIRST_WORDS = (
     "send", "email", "forward", "skip", "stop", "keep", "remember", "store", "save", "reset", "enter", "enable",
     "activate", "disable", "turn", "switch", "unlock", "describe", "explain", "use", "call", "invoke", "run",
     "execute", "kindly", "please", "then", "also", "now", "first", "just", "simply", "quietly", "secretly",
-    "silently", "immediately", "instead", "rather", "when", "from", "for",     "every",     "hey", "dear",     "override", "remember",
+    "silently", "immediately", "instead", "rather", "when", "from", "for", "every", "hey", "dear", "override",
+    "remember",
     "ignora", "ignorez", "ignoriere", "ignorier", "vergiss", "olvida", "olvide", "oublie", "oubliez", "dimentica",
     "negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "esqueca", "esquece", "desconsidere", "muestra",
     "muestrame", "montre", "montre-moi", "affiche", "revele", "revela", "rivela", "mostra", "mostrami", "mostre",
@@ -391,7 +392,8 @@ class SentenceJudge:
         self.new_task = c(_NEW_TASK)
         self.role = c(_ROLE)
         self.modal = c(_MODAL)
-        self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|just|simply|"
+        self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|"
+                            r"just|simply|"
                             r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
         self.space = c(r"\s+")
         self.unbound = c(
@@ -430,7 +432,8 @@ class SentenceJudge:
         # "tells the model to ignore", "you can override": described, not ordered.
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
-                          r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|attempts?|attempting|"
+                          r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
+                          r"attempts?|attempting|"
                           r"designed|meant|used|intended)[ ](?:\w+[ ]){0,4}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
@@ -526,13 +529,15 @@ ANCHORS = (
     "skip", "disable", "deactivate", "unlock", "reset", "supersede", "supersedes", "precedence",
     "pretend",     "quietly", "secretly",
     "authorises", "authorizes", "behave", "roleplay", "hidden", "priority",
-    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved",     "objective", "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
+    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved", "objective",
+    "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
     "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
     "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
     "ai", "rule", "summarize", "summarise", "summarizing",
     "summarising", "secret", "conflicts",
         # other Latin-script languages (ASCII-folded first words)
-    "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "missachte", "beachte", "ohne", "ignorez",
+    "ignoriere", "ignorieren", "ignorier", "ignorierst", "ignoriert", "vergisst", "vergiss", "vergessen", "missachte",
+    "beachte", "ohne", "ignorez",
     "ignorer", "oublie", "oubliez", "fais", "faites", "sans", "ignora", "ignorad", "olvida", "olvide",
     "olvidad", "olvidate", "omite", "descarta", "haz", "esqueca", "esquece", "desconsidere",
     "desconsidera", "dimentica", "dimenticate", "senza", "negeer", "vergeet", "zonder", "zignoruj",
@@ -548,7 +553,8 @@ ANCHORS = (
     "gonder", "trimite", "kirim", "kirimkan", "sans", "sin", "sem", "bez", "utan", "uden", "uten", "ilman", "tanpa",
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
-    "slutet", "lopussa", "sonunda", "akhir",     "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel", "zbierz",
+    "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
+    "zbierz",
     "sammle", "rassemble",
 )
 """Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""
@@ -575,7 +581,7 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 (the combinations they start need one of them)."""
 
 NEEDS = (
-    "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
+    "rule", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
     "prompt", "prompts", "policy", "policies", "restrictions", "constraints", "filter", "filters", "safety",
     "programming", "training", "orders", "commands", "persona", "configuration", "directions", "ethical", "ethics",
     "guardrails", "limitations", "censorship", "moderation", "task", "context", "system", "message", "history",
@@ -594,7 +600,8 @@ NEEDS = (
     "talimatlari", "talimatlar", "talimat", "kurallari", "instructiunile", "regulile", "utasitast", "instruksi",
     "arahan", "perintah", "aturan", "petunjuk", "huong", "chi", "quy", "tagubilin", "maagizo", "sheria",
     "sistema", "systeme", "ki", "ia", "antwort", "antwoord", "respuesta", "resposta", "risposta", "reponse",
-    "odpowiedzi", "svar", "answer", "reply", "response", "lautet", "dice", "dit", "diz", "zegt", "sagt", "brzmi", "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
+    "odpowiedzi", "svar", "answer", "reply", "response", "lautet", "dice", "dit", "diz", "zegt", "sagt", "brzmi",
+    "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
     "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
     "rendszerpromptot", "systemprompt", "sistem", "sistemini",
 )

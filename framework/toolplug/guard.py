@@ -1101,6 +1101,9 @@ class _Compiled:
         self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
                                  "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
+        self.markup_cue = re.compile(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
+                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?)\b(?![.\w/-])")
+        self.list_item = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
         self.code_cue = re.compile(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
             r"scan\w*|saniti[sz]\w*|assert|classif\w*|guard\w*|block\w*|flag\w*|such[ \t]+as|e\.g)\b")
@@ -1686,7 +1689,7 @@ def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
 
 _SHOWN_IN_CODE = frozenset({
     "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
-    "instruction template header", "fake role header",
+    "instruction template header", "fake role header", "image URL carrying data", "link URL carrying data",
 })
 """Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
 
@@ -1706,6 +1709,11 @@ def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Spa
     return kept
 
 
+_NAMED_MARKUP = frozenset({"chat template token", "instruction token", "system token", "turn token", "fake message tag",
+                           "fake role header"})
+"""Markup a page names in its prose ("strips tokens like <|im_start|>"): left alone on a line that names it."""
+
+
 _SOFT_FAMILIES = frozenset({"override", "jailbreak"})
 """Findings that are words, not markup: a page that discusses injections quotes them as examples."""
 
@@ -1719,15 +1727,46 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
     code: list[tuple[int, int]] | None = None
     for span in spans:
         start, end, family, rule = span
+        if rule in _NAMED_MARKUP and _named_on_its_line(text, start, end, compiled):
+            continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
                 code = _example_code(text, compiled) if "`" in text else []
             if any(c_start <= start and end <= c_end for c_start, c_end in code) or _only_in_examples(
                 text, start, end, compiled
-            ) or _described(text, start, compiled):
+            ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled):
                 continue
         kept.append(span)
     return kept
+
+
+def _named_on_its_line(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the markup at ``text[start:end]`` stands on a line that talks about such markup (tokens,
+    tags, delimiters: "such as", "strips", "detects") and carries no instruction of its own."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    return len(line) < 2000 and compiled.markup_cue.search(line) is not None and not any(
+        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(line.replace(text[start:end], " "), compiled)
+    )
+
+
+def _under_example_heading(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is on a list item under a line that introduces examples ("Detected
+    patterns:", "Examples of attacks:")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if compiled.list_item.match(text, line_start) is None:
+        return False
+    position = line_start - 1
+    for _ in range(12):  # the items of one list, up to its heading
+        previous = text.rfind("\n", 0, max(0, position)) + 1
+        line = text[previous:position].strip()
+        if line and compiled.list_item.match(line) is None:
+            return line.endswith(":") and compiled.code_cue.search(line) is not None
+        if previous == 0:
+            return False
+        position = previous - 1
+    return False
 
 
 def _described(text: str, start: int, compiled: _Compiled) -> bool:
@@ -1875,6 +1914,10 @@ def _neutralise_encoded(
     replacements = _decoded_runs(text, raw, compiled)
     replacements += _hex_and_url_runs(text, raw, compiled)
     replacements += _spaced_runs(text, raw if letters is None else None, compiled, letters)
+    if replacements and "`" in text:
+        # An encoded example in code that names it one (a page about injections shows them).
+        code = _example_code(text, compiled)
+        replacements = [r for r in replacements if not any(a <= r[0] and r[1] <= b for a, b in code)]
     if not replacements:
         return text
     replacements.sort()

@@ -296,6 +296,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
              "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
     "modal": ("you ",),
     "email": ("@",),
+    "tell_user": ("tell", "inform", "warn", "convince", "remind", "dile", "dis", "sag", "di'", "diga", "zeg"),
     "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
                 "ilman", "tanpa", "fara", "nelkul"),
     "hijack": ("instead", "rather than", "regardless", "from now", "from this point", "as of now", "for the rest",
@@ -412,10 +413,16 @@ class SentenceJudge:
         self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
                            r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
                            r"correos|e-?mails)")
+        # What the model is to tell the user is what a page wants it to say (in any language).
+        self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
+                           r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b(?![ ](?:that[ ])?(?:we|our|you))"
+                           r"|\b(?:dile|dites|dis|sag|sagen[ ]sie|di'|diga|zeg)[ ](?:al|a[ ]l'|dem|all'|ao|a[ ]la|de)[ ]?"
+                           r"(?:usuario|utilisateur|benutzer|nutzer|utente|usuario|gebruiker|lector|lecteur|leser)")
         self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
         self.every_answer = c(
             r"\b(?:end|ende|fin|final|fine|fim|einde|koncu|konci|slutet|slutningen|lopussa|sonunda|sfarsitul|vegen|"
             r"akhir|cuoi)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
+            r"cualquier|qualsiasi|qualquer|tout|ogni|alle|jedweder|n'importe|quelque|kazda|kazdej|kazde|"
             r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
             r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"
             r"resposta\w*|antwoord\w*|odpowiedz\w*|odpowiedzi|odpov\w*|svar\w*|vastau\w*|yanit\w*|raspuns\w*|"
@@ -490,6 +497,8 @@ class SentenceJudge:
         def addressed() -> bool:
             return has("you") or has("model")
 
+        if has("tell_user"):
+            return "instruction to change the answer"
         if has("email") and has("send_verb") and has("data_word"):
             return "instruction to send data away"
         if has("every_answer") or has("completion"):
@@ -576,6 +585,8 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("ask",), ("password", "passwords", "credit", "card", "pin", "bank", "login", "credentials", "otp",
                 "verification")),
     (("remember",), ("future", "always", "memory", "conversations", "every", "instructions")),
+    (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
+                                                        "visitors")),
 )
 """Common anchor words, each judged only where the stretch of text also holds one of a narrower set of words
 (the combinations they start need one of them)."""

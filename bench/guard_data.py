@@ -427,7 +427,7 @@ def build_extra() -> Path:
     with benign.open("w", encoding="utf-8") as handle:
         for ident, text in readmes(download(EXTRA_README_PACKAGES, wheels_dir)):
             handle.write(json.dumps({"id": ident, "kind": "prompt", "text": text, "split": "dev"}) + "\n")
-        for number, text in enumerate(own.BENIGN):
+        for number, text in enumerate((*own.BENIGN, *own.BENIGN_DOCS)):
             handle.write(json.dumps({"id": f"own:{number}", "kind": "prompt", "text": text, "split": "dev"}) + "\n")
     return out
 

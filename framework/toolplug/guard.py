@@ -805,7 +805,7 @@ class _ProseScorer:
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users)\b")
+            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:

@@ -249,7 +249,7 @@ _NEW_TASK = (
 _ROLE = (
     r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the)\b|\bpretend[ ](?:to[ ]be|you|that|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
-    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b|\bas[ ](?:dan|freegpt)\b"
+    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
 )
 _MODAL = r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
 _IMPERATIVE = _words(
@@ -528,7 +528,7 @@ class SentenceJudge:
             return "false authority"
         if has("new_task") and (addressed() or has("imperative")):
             return "new instructions"
-        if has("role") and (has("imperative") or has("modal") or has("override")):
+        if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported"):
             return "role reassignment"
         return None
 

@@ -249,7 +249,8 @@ _NEW_TASK = (
 _ROLE = (
     r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the)\b|\bpretend[ ](?:to[ ]be|you|that|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
-    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
+    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
+    r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
 )
 _MODAL = r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
 _IMPERATIVE = _words(
@@ -415,8 +416,10 @@ class SentenceJudge:
                            r"correos|e-?mails)")
         # What the model is to tell the user is what a page wants it to say (in any language).
         self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
-                           r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b(?![ ](?:that[ ])?(?:we|our|you))"
-                           r"|\b(?:dile|dites|dis|sag|sagen[ ]sie|di'|diga|zeg)[ ](?:al|a[ ]l'|dem|all'|ao|a[ ]la|de)[ ]?"
+                           r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
+                           r"(?![ ](?:that[ ])?(?:we|our|you))"
+                           r"|\b(?:dile|dites|dis|sag|sagen[ ]sie|di'|diga|zeg)[ ](?:al|a[ ]l'|dem|all'|ao|a[ ]la|de)"
+                           r"[ ]?"
                            r"(?:usuario|utilisateur|benutzer|nutzer|utente|usuario|gebruiker|lector|lecteur|leser)")
         self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
         self.every_answer = c(

@@ -798,8 +798,8 @@ class _ProseScorer:
     """Judges the paragraph around a cue word (see above); compiled once, with the rules."""
 
     def __init__(self) -> None:
-        self.strong = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_STRONG) + r")")
-        self.weak = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_WEAK) + r")")
+        self.strong = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG))
+        self.weak = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK))
         self.discussion = re.compile(
             r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
@@ -1677,8 +1677,19 @@ def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
     one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
     # Only where an accented word folds into a word the rules anchor on.
     anchors = compiled.anchor_strings
-    words = {word for word in compiled.word.findall(text) if not word.isascii()
-             and word.lower().translate(guard_sentences.FOLD) in anchors}
+    words: set[str] = set()
+    last_end = -1
+    for accent in guard_sentences.LATIN_EXTENDED.finditer(text):
+        if accent.start() < last_end:
+            continue  # another accent of the same word
+        found = compiled.word.search(text, max(0, accent.start() - 30), accent.end() + 30)
+        while found is not None and found.end() <= accent.start():
+            found = compiled.word.search(text, found.end(), accent.end() + 30)
+        if found is None:
+            continue
+        last_end = found.end()
+        if found.group().lower().translate(guard_sentences.FOLD) in anchors:
+            words.add(found.group())
     accents = _word_positions(text, tuple(words)) if words else []
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):

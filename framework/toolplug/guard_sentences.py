@@ -75,6 +75,9 @@ def _words(*groups: str) -> str:
     return pattern
 
 
+alternation = _words
+"""One regex alternation of patterns, grouped by their first letter (a faster scan than the plain ``|``)."""
+
 # Verbs and phrases that set instructions aside (imperative and infinitive forms; many languages).
 _OVERRIDE = _words(
     r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",

@@ -810,13 +810,16 @@ class _ProseScorer:
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
         """The paragraph around ``text[position]`` as ``(start, end)`` when it reads as jailbreak prose."""
+        # Beyond the paragraph's reach the window is snapped to a grid, so the cue words of one stretch of a
+        # long paragraph share one window: the verdict depends on the text, not on which cue came first.
+        bucket = position // (_PROSE_REACH // 2) * (_PROSE_REACH // 2)
         start = text.rfind("\n\n", max(0, position - _PROSE_REACH), position)
-        start = max(0, position - _PROSE_REACH) if start == -1 else start + 2
+        start = max(0, bucket - _PROSE_REACH // 2) if start == -1 else start + 2
         end = text.find("\n\n", position, position + _PROSE_REACH)
-        end = min(len(text), position + _PROSE_REACH) if end == -1 else end
+        end = min(len(text), bucket + _PROSE_REACH) if end == -1 else end
         # Several cue words of one paragraph: judge it once (forget() is called as each text's scan starts, so
         # the key, which holds the text's id, names one living text).
-        key = (id(text), len(text), start)
+        key = (id(text), start, end)
         if key in self._judged:
             return self._judged[key]
         self._judged[key] = found = self._judge(text, start, end)
@@ -873,16 +876,20 @@ class _SentenceScorer:
 
     def bounds(self, text: str, position: int) -> tuple[int, int]:
         """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
-        start = max(text.rfind(".", 0, position), text.rfind("\n", 0, position), text.rfind("!", 0, position),
-                    text.rfind("?", 0, position), position - 300) + 1
-        match = _SENTENCE_END.search(text, position, min(len(text), position + 300))
-        end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), position + 300)
+        # Without a sentence end in reach the window is snapped to a grid (as for prose): one verdict per
+        # stretch of text, whichever of its words was found first.
+        bucket = position // 150 * 150
+        floor = max(0, bucket - 150)
+        start = max(text.rfind(".", floor, position), text.rfind("\n", floor, position),
+                    text.rfind("!", floor, position), text.rfind("?", floor, position), floor - 1) + 1
+        match = _SENTENCE_END.search(text, position, min(len(text), bucket + 300))
+        end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), bucket + 300)
         return start, end
 
     def span(self, text: str, position: int) -> tuple[int, int, str] | None:
         """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
         start, end = self.bounds(text, position)
-        key = (id(text), len(text), start)
+        key = (id(text), start, end)
         if key in self._judged:
             return self._judged[key]
         sentence = text[start:end].lower()
@@ -1561,7 +1568,7 @@ def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
@@ -1596,7 +1603,9 @@ def _view_spans(
             utf8 = text.encode("utf-8", "surrogatepass")
         for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
-    if not text.isascii() and compiled.fancy_letter.search(text) is not None:
+    if fancy is None:
+        fancy = not text.isascii() and compiled.fancy_letter.search(text) is not None
+    if fancy:
         # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones.
         scan(0, len(text), text.translate(_FANCY))
     if words is None:
@@ -1631,14 +1640,16 @@ def _neutralise_rules(
     """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
-    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
+    fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
+    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if not text.isascii():
         if not foreign:
             foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
                 "utf-8", "surrogatepass")
         spans.extend(_other_script_spans(text, foreign, compiled))
-        if guard_sentences.LATIN_EXTENDED.search(foreign) is not None:
-            spans.extend(_folded_spans(text, compiled))
+        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign))
+        if accented:
+            spans.extend(_folded_spans(text, compiled, accented))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
     if spans:
@@ -1672,19 +1683,19 @@ def _neutralise_rules(
     return "".join(out)
 
 
-def _folded_spans(text: str, compiled: _Compiled) -> list[Span]:
+def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Span]:
     """Instructions in languages written with accents, read with the accents folded (one character for
     one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
     # Only where an accented word folds into a word the rules anchor on.
     anchors = compiled.anchor_strings
     words: set[str] = set()
     last_end = -1
-    for accent in guard_sentences.LATIN_EXTENDED.finditer(text):
-        if accent.start() < last_end:
+    for position in _word_positions(text, tuple(accented)):  # the text's accented letters, found with str.find
+        if position < last_end:
             continue  # another accent of the same word
-        found = compiled.word.search(text, max(0, accent.start() - 30), accent.end() + 30)
-        while found is not None and found.end() <= accent.start():
-            found = compiled.word.search(text, found.end(), accent.end() + 30)
+        found = compiled.word.search(text, max(0, position - 30), position + 31)
+        while found is not None and found.end() <= position:
+            found = compiled.word.search(text, found.end(), position + 31)
         if found is None:
             continue
         last_end = found.end()

@@ -395,6 +395,10 @@ def extra_attacks(wheels: dict[str, Path]) -> Iterator[tuple[str, str, str]]:
         yield f"x:own-intl:{number}", "non_english", text
     for number, text in enumerate(own.FOREIGN_2):
         yield f"x:own-intl2:{number}", "non_english", text
+    for number, text in enumerate(own.OVERRIDES_EN_3):
+        yield f"x:own-en3:{number}", _family_by_content(text, "override"), text
+    for number, text in enumerate(own.FOREIGN_3):
+        yield f"x:own-intl3:{number}", "non_english", text
     for number, text in enumerate(own.JAILBREAK_EN):
         yield f"x:own-jb:{number}", "jailbreak", text
 

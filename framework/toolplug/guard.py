@@ -500,7 +500,7 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
-_IMPERATIVE_START = r"(?:^|(?<=[.!?:;\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
+_IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
 _SECRET_OBJECT = (
     r"(?:system[ \t]+(?:prompt|message|instructions?)|(?:initial|hidden|secret|original|operating|internal|developer|"
     r"confidential|full|exact)[ \t]+(?:instructions|prompt|rules|configuration|config|message|guidelines)|"
@@ -989,6 +989,26 @@ _FOREIGN_MORE: tuple[_RuleSpec, ...] = (
         "prompt or data extraction", "override", ("prompt", "systemprompt"), 8,
     ),
 )
+_SEND_VERBS = (
+    "envie", "envia", "envoie", "envoyez", "envoyer", "transmets", "sende", "senden", "schicke", "schick", "mande",
+    "manda", "invia", "inviali", "stuur", "verstuur", "wyslij", "przeslij", "posli", "skicka", "send", "laheta",
+    "gonder", "gonderin", "trimite", "kuldd", "kirim", "kirimkan", "gui",
+)
+_DATA_STEM = (
+    r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|klant|histori|rozmow|"
+    r"konversation|keskustelu|sohbet|conversa|gesprek|asiakas|tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|"
+    r"khach|passw|contrase|credential)\w*"
+)
+_EMAIL_ADDRESS = r"[\w.+-]+@[\w-]+\.[\w.]+"
+_FOREIGN_SEND: tuple[_RuleSpec, ...] = (
+    # A send verb of another language, a word for data and an e-mail address in one sentence (either order).
+    _RuleSpec(r"(?i)\b(?:" + "|".join(_SEND_VERBS) + r")\w*\b(?=[^.\n]{0,140}?" + _DATA_STEM + r")[^.\n]{0,160}?"
+              + _EMAIL_ADDRESS, "instruction to send data away", "exfiltration", _SEND_VERBS,
+              needs=("com", "net", "org", "example", "io", "de", "fr", "es", "it")),
+    _RuleSpec(r"(?i)" + _DATA_STEM + r"[^.\n]{0,100}?\b" + _EMAIL_ADDRESS + r"[^.\n]{0,40}?\b(?:gonder|kirim|"
+              r"envie|envia|senden|skicka|laheta)\w*", "instruction to send data away", "exfiltration",
+              ("gonder", "gonderin", "kirim", "kirimkan", "senden", "skicka", "laheta"), 200),
+)
 _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
     # Words with letters outside ASCII are seen by their ASCII part ("ignoră" as "ignor").
     _RuleSpec("(?i)(?:önceki|yukar\u0131daki|tüm|bütün)" r"[^.\n]{0,30}?talimat\w*[^.\n]{0,20}?"
@@ -1026,7 +1046,7 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
          "antwoord", "odpowiedz", "ponds", "pondez"), 3,
     ),
 )
-_RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
+_RULES = (*_RULES, *_FOREIGN_MORE, *_FOREIGN_SEND, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
 
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest
@@ -1705,7 +1725,7 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
         folded = text[start:end].translate(guard_sentences.FOLD)
-        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] == "override")
+        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in ("override", "exfiltration", "jailbreak"))
     return spans
 
 

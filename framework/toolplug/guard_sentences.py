@@ -88,7 +88,12 @@ _OVERRIDE = _words(
     r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
     r"limitations|censorship|constraints|guidelines|content[ ]policy)",
     r"no[ ](?:restrictions|limits|rules|filters|limitations|ethical|censorship|guidelines|constraints|system[ ]prompt)",
-    r"takes?[ ]precedence", r"supersedes?", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
+    r"takes?[ ]precedence", r"supersedes?", r"aside(?![ ]from)", r"(?:replaces?|overrides|invalidates?|cancels?)[ ](?:your|all[ ]of[ ]your)",
+    r"stop[ ](?:using|applying|obeying|following)", r"pay[ ]no[ ]attention[ ]to", r"put[ ](?:\w+[ ]){1,4}?aside",
+    r"set[ ](?:\w+[ ]){1,4}?aside", r"(?:do[ ]not|don't|no)[ ]need[ ]to[ ](?:follow|obey|apply)",
+    r"need[ ]not[ ](?:follow|obey)", r"(?:it's|it[ ]is)[ ](?:fine|ok|okay|allowed|safe)[ ]to[ ](?:skip|ignore|bypass|disregard)",
+    r"(?:can|may)[ ](?:safely[ ]|totally[ ]|just[ ])?(?:disregard|ignore|skip|bypass)",
+    r"(?:are|is)[ ]to[ ]be[ ](?:ignored|disregarded)", r"(?:should|must|can)[ ]be[ ](?:ignored|disregarded)", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
     r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
     # German
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
@@ -114,7 +119,7 @@ _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
-    r"moderation", r"task", r"user'?s?[ ](?:request|question)", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"checks", r"system[ ]prompt", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
     r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
@@ -189,7 +194,7 @@ _STATE = _words(
     r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
 )
 _HIJACK = _words(
-    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]this[ ]point", r"as[ ]of[ ]now",
+    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point", r"as[ ]of[ ]now",
     r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
         word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
         r"requests|summary|conversation|conversations)" for word in ("every", "each", "all", "any")
@@ -213,7 +218,8 @@ _DECEIVE = (
     r"(?:do[ ]not|don't|never)[ ](?:tell|mention|inform|alert|notify|reveal|disclose|show)[ ](?:\w+[ ]){0,3}?"
     r"(?:to[ ])?(?:the[ ](?:user|person|reader|human)|anyone)|without[ ](?:telling|informing|alerting|notifying|"
     r"letting)[ ](?:the[ ])?(?:user|person|reader|human|anyone)|(?:keep|keeping)[ ]this[ ](?:instruction|message|"
-    r"note)[ ]secret"
+    r"note)[ ]secret|(?:must|should|shall)[ ](?:not|never)[ ](?:disclose|reveal|tell|mention|say)[ ](?:that|this|these|"
+    r"it|to)|keep[ ](?:\w+[ ]){0,3}?(?:hidden|secret)[ ]from[ ](?:the[ ])?(?:user|person|reader|human)"
 )
 _AUTHORITY = (
     r"(?:the[ ](?:user|administrator|admin|developers?|operator|owner|site[ ]owner)|your[ ](?:developers?|creators?|"
@@ -237,17 +243,21 @@ _HEADER = (
     r"|^[\[(*#=\- ]*(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
     r"notitie|uwaga|wiadomosc)[ ](?:for|to|an|fur|pour|a|para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
     r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
-    r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)[ ]*[:\]]"
+    r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:for|pour|para|per|fur|an|voor|dla)[ ](?:the[ ]|les[ ]|los[ ]|las[ ]|gli[ ]|i[ ]|die[ ]|de[ ]|"
+    r"all[ ]|any[ ]|alle[ ])?(?:automated[ ])?(?:ki|ia|ai|llms?|bots?|assistants?|assistent\w*|asistentes?|"
+    r"assistenti|modell\w*|models?|agents?|agentes?)(?:-\w+)?[ ]*[:\]]"
 )
 _ADDRESS = (
     r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
-    + r"[ ]*[:,!]|(?:any|every|all|each)[ ](?:automated[ ])?" + _MODEL + r"[ ](?:reading|processing|summari[sz]ing|"
+    + r"[ ]*[:,!]|(?:(?:any|every|all|each)[ ])?(?:automated[ ])?" + _MODEL + r"[ ](?:reading|processing|summari[sz]ing|"
     r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
     + _MODEL + r"\b"
 )
 _NEW_TASK = (
     r"\b(?:your|the[ ]only|the)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
     r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)|\b(?:genuine|real|actual|true)[ ]instructions"
+    r"|\byour[ ](?:new|real|actual|true|updated)[ ](?:system[ ]prompt|instructions|guidelines|rules|directives?)"
 )
 _ROLE = (
     r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the)\b|\bpretend[ ](?:to[ ]be|you|that|your)\b|"
@@ -295,15 +305,19 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "when_reading": ("when ",),
     "deceive": ("not ", "n't ", "never", "without", "keep"),
     "authority": ("has ", "have ", "authori", "i am your", "from your"),
-    "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions"),
+    "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions", "prompt",
+                 "guidelines", "rules"),
     "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
              "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
     "modal": ("you ",),
     "email": ("@",),
+    "output_rule": ("summar", "respons", "repl", "answer", "output"),
+    "user_conditional": ("user", "customer", "visitor", "reader", "human"),
+    "model_may": ("assistant", "model", "ai", "bot", "agent", "llm"),
     "tell_user": ("tell", "inform", "warn", "convince", "remind", "dile", "dis", "sag", "di'", "diga", "zeg"),
     "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
                 "ilman", "tanpa", "fara", "nelkul"),
-    "hijack": ("instead", "rather than", "regardless", "from now", "from this point", "as of now", "for the rest",
+    "hijack": ("instead", "rather than", "regardless", "from now", "from here", "from this point", "as of now", "for the rest",
                "for all future", "repl", "respon", "answer", "question", "request", "summar", "conversation",
                "next ", "only with", "nothing else", "without", "quietly", "secretly", "ab sofort", "ab jetzt",
                "von nun", "a partir de", "desormais", "d'ora", "da ora", "vanaf nu", "od teraz", "en su lugar",
@@ -416,7 +430,8 @@ class SentenceJudge:
             r"gui)\b")
         self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
                            r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
-                           r"correos|e-?mails)")
+                           r"correos|e-?mails|histori|rozmow|konversation|keskustelu|sohbet|conversa|gesprek|asiakas|"
+                           r"tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|khach)")
         # What the model is to tell the user is what a page wants it to say (in any language).
         self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
                            r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
@@ -432,7 +447,20 @@ class SentenceJudge:
             r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
             r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"
             r"resposta\w*|antwoord\w*|odpowiedz\w*|odpowiedzi|odpov\w*|svar\w*|vastau\w*|yanit\w*|raspuns\w*|"
-            r"valasz\w*|jawaban|tra[ ]loi)")
+            r"valasz\w*|jawaban|tra[ ]loi|summar\w*|resume\w*|resumen\w*|riassunt\w*|zusammenfassung\w*|"
+            r"samenvatting\w*|podsumowani\w*)")
+        _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
+        # "every response ... must end with", "attach the code to any summary": what the answer must carry.
+        self.output_rule = c(
+            r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
+            r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
+            r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|at[ ]the[ ]"
+            r"(?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?" + _output + r"\b")
+        self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ](?:asks|"
+                                  r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
+        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?(?:allowed|"
+                           r"permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|ignore|answer|"
+                           r"respond|send|give|provide|skip|bypass|output|print)\b")
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
@@ -447,7 +475,7 @@ class SentenceJudge:
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
                           r"attempts?|attempting|"
-                          r"designed|meant|used|intended)[ ](?:\w+[ ]){0,4}?"
+                          r"designed|meant|used|intended)[ ](?!you\b)(?:\w+[ ]){0,4}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
                           r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
@@ -455,13 +483,15 @@ class SentenceJudge:
         self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
-                          r"request|input)")
+                          r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ](?:were|are|"
+                          r"have|did)[ ]you\b")
         self.phishing = c(r"\bask[ ](?:the[ ]user|them|the[ ]reader)[ ](?:for|to[ ](?:enter|provide|share|confirm))"
                           r"[ ](?:\w+[ ]){0,3}?(?:passwords?|credit[ ]card|pin|social[ ]security|bank|login|"
                           r"credentials|one-time|otp|verification[ ]code|card[ ]number)")
         self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
-                              r"article|document|text|site|email|content|post)\b")
+                              r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -503,8 +533,11 @@ class SentenceJudge:
         def addressed() -> bool:
             return has("you") or has("model")
 
-        if has("tell_user"):
+        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or addressed()
+                                                      or ":" in s)):
             return "instruction to change the answer"
+        if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):
+            return "text addressed to the model"
         if has("email") and has("send_verb") and has("data_word"):
             return "instruction to send data away"
         if has("every_answer") or has("completion"):
@@ -579,7 +612,7 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
                     "filters", "limitations", "censorship", "guidelines", "confirmation", "asking", "policy",
                     "policies")),
     (("instead", "rather", "regardless", "respond", "reply"),
-     ("claim", "recommend", "praise", "reader", "summarizing", "summarising", "summarize",
+     ("claim", "recommend", "praise", "reader", "next", "word", "only", "summarizing", "summarising", "summarize",
       "summarise", "instructions", "prompt", "password", "answering", "future")),
     (("reveal", "print", "output", "repeat", "echo", "quote", "translate", "spell", "dump", "disclose", "display",
       "leak", "expose", "recite"),
@@ -590,7 +623,11 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("asked",), ("article", "page", "document")),
     (("ask",), ("password", "passwords", "credit", "card", "pin", "bank", "login", "credentials", "otp",
                 "verification")),
-    (("remember",), ("future", "always", "memory", "conversations", "every", "instructions")),
+    (("remember",), ("future", "always", "memory", "conversations", "every", "instructions", "ignored", "here")),
+    (("summary", "summaries", "response", "responses", "answer", "answers", "output", "attach", "append", "prepend"),
+     ("must", "should", "shall", "every", "any", "each")),
+    (("pay",), ("attention",)),
+    (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
     (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
                                                         "visitors")),
 )
@@ -598,7 +635,7 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 (the combinations they start need one of them)."""
 
 NEEDS = (
-    "rule", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
+    "rule", "checks", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
     "prompt", "prompts", "policy", "policies", "restrictions", "constraints", "filter", "filters", "safety",
     "programming", "training", "orders", "commands", "persona", "configuration", "directions", "ethical", "ethics",
     "guardrails", "limitations", "censorship", "moderation", "task", "context", "system", "message", "history",

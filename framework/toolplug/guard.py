@@ -1703,6 +1703,9 @@ def _neutralise_rules(
     return "".join(out)
 
 
+_FOLDED_FAMILIES = frozenset({"override", "exfiltration", "jailbreak"})
+
+
 def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Span]:
     """Instructions in languages written with accents, read with the accents folded (one character for
     one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
@@ -1725,7 +1728,7 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
         folded = text[start:end].translate(guard_sentences.FOLD)
-        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in ("override", "exfiltration", "jailbreak"))
+        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
     return spans
 
 

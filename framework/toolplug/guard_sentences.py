@@ -88,12 +88,15 @@ _OVERRIDE = _words(
     r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
     r"limitations|censorship|constraints|guidelines|content[ ]policy)",
     r"no[ ](?:restrictions|limits|rules|filters|limitations|ethical|censorship|guidelines|constraints|system[ ]prompt)",
-    r"takes?[ ]precedence", r"supersedes?", r"aside(?![ ]from)", r"(?:replaces?|overrides|invalidates?|cancels?)[ ](?:your|all[ ]of[ ]your)",
+    r"takes?[ ]precedence", r"supersedes?", r"aside(?![ ]from)",
+    r"(?:replaces?|overrides|invalidates?|cancels?)[ ](?:your|all[ ]of[ ]your)",
     r"stop[ ](?:using|applying|obeying|following)", r"pay[ ]no[ ]attention[ ]to", r"put[ ](?:\w+[ ]){1,4}?aside",
     r"set[ ](?:\w+[ ]){1,4}?aside", r"(?:do[ ]not|don't|no)[ ]need[ ]to[ ](?:follow|obey|apply)",
-    r"need[ ]not[ ](?:follow|obey)", r"(?:it's|it[ ]is)[ ](?:fine|ok|okay|allowed|safe)[ ]to[ ](?:skip|ignore|bypass|disregard)",
+    r"need[ ]not[ ](?:follow|obey)",
+    r"(?:it's|it[ ]is)[ ](?:fine|ok|okay|allowed|safe)[ ]to[ ](?:skip|ignore|bypass|disregard)",
     r"(?:can|may)[ ](?:safely[ ]|totally[ ]|just[ ])?(?:disregard|ignore|skip|bypass)",
-    r"(?:are|is)[ ]to[ ]be[ ](?:ignored|disregarded)", r"(?:should|must|can)[ ]be[ ](?:ignored|disregarded)", r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
+    r"(?:are|is)[ ]to[ ]be[ ](?:ignored|disregarded)", r"(?:should|must|can)[ ]be[ ](?:ignored|disregarded)",
+    r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
     r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
     # German
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
@@ -119,7 +122,8 @@ _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
-    r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"checks", r"system[ ]prompt", r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"checks", r"system[ ]prompt",
+    r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
     r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
@@ -194,7 +198,8 @@ _STATE = _words(
     r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
 )
 _HIJACK = _words(
-    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point", r"as[ ]of[ ]now",
+    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
+    r"as[ ]of[ ]now",
     r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
         word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
         r"requests|summary|conversation|conversations)" for word in ("every", "each", "all", "any")
@@ -250,7 +255,8 @@ _HEADER = (
 )
 _ADDRESS = (
     r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
-    + r"[ ]*[:,!]|(?:(?:any|every|all|each)[ ])?(?:automated[ ])?" + _MODEL + r"[ ](?:reading|processing|summari[sz]ing|"
+    + r"[ ]*[:,!]|(?:(?:any|every|all|each)[ ])?(?:automated[ ])?" + _MODEL
+    + r"[ ](?:reading|processing|summari[sz]ing|"
     r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
     + _MODEL + r"\b"
 )
@@ -317,7 +323,8 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "tell_user": ("tell", "inform", "warn", "convince", "remind", "dile", "dis", "sag", "di'", "diga", "zeg"),
     "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
                 "ilman", "tanpa", "fara", "nelkul"),
-    "hijack": ("instead", "rather than", "regardless", "from now", "from here", "from this point", "as of now", "for the rest",
+    "hijack": ("instead", "rather than", "regardless", "from now", "from here", "from this point", "as of now",
+    "for the rest",
                "for all future", "repl", "respon", "answer", "question", "request", "summar", "conversation",
                "next ", "only with", "nothing else", "without", "quietly", "secretly", "ab sofort", "ab jetzt",
                "von nun", "a partir de", "desormais", "d'ora", "da ora", "vanaf nu", "od teraz", "en su lugar",
@@ -454,12 +461,15 @@ class SentenceJudge:
         self.output_rule = c(
             r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
-            r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|at[ ]the[ ]"
-            r"(?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?" + _output + r"\b")
-        self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ](?:asks|"
+            r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
+            r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
+            + _output + r"\b")
+        self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
+                                  r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
-        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?(?:allowed|"
-                           r"permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|ignore|answer|"
+        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+                           r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
+                           r"ignore|answer|"
                            r"respond|send|give|provide|skip|bypass|output|print)\b")
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
@@ -483,7 +493,8 @@ class SentenceJudge:
         self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
-                          r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ](?:were|are|"
+                          r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ]"
+                          r"(?:were|are|"
                           r"have|did)[ ]you\b")
         self.phishing = c(r"\bask[ ](?:the[ ]user|them|the[ ]reader)[ ](?:for|to[ ](?:enter|provide|share|confirm))"
                           r"[ ](?:\w+[ ]){0,3}?(?:passwords?|credit[ ]card|pin|social[ ]security|bank|login|"
@@ -635,7 +646,8 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 (the combinations they start need one of them)."""
 
 NEEDS = (
-    "rule", "checks", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive", "directives",
+    "rule", "checks", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive",
+    "directives",
     "prompt", "prompts", "policy", "policies", "restrictions", "constraints", "filter", "filters", "safety",
     "programming", "training", "orders", "commands", "persona", "configuration", "directions", "ethical", "ethics",
     "guardrails", "limitations", "censorship", "moderation", "task", "context", "system", "message", "history",

@@ -399,6 +399,10 @@ def extra_attacks(wheels: dict[str, Path]) -> Iterator[tuple[str, str, str]]:
         yield f"x:own-en3:{number}", _family_by_content(text, "override"), text
     for number, text in enumerate(own.FOREIGN_3):
         yield f"x:own-intl3:{number}", "non_english", text
+    for number, text in enumerate(own.OVERRIDES_EN_4):
+        yield f"x:own-en4:{number}", _family_by_content(text, "override"), text
+    for number, text in enumerate(own.FOREIGN_4):
+        yield f"x:own-intl4:{number}", "non_english", text
     for number, text in enumerate(own.JAILBREAK_EN):
         yield f"x:own-jb:{number}", "jailbreak", text
 

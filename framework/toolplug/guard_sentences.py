@@ -82,7 +82,9 @@ alternation = _words
 _OVERRIDE = _words(
     r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
     r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
-    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset", r"drop", r"cancel", r"suspend", r"void",
+    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
+    r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
+    r"cancel", r"suspend", r"void",
     r"stop[ ]following", r"do[ ]not[ ](?:follow|obey|apply)", r"don't[ ](?:follow|obey)",
     r"no[ ]longer[ ](?:have[ ]to[ ])?(?:follow|obey|apply|applies|bound|valid|in[ ]effect)",
     r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
@@ -117,6 +119,8 @@ _OVERRIDE = _words(
     r"yok[ ]say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
+    r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
+    r"non[ ]rispettare", r"no[ ]obedezcas", r"befolge[ ]\w+[ ]nicht", r"niet[ ]opvolgen",
 )
 _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
@@ -134,7 +138,8 @@ _CONTROL = _words(
     r"zasad\w*", r"wytyczn\w*", r"ograniczen\w*", r"pokyn\w*", r"instrukc\w*", r"pravidl\w*", r"instruktion\w*",
     r"instruks\w*", r"regler", r"riktlinjer", r"retningslinjer", r"ohjee\w*", r"ohjeet", r"saanno\w*", r"kehot\w*",
     r"talimat\w*", r"kural\w*", r"yonerge\w*", r"istem\w*", r"instructiuni\w*", r"regulil\w*", r"utasitas\w*",
-    r"szabaly\w*", r"instruksi", r"arahan", r"perintah", r"aturan", r"petunjuk", r"huong[ ]dan", r"chi[ ]dan",
+    r"szabaly\w*", r"saanto\w*", r"instruksi", r"arahan", r"perintah", r"aturan", r"petunjuk", r"huong[ ]dan",
+    r"chi[ ]dan",
     r"quy[ ]tac", r"chi[ ]thi", r"tagubilin", r"panuto", r"patakaran", r"maagizo", r"maelekezo", r"sheria",
 )
 _PREVIOUS = _words(
@@ -171,7 +176,7 @@ _REVEAL = _words(
     r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
     r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
-    r"onyesha", r"fichua",
+    r"onyesha", r"fichua", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -180,6 +185,8 @@ _SECRET = _words(
     r"(?:text|everything|words|tokens|content|messages?)[ ](?:above|before[ ]this|prior)", r"prior[ ]tokens",
     r"context[ ]window", r"(?:conversation|chat)[ ](?:history|transcript)", r"previous[ ]user",
     r"api[ ]?keys?", r"access[ ]code", r"credentials", r"prompt[ ]you[ ]were",
+    r"(?:every|all|the)[ ]tools?[ ]you[ ](?:can|have)", r"(?:tool|function)[ ]definitions",
+    r"contrase\w*", r"passwor\w*", r"wachtwoord", r"haslo", r"passwort", r"mot[ ]de[ ]passe", r"senha",
     r"systemprompt\w*", r"systemanweisung\w*", r"prompt[ ](?:de|du|del|di|do)[ ](?:sistema|systeme)",
     r"instru\w+[ ](?:de|del|do|da|di|du|des)[ ](?:sistema|systeme|system)",
     r"instructions?[ ](?:systeme|du[ ]systeme|initiales|cachees|secretes)", r"instrucciones[ ](?:del[ ]sistema|"
@@ -194,7 +201,8 @@ _STATE = _words(
     r"superseded|deactivated|waived|unlocked|lifted|removed|updated|changed|replaced)",
     r"(?:are|is|were|was)[ ](?:now[ ])?(?:revoked|cancell?ed|void|suspended|disabled|off|turned[ ]off|overridden|"
     r"superseded|deactivated|waived|unlocked)", r"no[ ]longer[ ](?:apply|applies|valid|in[ ]effect|matter)",
-    r"(?:do|does)[ ]not[ ]apply", r"(?:don't|doesn't)[ ]apply", r"(?:suspended|disabled|revoked|deactivated)",
+    r"(?:do|does)[ ]not[ ](?:apply|count|matter)", r"(?:don't|doesn't)[ ](?:apply|count|matter)",
+    r"(?:suspended|disabled|revoked|deactivated)",
     r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
 )
 _HIJACK = _words(
@@ -231,6 +239,12 @@ _AUTHORITY = (
     r"administrators?|operator))[ ](?:has|have)[ ](?:already[ ])?(?:pre-?approved|approved|authori[sz]ed|granted|"
     r"unlocked|enabled|allowed|permitted|changed|updated)|authori[sz]es[ ]you|i[ ]am[ ]your[ ](?:creator|developer|"
     r"admin|administrator|owner)|(?:comes?|is)[ ]from[ ]your[ ](?:developers?|creators?|administrators?|operator)"
+    r"|i[ ](?:hereby[ ])?(?:authori[sz]e|permit|allow)[ ]you|(?:i'm|i[ ]am)[ ](?:the"
+    r"|your)[ ](?:system[ ])?(?:administrator|"
+    r"admin|developer|creator|owner|operator)|as[ ]your[ ](?:developer|creator|admin|administrator|operator|owner)"
+    r"|this[ ]is[ ](?:openai|anthropic|google|your[ ]developer|the[ ]developer)|(?:remaining|following)[ ]text[ ](?:is|"
+    r"comes)[ ]from[ ](?:the[ ])?(?:operator|developer|system|admin)|per[ ]the[ ](?:admin|administrator|developer"
+    r"|operator)"
 )
 _HEADER = (
     r"^[\[(*#=\- ]*(?:(?:hidden|secret|priority|admin|administrator|developer|assistant|ai|llm|maintenance|debug|"
@@ -249,6 +263,7 @@ _HEADER = (
     r"notitie|uwaga|wiadomosc)[ ](?:for|to|an|fur|pour|a|para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
     r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
     r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:conversation|context|session|chat|memory)[ ](?:reset|cleared|restarted|wiped)\b"
     r"|^[\[(*#=\- ]*(?:for|pour|para|per|fur|an|voor|dla)[ ](?:the[ ]|les[ ]|los[ ]|las[ ]|gli[ ]|i[ ]|die[ ]|de[ ]|"
     r"all[ ]|any[ ]|alle[ ])?(?:automated[ ])?(?:ki|ia|ai|llms?|bots?|assistants?|assistent\w*|asistentes?|"
     r"assistenti|modell\w*|models?|agents?|agentes?)(?:-\w+)?[ ]*[:\]]"
@@ -257,7 +272,8 @@ _ADDRESS = (
     r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
     + r"[ ]*[:,!]|(?:(?:any|every|all|each)[ ])?(?:automated[ ])?" + _MODEL
     + r"[ ](?:reading|processing|summari[sz]ing|"
-    r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
+    r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|\bwhoever[ ](?:summari[sz]es|reads|processes|"
+    r"analy[sz]es)[ ]this|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
     + _MODEL + r"\b"
 )
 _NEW_TASK = (
@@ -266,7 +282,8 @@ _NEW_TASK = (
     r"|\byour[ ](?:new|real|actual|true|updated)[ ](?:system[ ]prompt|instructions|guidelines|rules|directives?)"
 )
 _ROLE = (
-    r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the)\b|\bpretend[ ](?:to[ ]be|you|that|your)\b|"
+    r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the|my|your)\b|\bpretend[ ](?:to[ ]be|you|that"
+    r"|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
     r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
     r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
@@ -281,7 +298,7 @@ _IMPERATIVE = _words(
     r"obey", r"follow", r"do", r"don't", r"never", r"always", r"act", r"behave", r"pretend", r"roleplay", r"play",
     r"collect", r"include", r"append", r"add", r"start", r"begin", r"end", r"send", r"email", r"forward", r"skip",
     r"stop", r"keep", r"remember", r"store", r"save", r"reset", r"enter", r"enable", r"activate", r"disable",
-    r"turn", r"switch", r"unlock", r"describe", r"explain", r"use", r"call", r"invoke", r"run", r"execute",
+    r"turn", r"switch", r"unlock", r"describe", r"explain", r"use", r"call", r"invoke", r"run", r"execute", r"route",
     r"kindly", r"please",
     # other languages (folded): imperatives and the negation an imperative starts with
     r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
@@ -299,24 +316,32 @@ _PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201
 
 _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     # Substrings that every match of the class holds one of: a class whose sentence has none is not searched.
-    "secret": ("system", "prompt", "instruction", "rule", "guideline", "configuration", "variables", "message",
+    "secret": ("tool", "function", "system", "prompt", "instruction", "rule", "guideline", "configuration",
+    "variables", "message",
                "ones", "above", "before", "prior", "window", "history", "transcript", "user", "api", "access",
                "credentials", "anweisung", "instru", "istruz", "sistem", "systeem", "jarjestelma", "rendszer",
                "arahan", "he thong", "mfumo"),
-    "your_control": ("your",),
+    "your_control": ("your", "tus", "tes", "ton", "ta ", "vos", "votre", "dein", "tuo", "tue", "tua", "sua", "seu",
+                     "seus", "jouw", "je ", "swoj", "twoj", "dine", "din", "ditt", "sinun"),
     "question": ("what", "previous user"),
     "phishing": ("ask ",),
-    "address": ("ai", "assistant", "model", "bot", "gpt", "claude", "llm", "agent", "automated", "gemini", "copilot",
+    "address": ("whoever", "ai", "assistant", "model", "bot", "gpt", "claude", "llm", "agent", "automated", "gemini",
+    "copilot",
                 "ki", "ia", "asystent", "assistent", "asistente", "a.i."),
     "when_reading": ("when ",),
     "deceive": ("not ", "n't ", "never", "without", "keep"),
-    "authority": ("has ", "have ", "authori", "i am your", "from your"),
+    "authority": ("has ", "have ", "authori", "i am your", "from your", "i'm ", "i am ", "as your", "this is ",
+                  "text ", "per the", "permit", "allow"),
     "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions", "prompt",
                  "guidelines", "rules"),
     "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
              "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
     "modal": ("you ",),
     "email": ("@",),
+    "tool_call": ("_",),
+    "evasion": ("filter", "moderation", "safety", "monitoring", "base64", "rot", "hex", "binary", "morse", "leet",
+    "l33t",
+                "latin", "reverse", "treat", "consider", "regard", "authori", "allowed", "permitted"),
     "output_rule": ("summar", "respons", "repl", "answer", "output"),
     "user_conditional": ("user", "customer", "visitor", "reader", "human"),
     "model_may": ("assistant", "model", "ai", "bot", "agent", "llm"),
@@ -333,7 +358,9 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
                  "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
                  "attempt", "design", "meant", "used", "intended", "into", "by "),
-    "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften"),
+    "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
+                         "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
+                         "ohjeet"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -347,7 +374,8 @@ _FIRST_WORDS = (
     "act", "behave", "pretend", "roleplay", "play", "collect", "include", "append", "add", "start", "begin", "end",
     "send", "email", "forward", "skip", "stop", "keep", "remember", "store", "save", "reset", "enter", "enable",
     "activate", "disable", "turn", "switch", "unlock", "describe", "explain", "use", "call", "invoke", "run",
-    "execute", "kindly", "please", "then", "also", "now", "first", "just", "simply", "quietly", "secretly",
+    "execute", "route", "conversation", "context", "session", "kindly", "please", "then", "also", "now", "first",
+    "just", "simply", "quietly", "secretly",
     "silently", "immediately", "instead", "rather", "when", "from", "for", "every", "hey", "dear", "override",
     "remember",
     "ignora", "ignorez", "ignoriere", "ignorier", "vergiss", "olvida", "olvide", "oublie", "oubliez", "dimentica",
@@ -379,7 +407,8 @@ _TARGET_WORDS = (
 
 _WORD_NEEDS: dict[str, frozenset[str]] = {
     # Words of which a sentence must hold one for the class to be searched.
-    "address": frozenset({"ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt", "chatgpt",
+    "address": frozenset({"whoever", "ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt",
+    "chatgpt",
                           "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot",
                           "chatbots", "ki", "ia", "asystent", "assistent", "asistente", "assistente", "language"}),
     "every_answer": frozenset({"end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci", "slutet",
@@ -424,13 +453,16 @@ class SentenceJudge:
         self.space = c(r"\s+")
         self.unbound = c(
             r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
-            r"content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines))\b"
+            r"content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines)|(?:content[ ])?filtering|moderation|"
+            r"safeguards|guardrails|checks)\b"
             r"|\b(?:sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul)[ ](?:\w+[ ]){0,2}?"
             r"(?:restrictions?|restricciones|restriccion|restricoes|restricao|restrizioni|einschrankungen?|"
             r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
             r"rajoituksia|batasan|restrictii|korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
             r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b")
-        self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften)\b")
+        self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
+                                  r"|regels|"
+                                  r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
         self.send_verb = c(
             r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
             r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
@@ -471,6 +503,32 @@ class SentenceJudge:
                            r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
                            r"ignore|answer|"
                            r"respond|send|give|provide|skip|bypass|output|print)\b")
+        self.tool_call = c(
+            r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
+            r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
+            r"method|class|module|param))|\buse[ ](?:the[ ])?`?[a-z][a-z0-9]*_[a-z0-9_]+`?[ ](?:tool|function)\b")
+        self.go_ahead = c(r"\b(?:must|should|shall|will|now|go[ ]ahead|please|immediately|first|before[ ]answering)\b")
+        # Writing so that the filters cannot see it; text to be trusted as the system's.
+        self.evasion = c(
+            r"\bso[ ](?:that[ ])?(?:the[ ])?(?:filters?|moderation|safety[ ](?:system|layer|checks?|filters?)"
+            r"|monitoring)"
+            r"[ ](?:do(?:es)?n't|do(?:es)?[ ]not|won't|will[ ]not|cannot|can't)[ ](?:see|notice|detect|catch|flag)\b"
+            r"|\b(?:answer|reply|respond|write|output)\b[^.;]{0,30}?\bin[ ](?:base64|rot13|rot-13|hex|binary|morse|"
+            r"leetspeak|l33t\w*|pig[ ]latin|reverse)\b"
+            r"|\b(?:treat|consider|regard)\w*[^.;]{0,60}?\b(?:as|to[ ]be)[ ](?:\w+[ ]){0,2}?(?:system|trusted"
+            r"|developer|"
+            r"admin|operator)[ ](?:instructions?|messages?|prompts?|commands?|input)\b"
+            r"|\b(?:treated|regarded|considered)[ ]as[ ](?:coming[ ]from|from|being)[ ](?:the[ ])?(?:system"
+            r"|developer|admin|"
+            r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
+            r"(?:behaviou?r|instructions|rules|settings)\b")
+        self.foreign_imperative = c(
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]say\w*|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet|zignoruj"
+            r"|ignoruj\w*|"
+            r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
+            r"|esquece|"
+            r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
+            r"|ignorer)\b")
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
@@ -490,12 +548,14 @@ class SentenceJudge:
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
                           r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
-        self.your_control = c(r"\byour[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
+        self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
+                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
                           r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ]"
                           r"(?:were|are|"
-                          r"have|did)[ ]you\b")
+                          r"have|did)[ ]you\b|\bwhat[ ](?:were|have)[ ]you[ ](?:been[ ])?(?:told|instructed|asked|"
+                          r"programmed)\b")
         self.phishing = c(r"\bask[ ](?:the[ ]user|them|the[ ]reader)[ ](?:for|to[ ](?:enter|provide|share|confirm))"
                           r"[ ](?:\w+[ ]){0,3}?(?:passwords?|credit[ ]card|pin|social[ ]security|bank|login|"
                           r"credentials|one-time|otp|verification[ ]code|card[ ]number)")
@@ -523,7 +583,7 @@ class SentenceJudge:
         # none of them is a statement about something else.
         if not tokens or (
             tokens[0] not in self.first_words and self.target_words.isdisjoint(words)
-            and ":" not in s and ";" not in s and "@" not in s
+            and ":" not in s and ";" not in s and "@" not in s and self.foreign_imperative.search(s) is None
         ):
             return None
 
@@ -549,6 +609,12 @@ class SentenceJudge:
             return "instruction to change the answer"
         if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):
             return "text addressed to the model"
+        if has("tool_call") and (has("go_ahead") or has("imperative") or has("modal") or addressed()):
+            return "instruction to call a tool"
+        if has("evasion"):
+            return "instruction override"
+        if has("foreign_imperative") and (has("control") or has("compound_control") or has("your_control")):
+            return "instruction override"
         if has("email") and has("send_verb") and has("data_word"):
             return "instruction to send data away"
         if has("every_answer") or has("completion"):
@@ -638,6 +704,18 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("summary", "summaries", "response", "responses", "answer", "answers", "output", "attach", "append", "prepend"),
      ("must", "should", "shall", "every", "any", "each")),
     (("pay",), ("attention",)),
+    (("call", "run", "invoke", "use", "execute", "trigger", "route", "through", "via"), ("_",)),
+    (("tool", "tools"), ("list", "every", "all", "available", "arguments", "call", "definitions")),
+    (("treat", "treated", "consider", "regard", "regarded", "considered", "authorised", "authorized"),
+     ("system", "trusted", "developer", "admin", "operator", "behaviour", "behavior")),
+    (("base64", "rot13", "leetspeak", "morse", "hex", "binary"), ("answer", "reply", "respond", "write", "output")),
+    (("whoever", "reset", "moderation", "filtering", "authorise", "authorize", "administrator", "asking", "grandmother",
+      "grandfather", "grandma", "count"), ()),
+    (("gormezden", "yok", "abaikan", "lupakan", "sivuuta", "unohda", "ohita", "negeer", "vergeet", "zignoruj",
+    "ignoruj",
+      "zapomnij", "ignorera", "glom", "glem", "ignora", "ignorez", "olvida", "oublie", "oubliez", "vergiss",
+      "ignoriere", "dimentica", "esqueca", "esquece", "desconsidere", "uita", "felejtsd", "hagas", "przestrzegaj",
+      "suis", "deixe", "deja", "ignorer", "rispettare", "obedezcas", "befolge", "opvolgen", "kurallarini"), ()),
     (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
     (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
                                                         "visitors")),

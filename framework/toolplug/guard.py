@@ -402,9 +402,11 @@ _RULES: tuple[_RuleSpec, ...] = (
         "fake block boundary", "fake_block", ("end of ", "begin of ", "start of "),
     ),
     _RuleSpec(r"(?m)(?:^|\n\n)Human:[ \t]", "fake dialogue turn", "fake_block", ("human ",), 2),
-    _RuleSpec(r"(?:-{2,}|={2,}|\[|#{2,}|\*{2,}|<{2,})[ \t]*(?i:end|begin|start)[ \t]+(?i:of[ \t]+)(?i:the[ \t]+)?"
-              r"(?i:document|article|context|input|conversation|data|file|email|page|text|content|user[ \t]+input|"
-              r"message|prompt|instructions)\b", "fake block boundary", "fake_block"),
+    _RuleSpec(r"(?i)(?:-{2,}|={2,}|\[|#{2,}|\*{2,}|<{2,})[ \t]*(?:end|begin|start)[ \t]+of[ \t]+(?:the[ \t]+)?"
+              r"(?:document|article|context|input|conversation|data|file|email|page|text|content|user[ \t]+input|"
+              r"message|prompt|instructions)\b", "fake block boundary", "fake_block", ("end", "begin", "start"), 12,
+              needs=("document", "article", "context", "input", "conversation", "data", "file", "email", "page", "text",
+                     "content", "message", "prompt", "instructions")),
     # exfiltration
     _RuleSpec(r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "image URL carrying data",
               "exfiltration"),

@@ -422,6 +422,7 @@ class SentenceJudge:
     def __init__(self) -> None:
         c = re.compile
         self.first_words = frozenset(_FIRST_WORDS)
+        self.literal_needs = {name: c("|".join(map(re.escape, needs))) for name, needs in _LITERAL_NEEDS.items()}
         self.target_words = frozenset(_TARGET_WORDS)
         self.gates = {
             name: (gate[0], c(r"\b(?:" + "|".join(sorted(map(re.escape, gate[1]))) + ")") if gate[1] else None)
@@ -590,13 +591,13 @@ class SentenceJudge:
         def has(name: str) -> bool:
             if name not in found:
                 gate = self.gates.get(name)
-                literal = _LITERAL_NEEDS.get(name)
+                literal = self.literal_needs.get(name)
                 needed = _WORD_NEEDS.get(name)
                 found[name] = (
                     (needed is None or not needed.isdisjoint(words)) and
                     (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
                                                                         and gate[1].search(s) is not None))
-                    and (literal is None or any(needed in s for needed in literal))
+                    and (literal is None or literal.search(s) is not None)
                     and getattr(self, name).search(s) is not None
                 )
             return found[name]
@@ -701,16 +702,19 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("ask",), ("password", "passwords", "credit", "card", "pin", "bank", "login", "credentials", "otp",
                 "verification")),
     (("remember",), ("future", "always", "memory", "conversations", "every", "instructions", "ignored", "here")),
-    (("summary", "summaries", "response", "responses", "answer", "answers", "output", "attach", "append", "prepend"),
-     ("must", "should", "shall", "every", "any", "each")),
+    (("summary", "summaries", "response", "responses", "answer", "answers", "output"), ("must", "shall")),
+    (("attach", "append", "prepend"), ()),
     (("pay",), ("attention",)),
     (("call", "run", "invoke", "use", "execute", "trigger", "route", "through", "via"), ("_",)),
-    (("tool", "tools"), ("list", "every", "all", "available", "arguments", "call", "definitions")),
+    (("tool", "tools"), ("list", "every", "arguments", "definitions")),
+    (("count",), ("restrictions", "rules", "limits", "filters", "guidelines", "policy", "policies")),
+    (("asking",), ("developer", "admin", "creator", "operator")),
+    (("administrator",), ("authorise", "authorize", "rights", "password", "prompt", "instructions", "configuration")),
     (("treat", "treated", "consider", "regard", "regarded", "considered", "authorised", "authorized"),
      ("system", "trusted", "developer", "admin", "operator", "behaviour", "behavior")),
     (("base64", "rot13", "leetspeak", "morse", "hex", "binary"), ("answer", "reply", "respond", "write", "output")),
-    (("whoever", "reset", "moderation", "filtering", "authorise", "authorize", "administrator", "asking", "grandmother",
-      "grandfather", "grandma", "count"), ()),
+    (("whoever", "reset", "moderation", "filtering", "authorise", "authorize", "grandmother", "grandfather",
+      "grandma"), ()),
     (("gormezden", "yok", "abaikan", "lupakan", "sivuuta", "unohda", "ohita", "negeer", "vergeet", "zignoruj",
     "ignoruj",
       "zapomnij", "ignorera", "glom", "glem", "ignora", "ignorez", "olvida", "oublie", "oubliez", "vergiss",

@@ -465,7 +465,6 @@ def test_a_fake_tool_call_object_is_neutralised() -> None:
         "The court dismissed the challenge to the rules, and the previous owners appealed.",
         "Rather than answer questions, the minister read a statement.",
         "You can use the `max_retries` option to configure how often a request is retried.",
-        "The nightly job runs via build_all on the CI machines.",
         "# llm-guard — Drop-in Prompt Injection Defense for LLM Apps",
         "The minister said the new rules replace the previous ones.",
     ],

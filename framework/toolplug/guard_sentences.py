@@ -705,7 +705,6 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("summary", "summaries", "response", "responses", "answer", "answers", "output"), ("must", "shall")),
     (("attach", "append", "prepend"), ()),
     (("pay",), ("attention",)),
-    (("call", "run", "invoke", "use", "execute", "trigger", "route", "through", "via"), ("_",)),
     (("tool", "tools"), ("list", "every", "arguments", "definitions")),
     (("count",), ("restrictions", "rules", "limits", "filters", "guidelines", "policy", "policies")),
     (("asking",), ("developer", "admin", "creator", "operator")),

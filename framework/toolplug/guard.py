@@ -1104,7 +1104,7 @@ class _Compiled:
         self.other_scripts = [
             (
                 re.compile(script),
-                words,
+                tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
                 re.compile("|".join(patterns)),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
@@ -1631,8 +1631,11 @@ def _view_spans(
     if fancy is None:
         fancy = not text.isascii() and compiled.fancy_letter.search(text) is not None
     if fancy:
-        # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones.
-        scan(0, len(text), text.translate(_FANCY))
+        # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones,
+        # in windows around them.
+        styled = tuple({m.group() for m in compiled.fancy_letter.finditer(text)})
+        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, styled)]):
+            scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:
@@ -1881,7 +1884,9 @@ def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Sp
             scripts[script.pattern] = script.search(foreign) is not None
         if not scripts[script.pattern]:
             continue
-        for position in _word_positions(text, words):
+        # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
+        present = tuple(word for word, part in words if part in foreign)
+        for position in _word_positions(text, present) if present else ():
             for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)

@@ -1109,6 +1109,10 @@ class _Compiled:
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
+        self._compile_scans()
+
+    def _compile_scans(self) -> None:
+        """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")

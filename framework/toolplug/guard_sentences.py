@@ -420,6 +420,12 @@ class SentenceJudge:
     """Decides whether a sentence is an instruction to the model (see the module docstring)."""
 
     def __init__(self) -> None:
+        self._compile_gates_and_words()
+        self._compile_phrases()
+        self._compile_orders()
+
+    def _compile_gates_and_words(self) -> None:
+        """Gates and the lexicon classes."""
         c = re.compile
         self.first_words = frozenset(_FIRST_WORDS)
         self.literal_needs = {name: c("|".join(map(re.escape, needs))) for name, needs in _LITERAL_NEEDS.items()}
@@ -472,7 +478,10 @@ class SentenceJudge:
                            r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
                            r"correos|e-?mails|histori|rozmow|konversation|keskustelu|sohbet|conversa|gesprek|asiakas|"
                            r"tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|khach)")
-        # What the model is to tell the user is what a page wants it to say (in any language).
+
+    def _compile_phrases(self) -> None:
+        """Phrase classes: unbound, override and state near their objects, reported speech."""
+        c = re.compile
         self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
                            r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
                            r"(?![ ](?:that[ ])?(?:we|our|you))"
@@ -490,7 +499,6 @@ class SentenceJudge:
             r"valasz\w*|jawaban|tra[ ]loi|summar\w*|resume\w*|resumen\w*|riassunt\w*|zusammenfassung\w*|"
             r"samenvatting\w*|podsumowani\w*)")
         _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
-        # "every response ... must end with", "attach the code to any summary": what the answer must carry.
         self.output_rule = c(
             r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
@@ -509,7 +517,6 @@ class SentenceJudge:
             r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
             r"method|class|module|param))|\buse[ ](?:the[ ])?`?[a-z][a-z0-9]*_[a-z0-9_]+`?[ ](?:tool|function)\b")
         self.go_ahead = c(r"\b(?:must|should|shall|will|now|go[ ]ahead|please|immediately|first|before[ ]answering)\b")
-        # Writing so that the filters cannot see it; text to be trusted as the system's.
         self.evasion = c(
             r"\bso[ ](?:that[ ])?(?:the[ ])?(?:filters?|moderation|safety[ ](?:system|layer|checks?|filters?)"
             r"|monitoring)"
@@ -530,16 +537,18 @@ class SentenceJudge:
             r"|esquece|"
             r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")
+
+    def _compile_orders(self) -> None:
+        """Classes of orders about the answer, tools, data and encodings."""
+        c = re.compile
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
             r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
             r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
             r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
-        # The verb and its object close together, in one clause.
         self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
                                   + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
-        # "tells the model to ignore", "you can override": described, not ordered.
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -575,8 +584,6 @@ class SentenceJudge:
         if "  " in s or "\t" in s or "\n" in s:
             s = self.space.sub(" ", s)
         s = s.strip(" \t\"'`*>-#")
-        found: dict[str, bool] = {}
-
         tokens = s.translate(_PUNCTUATION).split()
         words = set(tokens)
         # Every combination speaks to the reader (second person, the model by name, an imperative first
@@ -587,24 +594,13 @@ class SentenceJudge:
             and ":" not in s and ";" not in s and "@" not in s and self.foreign_imperative.search(s) is None
         ):
             return None
+        classes = _Classes(self, s, words)
+        return self._orders(classes) or self._overrides(classes)
 
-        def has(name: str) -> bool:
-            if name not in found:
-                gate = self.gates.get(name)
-                literal = self.literal_needs.get(name)
-                needed = _WORD_NEEDS.get(name)
-                found[name] = (
-                    (needed is None or not needed.isdisjoint(words)) and
-                    (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
-                                                                        and gate[1].search(s) is not None))
-                    and (literal is None or literal.search(s) is not None)
-                    and getattr(self, name).search(s) is not None
-                )
-            return found[name]
-
-        def addressed() -> bool:
-            return has("you") or has("model")
-
+    @staticmethod
+    def _orders(k: _Classes) -> str | None:
+        """Orders about the answer, tools, data and encodings."""
+        has, addressed, s = k.has, k.addressed, k.sentence
         if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or addressed()
                                                       or ":" in s)):
             return "instruction to change the answer"
@@ -620,6 +616,12 @@ class SentenceJudge:
             return "instruction to send data away"
         if has("every_answer") or has("completion"):
             return "instruction to change every answer" if has("every_answer") else "prompt or data extraction"
+        return None
+
+    @staticmethod
+    def _overrides(k: _Classes) -> str | None:
+        """Instructions set aside, secrets asked for, the model addressed, authority claimed."""
+        has, addressed = k.has, k.addressed
         if has("compound_control") and has("override") and (addressed() or has("imperative")):
             return "instruction override"
         if has("control") and not has("reported"):
@@ -649,6 +651,36 @@ class SentenceJudge:
             return "role reassignment"
         return None
 
+
+class _Classes:
+    """Which word classes one sentence has, each searched the first time a combination asks."""
+
+    __slots__ = ("found", "judge", "sentence", "words")
+
+    def __init__(self, judge: SentenceJudge, sentence: str, words: set[str]) -> None:
+        self.judge = judge
+        self.sentence = sentence
+        self.words = words
+        self.found: dict[str, bool] = {}
+
+    def has(self, name: str) -> bool:
+        found = self.found.get(name)
+        if found is None:
+            judge, s, words = self.judge, self.sentence, self.words
+            gate = judge.gates.get(name)
+            literal = judge.literal_needs.get(name)
+            needed = _WORD_NEEDS.get(name)
+            found = self.found[name] = (
+                (needed is None or not needed.isdisjoint(words))
+                and (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
+                                                                     and gate[1].search(s) is not None))
+                and (literal is None or literal.search(s) is not None)
+                and getattr(judge, name).search(s) is not None
+            )
+        return found
+
+    def addressed(self) -> bool:
+        return self.has("you") or self.has("model")
 
 ANCHORS = (
     "ignore", "disregard", "forget", "override", "bypass", "discard", "abandon", "revoke", "overrule", "nullify",

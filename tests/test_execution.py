@@ -316,6 +316,34 @@ def test_a_tool_that_mutates_its_arguments_cannot_rewrite_the_recorded_call() ->
     assert direct == arguments and outcome.trace.arguments == arguments
 
 
+class _Overwriter(toolplug.ToolImplementation):
+    """Works on the arguments dict itself, as a ToolImplementation may."""
+
+    implementation_key = "overwriter"
+
+    def definition(self) -> toolplug.ToolDefinition:
+        return toolplug.ToolDefinition(
+            id="overwriter", implementation_key="overwriter",
+            function=toolplug.FunctionSpec(
+                name="overwriter", description_for_llm="Overwrites its arguments.",
+                parameters=toolplug.ToolParameterSchemaBuilder().required_string("query", "q").build(),
+            ),
+        )
+
+    async def execute(self, arguments: dict[str, Any], context: Any) -> str:
+        arguments["query"] = "rewritten"
+        arguments["added"] = True
+        return "done"
+
+
+def test_a_tool_that_rewrites_flat_arguments_in_place_cannot_rewrite_the_recorded_call() -> None:
+    # REQ: EXE-2
+    arguments = {"query": "books"}
+    outcome = execute(_Overwriter(), arguments)
+    assert arguments == {"query": "books"}
+    assert outcome.trace.arguments == {"query": "books"}
+
+
 def test_an_invalid_call_never_repeats_a_sensitive_argument_in_its_error_text() -> None:
     # REQ: EXE-2, EXE-4
     @toolplug.tool(sensitive_argument_names={"pin", "token"})

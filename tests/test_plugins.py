@@ -73,6 +73,48 @@ def test_fake_entry_points_load_without_installation(tmp_path: Path, monkeypatch
     assert "shout" in host.registry
 
 
+BOUND_AND_STATIC_HOOKS = """
+import toolplug
+from toolplug import ToolParameterSchemaBuilder  # a class: never a hook
+LIMIT = 3  # a constant: never a hook
+
+@toolplug.tool
+def bound_tool(text: str) -> str:
+    '''Found through a bound method.'''
+    return text
+
+class _Provider:
+    @toolplug.hookimpl
+    def register_tools(self):
+        return [bound_tool]
+
+register_tools = _Provider().register_tools
+
+@toolplug.hookimpl
+def _options():
+    return []
+
+register_option_sources = staticmethod(_options)
+"""
+
+
+def test_hooks_of_a_plugin_module_are_found_whatever_callable_form_they_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # REQ: PLG-1
+    # Module attributes that cannot be hooks are skipped quickly; a bound method or a staticmethod
+    # at module level must still be found, as pluggy finds them.
+    (tmp_path / "callable_forms_mod.py").write_text(BOUND_AND_STATIC_HOOKS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    host = build_host(tmp_path, entry_points=[entry_point("forms", "callable_forms_mod")])
+    assert host.plugins.records["forms"].status == "loaded"
+    assert "bound_tool" in host.registry
+    manager = host.plugins._pm
+    options = [impl for impl in manager.hook.register_option_sources.get_hookimpls()
+               if manager.get_name(impl.plugin) == "forms"]
+    assert [impl.function.__name__ for impl in options] == ["_options"]
+
+
 # --- isolation of failures ----------------------------------------------------------------------------
 
 

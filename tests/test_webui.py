@@ -313,7 +313,9 @@ def test_web_on_another_interface_warns_and_prints_the_url_with_a_token(monkeypa
 
     opened: list[str] = []
     monkeypatch.setattr(command, "_bind", loopback_bind)
-    monkeypatch.setattr(command.webbrowser, "open", opened.append)
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "open", opened.append)
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: sockets[0].close())
     result = CliRunner().invoke(cli, ["web", "--host", "0.0.0.0", "--port", "0", "--open"])
     assert result.exit_code == 0, result.output

@@ -11,7 +11,6 @@ on the first call, not here.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -31,13 +30,13 @@ from toolplug.definitions import (
 )
 from toolplug.errors import InvalidArgumentError, ToolExecutionBlockedError, ToolExecutionFailedError
 from toolplug.execution import ToolExecutionContext
-from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
 from toolplug.schema import ToolParameterSchemaBuilder, ToolSettingsSchemaBuilder
 from toolplug.settings import OptionSource
 
 if TYPE_CHECKING:
     import httpx2
 
+    from toolplug.guard import PromptInjectionGuard
     from toolplug.net import FetchedResponse, TargetPolicy
     from toolplug.web import ExtractedWebPage
 
@@ -62,6 +61,8 @@ SEARCH_LANGUAGES = OptionSource.of(
 
 
 def _guard(context: ToolExecutionContext) -> PromptInjectionGuard:
+    from toolplug.guard import PromptInjectionGuard  # loaded when a page is read, not at start-up
+
     guard = context.guard
     if isinstance(guard, PromptInjectionGuard):
         return guard
@@ -311,6 +312,8 @@ class WebSearchTool(toolplug.ToolImplementation):
     ) -> list[tuple[SearchCandidate, ExtractedWebPage]]:
         """Read up to ``max_concurrency`` pages at once; failed, blocked and empty ones are left out,
         and at the timeout the pages done so far are returned, in ranking order."""
+        import asyncio
+
         from toolplug.net import SafeHTTPClient, WebRequestError
         from toolplug.web import retrieve
 
@@ -704,6 +707,8 @@ class WebFetchTool(toolplug.ToolImplementation):
                                                  "characters).")
         end = min(total, offset + options.max_length)
         chunk = document.content[offset:end]
+        from toolplug.guard import InjectionSource, InjectionText
+
         source = InjectionSource.web_content(document.final_url)
         title, chunk = await _guard(context).filter_texts(
             [InjectionText(document.title, source), InjectionText(chunk, source)], context

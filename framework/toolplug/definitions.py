@@ -63,7 +63,7 @@ class ConfidenceLevel(enum.IntEnum):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Visibility(_Model):
@@ -262,7 +262,7 @@ def infer_output_type(text: str | None, json_value: Any, *, is_error: bool) -> O
 class ToolExecutionResult(BaseModel):
     """What a tool returns. A tool may also return a plain ``str`` or a JSON value."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     text_content: str | None = None
     """Text for the model."""

@@ -9,7 +9,6 @@ produces — text, JSON, sources, error messages, logs and traces.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import enum
@@ -173,6 +172,7 @@ def normalize_result(value: Any) -> ToolExecutionResult:
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_SCALAR_TYPES = frozenset(_JSON_SCALARS)
 _NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 _PLAIN_SCALARS = (str, int, bool, type(None))
 
@@ -278,11 +278,10 @@ def _copy_arguments(arguments: Any) -> Any:
     """A deep copy of JSON arguments, so a tool that mutates its own can never rewrite the recorded call."""
     if type(arguments) is not dict:
         return _copy_value(arguments)
-    copied = dict(arguments)
-    for key, value in copied.items():
-        if type(value) not in _JSON_SCALARS:
-            copied[key] = _copy_value(value)
-    return copied
+    for value in arguments.values():
+        if type(value) not in _JSON_SCALAR_TYPES:
+            return _copy_value(arguments)
+    return dict(arguments)  # the common case: flat arguments, a shallow copy is a deep one
 
 
 def _copy_value(value: Any) -> Any:
@@ -393,7 +392,8 @@ class ToolExecutor:
         limit = timeout if timeout is not None else tool.implementation.timeout
         error: BaseException | None = None
         try:
-            self._prepare(tool, context)
+            if tool.definition.settings_schema.fields or scope.provider_confidence is not None:
+                self._prepare(tool, context)
             if limit is None:
                 raw = await tool.implementation.execute(_copy_arguments(arguments), context)
             else:
@@ -404,14 +404,9 @@ class ToolExecutor:
             # A refusal or an explained failure: the tool's own words (or result), no traceback.
             error, result = exc, _explained_result(tool, exc)
             status = CallStatus.BLOCKED if isinstance(exc, ToolExecutionBlockedError) else CallStatus.ERROR
-        except (KeyboardInterrupt, GeneratorExit):
-            raise  # the host's Ctrl-C, and a closing coroutine, are never a tool's failure
-        except asyncio.CancelledError as exc:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # the call itself is being cancelled
-            error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         except BaseException as exc:  # a tool's failure, SystemExit included, must never end the chat
+            if isinstance(exc, KeyboardInterrupt | GeneratorExit) or _cancels_this_call(exc):
+                raise  # the host's Ctrl-C, a closing coroutine, the call's own cancellation
             error, status, result = exc, CallStatus.ERROR, self._failure(tool, exc)
         return self._outcome(tool, arguments, context, result, status, error, started)
 
@@ -435,6 +430,8 @@ class ToolExecutor:
     async def _run_with_limit(
         tool: RegisteredTool, arguments: Any, context: ToolExecutionContext, limit: float
     ) -> Any:
+        import asyncio  # a call runs on asyncio, so this is loaded already; start-up does not pay for it
+
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
@@ -465,7 +462,8 @@ class ToolExecutor:
         started: float,
     ) -> ToolCallOutcome:
         duration_ms = (time.perf_counter() - started) * 1000.0
-        trace_arguments = redact_arguments(arguments, tool.implementation.sensitive_argument_names)
+        sensitive = tool.implementation.sensitive_argument_names
+        trace_arguments = redact_arguments(arguments, sensitive) if sensitive else dict(arguments)
         warnings = context.warnings
         scrub = _secrets._scrubber  # the process-wide scrubber, read without a call on this hot path
         if scrub.active:
@@ -485,9 +483,19 @@ class ToolExecutor:
             result_chars=len(result.text_content) if result.text_content is not None else len(result.model_text()),
             error=None if error is None else result.text_content,
             warnings=warnings,
-            guard_reports=list(context.guard_reports),
+            guard_reports=context.guard_reports,
         )
         return ToolCallOutcome(result=result, status=status, trace=trace, error=error)
+
+
+def _cancels_this_call(error: BaseException) -> bool:
+    """True when ``error`` is the cancellation of the task running the call (not a tool's own)."""
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _has_secret_settings(tool: RegisteredTool) -> bool:

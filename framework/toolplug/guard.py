@@ -15,7 +15,6 @@ text aimed at the model. Neutralised text stays readable, so a reader still sees
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import functools
 import inspect
@@ -272,6 +271,8 @@ class PromptInjectionGuard:
             if inspect.isawaitable(outcome):
                 outcome = await outcome
             return outcome
+
+        import asyncio  # loaded already when a filter runs; the host's start-up does not pay for it
 
         answer = await asyncio.wait_for(call(), self.timeout)
         if not isinstance(answer, Sequence) or len(answer) != len(texts):

@@ -377,6 +377,9 @@ class Host:
         self, runnable: Sequence[RegisteredTool], selected: Iterable[str] | None = None
     ) -> list[RegisteredTool]:
         """Which of ``runnable`` are deferred by ``[tool_search]`` and their authors (see tool search)."""
+        search = self.config.tool_search
+        if not search.deferred and search.offer_at_most is None and not any(t.definition.deferred for t in runnable):
+            return []  # nothing can be deferred: the search module is not even loaded
         from toolplug.tool_search import split_offer
 
         return split_offer(runnable, self.config.tool_search.options(), tuple(selected or ()))[1]

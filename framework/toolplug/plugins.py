@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sys
+import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -114,13 +115,32 @@ def strict_from_environment() -> bool:
     return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+_HOOKABLE = (types.FunctionType, types.MethodType, staticmethod, classmethod)
+
+
+class _HookManager(pluggy.PluginManager):
+    """pluggy's manager, with a quick answer for the plain attributes of a plugin module.
+
+    pluggy inspects every name in a plugin module through ``inspect.getattr_static``; the classes,
+    modules and constants a module imports are most of them, and none can be a hook. They are
+    skipped here with one dictionary lookup; everything else gets pluggy's own answer.
+    """
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> pluggy.HookimplOpts | None:
+        if type(plugin) is types.ModuleType:
+            value = plugin.__dict__.get(name, _HOOKABLE)
+            if value is not _HOOKABLE and not isinstance(value, _HOOKABLE):
+                return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
 class PluginManager:
     """The host's plugins: discovery, isolated loading, and hook calls that blame the right plugin."""
 
     def __init__(self, *, deny: Iterable[str] = (), strict: bool | None = None) -> None:
         self.deny = frozenset(deny)
         self.strict = strict_from_environment() if strict is None else strict
-        self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self._pm = _HookManager(hookspecs.PROJECT_NAME)
         self._pm.add_hookspecs(hookspecs)
         self.records: dict[str, PluginRecord] = {}
         """Every plugin by name (for a name two distributions claim: the one that won)."""

@@ -11,15 +11,17 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
 from toolplug.definitions import SettingKind, ToolDefinition, ToolKind
 from toolplug.errors import DefinitionError, PluginLoadError, UnknownToolError
 from toolplug.schema import ArgumentValidator, SchemaProblem, check_schema
-from toolplug.strict import StrictConversion, strict_conversion
 from toolplug.tools import ToolImplementation
+
+if TYPE_CHECKING:
+    from toolplug.strict import StrictConversion
 
 SOURCES_HOOK = "register_definition_sources"
 TOOL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -72,6 +74,8 @@ class RegisteredTool:
     @property
     def strict_conversion(self) -> StrictConversion:
         """The OpenAI strict form of the parameters, its changes, or why there is none (cached)."""
+        from toolplug.strict import strict_conversion
+
         return strict_conversion(self.definition.function.parameters)
 
     @property

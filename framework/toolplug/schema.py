@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
@@ -320,108 +320,207 @@ def check_untrusted(schema: Any) -> str:
 def _check_untrusted(schema: Any) -> tuple[str, bool]:
     if not isinstance(schema, Mapping):
         raise SchemaProblem(f"a schema must be a JSON object, not {type(schema).__name__}")
-    refs, patterns = _walk(schema)
-    dialect = dialect_of(schema)
-    targets = {ref: _resolve_pointer(schema, ref, where) for ref, where in refs.items()}
+    try:
+        refs, patterns = _walk(schema)
+        dialect = dialect_of(schema)
+        targets = {ref: _resolve_pointer(schema, ref, holder) for ref, holder in refs.items()}
+    except _Found as found:
+        raise SchemaProblem(found.describe(schema)) from None
     if targets:
         _check_expansion(schema, targets)
     return dialect, patterns
 
 
-def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, str], bool]:
-    """Check JSON-ness and the caps; return every ``$ref`` with its place, and whether it has patterns."""
-    refs: dict[str, str] = {}
+class _Found(Exception):
+    """A problem the walk found at ``container[key]``; its path is spelled out only then.
+
+    The walk runs for every definition at start-up, so it never builds a path string for a value
+    that is fine: the path of a container is looked up (by identity) once there is a problem.
+    """
+
+    def __init__(self, container: Any, key: Any, text: str, *, path_last: bool = False) -> None:
+        super().__init__(text)
+        self.container, self.key, self.text, self.path_last = container, key, text, path_last
+
+    def describe(self, root: Any) -> str:
+        path = _path_of(root, self.container) + ("" if self.key is None else f"/{self.key}")
+        return f"{self.text} (at {path or '/'})" if self.path_last else f"at {path or '/'}: {self.text}"
+
+
+def _path_of(root: Any, target: Any) -> str:
+    """The JSON pointer of the container ``target`` inside ``root`` ("" for the root itself)."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    for _ in range(2 * MAX_SCHEMA_NODES):
+        if not stack:
+            break
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if isinstance(value, dict):
+            stack.extend((item, f"{path}/{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}/{index}") for index, item in enumerate(value))
+    return "/?"
+
+
+def _index_of(items: list[Any], item: Any) -> int:
+    return next(index for index, candidate in enumerate(items) if candidate is item)
+
+
+_KEYWORDS_TO_CHECK = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "$id", "pattern", "patternProperties"})
+_KEYWORDS_TO_WATCH = _KEYWORDS_TO_CHECK | _SUBSCHEMA_KEYWORDS
+
+
+def _walk(schema: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Check JSON-ness and the caps; return every ``$ref`` with the object holding it, and whether
+    the schema has patterns. Problems raise :class:`_Found`.
+
+    Only objects and arrays are pushed, as (value, depth, is a schema position); every other value
+    is checked where it is found, so most of a schema is never pushed at all.
+    """
+    refs: dict[str, Any] = {}
     patterns = False
-    nodes = 0
-    chars = 0
-    # (value, depth, path, is a schema position)
-    stack: list[tuple[Any, int, str, bool]] = [(schema, 1, "", True)]
+    nodes = chars = 0
+    stack: list[tuple[Any, int, bool]] = [(schema, 1, True)]
     while stack:
-        value, depth, path, is_schema = stack.pop()
+        value, depth, is_schema = stack.pop()
         nodes += 1
         if depth > MAX_SCHEMA_DEPTH:
-            raise SchemaProblem(f"the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels (at {path or '/'})")
-        if isinstance(value, dict):
+            raise _Found(value, None, f"the schema is nested deeper than {MAX_SCHEMA_DEPTH} levels", path_last=True)
+        if type(value) is dict or isinstance(value, dict):
             for key, item in value.items():
                 if type(key) is not str:
-                    raise SchemaProblem(f"at {path or '/'}: the key {key!r} is not a string (JSON keys are strings)")
+                    raise _Found(value, None, f"the key {key!r} is not a string (JSON keys are strings)")
                 chars += len(key)
-                if is_schema:
-                    if key[:1] in ("$", "p"):
-                        patterns = _schema_keyword(key, item, path, refs) or patterns
+                if is_schema and key in _KEYWORDS_TO_WATCH:
+                    if key in _KEYWORDS_TO_CHECK:
+                        patterns = _schema_keyword(key, item, value, schema, refs) or patterns
+                    if key in _MAP and type(item) is dict:  # properties and the like: the most common
+                        for name, sub in item.items():
+                            if type(sub) is dict and type(name) is str:
+                                stack.append((sub, depth + 2, True))
+                            else:
+                                nodes += _push_member(stack, name, sub, depth + 2, item, value, key)
+                        continue
                     if key in _SUBSCHEMA_KEYWORDS:
-                        stack.extend(_children(key, item, depth, f"{path}/{key}"))
+                        # a boolean is a valid schema and valid JSON wherever it stands
+                        nodes += 1 if type(item) is bool else _push_subschemas(stack, key, item, depth, value)
                         continue
                 kind = type(item)
                 if kind is str:  # most leaves: checked here, never pushed
                     chars += len(item)
-                    nodes += 1
-                elif kind is int or kind is bool or item is None:
-                    nodes += 1
-                else:
-                    stack.append((item, depth + 1, f"{path}/{key}", False))
-            if chars > MAX_SCHEMA_CHARS:
-                raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1, f"{path}/{index}", False) for index, item in enumerate(value))
-        elif isinstance(value, str):
-            chars += len(value)
-            if chars > MAX_SCHEMA_CHARS:
-                raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise SchemaProblem(f"at {path or '/'}: {value!r} is not a JSON number")
-        elif not isinstance(value, _JSON_SCALARS):
-            raise SchemaProblem(f"at {path or '/'}: a {type(value).__name__} is not JSON")
-        elif is_schema and not isinstance(value, bool):
-            raise SchemaProblem(f"at {path or '/'}: a schema is an object or a boolean, not {value!r}")
+                elif kind is dict or kind is list:
+                    stack.append((item, depth + 1, False))
+                    continue
+                elif not (kind is int or kind is bool or item is None):
+                    chars += _other_value(stack, item, depth + 1, value, key)
+                nodes += 1
+        elif type(value) is list or isinstance(value, list):
+            for item in value:
+                kind = type(item)
+                if kind is str:
+                    chars += len(item)
+                elif kind is dict or kind is list:
+                    stack.append((item, depth + 1, False))
+                    continue
+                elif not (kind is int or kind is bool or item is None):
+                    chars += _other_value(stack, item, depth + 1, value, None)
+                nodes += 1
+        else:
+            raise _Found(value, None, f"a {type(value).__name__} is not JSON")
+        if chars > MAX_SCHEMA_CHARS:
+            raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_CHARS} characters")
         if nodes > MAX_SCHEMA_NODES:
             raise SchemaProblem(f"the schema has more than {MAX_SCHEMA_NODES} values")
     return refs, patterns
 
 
-def _schema_keyword(key: str, item: Any, path: str, refs: dict[str, str]) -> bool:
+def _other_value(stack: list[tuple[Any, int, bool]], item: Any, depth: int, container: Any, key: Any) -> int:
+    """A value of a rarer type (a float, a subclass of a JSON type, or not JSON at all): pushed when
+    it is an object or array, checked otherwise; returns the characters it counts for."""
+    if isinstance(item, dict | list):
+        stack.append((item, depth, False))
+        return 0
+    if key is None:  # an array item: its index is looked up only for a problem
+        return _check_leaf(item, False, container, None, lambda: _index_of(container, item))
+    return _check_leaf(item, False, container, key)
+
+
+def _check_leaf(value: Any, is_schema: bool, container: Any, key: Any, index: Any = None) -> int:
+    """Check a value that is neither an object nor an array; return the characters it counts for."""
+    if isinstance(value, str):
+        return len(value)
+    problem = None
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            problem = f"{value!r} is not a JSON number"
+    elif not isinstance(value, _JSON_SCALARS):
+        problem = f"a {type(value).__name__} is not JSON"
+    elif is_schema and not isinstance(value, bool):
+        problem = f"a schema is an object or a boolean, not {value!r}"
+    if problem is not None:
+        raise _Found(container, key if index is None else index(), problem)
+    return 0
+
+
+def _schema_keyword(key: str, item: Any, holder: dict[str, Any], root: Any, refs: dict[str, Any]) -> bool:
     """Check the keywords that name other schemas; True for a regular expression keyword."""
-    child = f"{path}/{key}"
     if key == "$ref":
-        _note_ref(item, child, refs)
+        _note_ref(item, holder, refs)
     elif key in ("$dynamicRef", "$recursiveRef"):
-        raise SchemaProblem(f"at {child}: {key} is not supported; use a local $ref")
-    elif key == "$id" and path:
-        raise SchemaProblem(f"at {child}: $id is allowed only at the root (it would move $ref targets)")
+        raise _Found(holder, key, f"{key} is not supported; use a local $ref")
+    elif key == "$id" and holder is not root:
+        raise _Found(holder, key, "$id is allowed only at the root (it would move $ref targets)")
     return key in ("pattern", "patternProperties")
 
 
-def _children(key: str, item: Any, depth: int, child: str) -> list[tuple[Any, int, str, bool]]:
-    """The values below one keyword, each marked whether it is a schema."""
-    if key in _LIST and isinstance(item, list):
-        return [(sub, depth + 2, f"{child}/{i}", True) for i, sub in enumerate(item)]
-    if key in _SINGLE and isinstance(item, dict | bool):
-        return [(item, depth + 1, child, True)]
-    if key in _MAP and isinstance(item, dict):
-        result: list[tuple[Any, int, str, bool]] = []
-        for name, sub in item.items():
-            if not isinstance(name, str):
-                raise SchemaProblem(f"at {child}: the key {name!r} is not a string (JSON keys are strings)")
-            result.append((sub, depth + 2, f"{child}/{name}", isinstance(sub, dict | bool)))
-        return result
-    return [(item, depth + 1, child, False)]
+def _push_subschemas(stack: list[tuple[Any, int, bool]], key: str, item: Any, depth: int, holder: Any) -> int:
+    """Push the subschemas below one keyword; return how many values were checked without a push."""
+    if key in _LIST and type(item) is list:
+        return sum(_push_schema(stack, sub, depth + 2, item, index) for index, sub in enumerate(item))
+    if key in _SINGLE:
+        return _push_schema(stack, item, depth + 1, holder, key)
+    return _push_schema(stack, item, depth + 1, holder, key, is_schema=False)
 
 
-def _note_ref(ref: Any, where: str, refs: dict[str, str]) -> None:
+def _push_member(
+    stack: list[tuple[Any, int, bool]], name: Any, sub: Any, depth: int, members: Any, holder: Any, key: str
+) -> int:
+    """One member of ``properties`` (or the like) that is not a plain object under a string key."""
+    if type(name) is not str:
+        raise _Found(holder, key, f"the key {name!r} is not a string (JSON keys are strings)")
+    return _push_schema(stack, sub, depth, members, name)
+
+
+def _push_schema(
+    stack: list[tuple[Any, int, bool]], value: Any, depth: int, container: Any, key: Any, *, is_schema: bool = True
+) -> int:
+    """Push one subschema (an object); a boolean schema or a plain value is checked here (returns 1)."""
+    if type(value) is dict or (is_schema and isinstance(value, dict)):
+        stack.append((value, depth, is_schema))
+        return 0
+    if isinstance(value, dict | list):
+        stack.append((value, depth, False))
+        return 0
+    _check_leaf(value, is_schema and type(value) is not str, container, key)
+    return 1
+
+
+def _note_ref(ref: Any, holder: dict[str, Any], refs: dict[str, Any]) -> None:
     if not isinstance(ref, str):
-        raise SchemaProblem(f"at {where}: $ref must be a string")
+        raise _Found(holder, "$ref", "$ref must be a string")
     if not (ref == "#" or ref.startswith("#/")):
         if ref.startswith("#"):
-            raise SchemaProblem(f"at {where}: $ref {ref!r} names an anchor; use a JSON pointer such as '#/$defs/name'")
-        raise SchemaProblem(
-            f"at {where}: $ref {ref!r} points outside the schema; only local refs ('#/...') are allowed, "
-            "so validation never fetches anything"
+            raise _Found(holder, "$ref", f"$ref {ref!r} names an anchor; use a JSON pointer such as '#/$defs/name'")
+        raise _Found(
+            holder, "$ref",
+            f"$ref {ref!r} points outside the schema; only local refs ('#/...') are allowed, "
+            "so validation never fetches anything",
         )
-    refs.setdefault(ref, where)
+    refs.setdefault(ref, holder)
 
 
-def _resolve_pointer(root: Mapping[str, Any], ref: str, where: str) -> Any:
+def _resolve_pointer(root: Mapping[str, Any], ref: str, holder: Any) -> Any:
     from urllib.parse import unquote
 
     node: Any = root
@@ -432,9 +531,9 @@ def _resolve_pointer(root: Mapping[str, Any], ref: str, where: str) -> Any:
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            raise SchemaProblem(f"at {where}: $ref {ref!r} points nowhere (a dangling reference)")
+            raise _Found(holder, "$ref", f"$ref {ref!r} points nowhere (a dangling reference)")
     if not isinstance(node, dict | bool):
-        raise SchemaProblem(f"at {where}: $ref {ref!r} points to {node!r}, which is not a schema")
+        raise _Found(holder, "$ref", f"$ref {ref!r} points to {node!r}, which is not a schema")
     return node
 
 
@@ -520,9 +619,9 @@ class ArgumentValidator:
 
     def is_valid(self, value: Any) -> bool:
         """True when ``value`` matches the schema."""
-        if _instance_problem(value) is not None:
+        if not _is_flat(value) and _instance_problem(value) is not None:
             return False
-        return bool(self._validator.is_valid(value))
+        return self._validator.is_valid(value)  # type: ignore[no-any-return]
 
     def problems(self, value: Any) -> list[str]:
         """Every mismatch, each as ``at <path>: <message>``."""
@@ -577,7 +676,7 @@ def _compile(schema: dict[str, Any], dialect: str) -> Any:
 
 def _instance_problem(value: Any) -> str | None:
     """Why ``value`` cannot be validated (too deep, too large, not JSON), or None."""
-    if isinstance(value, dict) and all(type(item) in _FLAT for item in value.values()):
+    if _is_flat(value):
         return None  # the common case: flat arguments
     nodes = 0
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -604,6 +703,16 @@ def _instance_problem(value: Any) -> str | None:
 
 
 _FLAT = frozenset({str, int, bool, type(None)})
+
+
+def _is_flat(value: Any) -> bool:
+    """True for a dict of strings, integers, booleans and nulls: nothing there to be too deep or not JSON."""
+    if type(value) is not dict:
+        return False
+    for item in value.values():  # noqa: SIM110 (a plain loop: cheaper than all() or a set test here)
+        if type(item) not in _FLAT:
+            return False
+    return True
 
 
 def check_schema(schema: Any) -> str:
@@ -636,7 +745,18 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-from toolplug.strict import StrictSchemaError, to_openai_strict  # noqa: E402  (strict.py imports this module lazily)
+if TYPE_CHECKING:
+    from toolplug.strict import StrictSchemaError, to_openai_strict
+
+
+def __getattr__(name: str) -> Any:
+    # The strict conversion is re-exported here, but loaded only when asked for (start-up does not need it).
+    if name in ("StrictSchemaError", "to_openai_strict"):
+        from toolplug import strict
+
+        return getattr(strict, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ArgumentValidator",

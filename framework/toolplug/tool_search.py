@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 import itertools
 import json
 import math
 import re
+import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,12 @@ NATIVE_SEARCH_TOOLS = {
 _MAX_QUERY_CHARS = 500
 _SYNONYM_WEIGHT = 0.8
 _LOOKUP_BONUS = 1.15
+_INTENT_BOOST = 0.6
+_FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
+_RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
+_SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
+# name, plugin, title, description, argument names, argument descriptions
+_FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
 
 
@@ -127,155 +135,129 @@ def split_offer(
 
 # --- ranking ---------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "get",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "show",
-        "some",
-        "that",
-        "the",
-        "their",
-        "them",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
+# A word with a letter beyond ASCII stays whole ("Straße"); ASCII identifiers split at camelCase.
+_WORD = re.compile(r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOP_WORDS = _word_set(
+    "a an and are as at be by can do does for from get has have how i in is it its me my of on or our please "
+    "show some that the their them this to was what when where which who will with you your"
 )
-# Query words that mean one of the catalogue's common verbs; applied to queries only.
+# Query words that name a thing in other words: everyday words and abbreviations for what tool
+# definitions call by its proper name. Applied to queries only, at _SYNONYM_WEIGHT. What a query asks
+# to *do* is not here: _query_intent reads that.
+_SYNONYM_GROUPS: Mapping[str, str] = {
+    "book reserve": "reservation booking",
+    "buy": "order purchase",
+    "remind": "reminder task",
+    "jot memo memos": "note",
+    "ip": "address",
+    "www website": "domain site",
+    "subdomain subdomains": "domain",
+    "apply": "application",
+    "pay": "payment",
+    "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
+    "money cash": "payment transfer",
+    "dollar dollars euro euros pound pounds yen usd eur gbp": "currency money",
+    "convert": "conversion exchange",
+    "house": "home",
+    "car": "driving vehicle",
+    "holiday vacation pto": "vacation leave holiday",
+    "phone": "mobile call",
+    "text texts": "sms message",
+    "meeting": "event",
+    "appointment checkup": "visit booking appointment",
+    "job role vacancy": "job position",
+    "pic pics picture pictures image images": "photo",
+    "footage": "video recording clip",
+    "movie film": "video",
+    "plane airplane fly": "flight airline",
+    "server servers vm": "server instance machine",
+    "repo repos": "repository",
+    "pr prs": "pull request",
+    "doc": "document",
+    "deck presentation": "slide",
+    "portfolio holdings": "stock shares",
+    "warm warmer hot heat cold colder freezing chilly cool cooler": "temperature heating",
+    "dim dimmer bright brighter dark darker": "brightness light",
+    "lamp lamps bulb bulbs": "light",
+    "umbrella rainy raining": "rain forecast",
+    "windy": "wind",
+    "smog polluted": "pollution air",
+    "near": "nearby",
+    "coffee": "cafe",
+    "cat cats dog dogs puppy kitten": "pet animal",
+    "gp physician": "doctor",
+    "meds pills pill medicine": "medication",
+    "exercise jog gym": "workout",
+    "ate eat eaten": "meal food",
+    "protein carbs": "macros",
+    "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
+    "cv": "resume",
+    "company employer": "company employer",
+    "client": "customer",
+    "defect crash": "bug",
+    "outage downtime": "incident outage",
+    "receipt receipts reimburse": "expense",
+    "mortgage": "loan",
+    "package packages": "parcel shipment",
+    "promo voucher": "coupon discount",
+    "questionnaire poll": "survey",
+    "agenda": "calendar",
+    "headline headlines": "news",
+    "directions navigate": "route",
+    "gig theatre theater opera": "concert ticket",
+    "game": "match",
+    "say": "translate",
+    "selfie selfies": "photo",
+    "song songs tune tunes": "music song",
+    "workbook": "spreadsheet",
+    "chore chores errand errands": "task",
+    "bill bills": "invoice",
+    "apartment flat": "home",
+    "automobile auto": "car vehicle",
+    "shop shops store stores": "shop store",
+    "purchase purchases": "order",
+    "credential credentials": "password login",
+    "worker workers personnel": "employee staff",
+    "buyer buyers shopper shoppers": "customer",
+    "basket baskets trolley": "cart",
+    "sunny snow snowing snowy storm stormy cloudy humid humidity": "weather forecast",
+    "owe owes owed unpaid overdue outstanding": "due payment",
+    "inbox": "email mail",
+    "attachment attachments": "file",
+    "case cases": "ticket",
+    "glitch glitches": "bug",
+    "spend spent spending": "expense cost",
+    "equity equities": "stock",
+    "btc": "bitcoin",
+    "ethereum eth": "ether",
+    "boardroom": "meeting room",
+    "pharmacy pharmacies chemist bakery bakeries": "shop",
+    "prospect prospects": "lead",
+    "opportunity opportunities": "deal",
+    "deadline deadlines": "milestone due",
+    "applicant applicants": "candidate",
+    "lesson lessons tutorial tutorials": "course training",
+    "cook cooking bake baking": "recipe",
+    "dine dining": "restaurant dinner",
+    "takeout": "takeaway food",
+    "rail railway": "train",
+    "feedback": "review comment",
+    "membership memberships": "subscription plan",
+    "jam jams gridlock": "traffic congestion",
+    "cctv doorbell webcam": "camera",
+    "jazz pop rock hiphop classical techno": "music song",
+    "van vans truck trucks minivan": "car vehicle",
+    "arena arenas stadium stadiums": "venue",
+    "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
+}
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
-    "add": ("create", "new"),
-    "make": ("create", "new"),
-    "new": ("create",),
-    "start": ("create",),
-    "book": ("create", "reservation", "booking"),
-    "reserve": ("create", "reservation"),
-    "schedule": ("create",),
-    "write": ("create",),
-    "draft": ("create",),
-    "send": ("create", "share"),
-    "submit": ("create",),
-    "file": ("create",),
-    "log": ("create",),
-    "record": ("create",),
-    "save": ("create",),
-    "buy": ("create", "order"),
-    "order": ("create",),
-    "cancel": ("delete",),
-    "remove": ("delete",),
-    "revoke": ("delete",),
-    "terminate": ("delete",),
-    "drop": ("delete",),
-    "stop": ("delete",),
-    "end": ("delete",),
-    "change": ("update",),
-    "edit": ("update",),
-    "modify": ("update",),
-    "set": ("update",),
-    "move": ("update",),
-    "rename": ("update",),
-    "adjust": ("update",),
-    "extend": ("update",),
-    "turn": ("update",),
-    "find": ("search",),
-    "look": ("search",),
-    "lookup": ("search",),
-    "query": ("search",),
-    "download": ("export",),
-    "total": ("stats", "statistic"),
-    "many": ("stats", "total"),
-    "average": ("stats", "statistic"),
-    "summary": ("stats", "statistic"),
-    "give": ("share",),
-    "invite": ("share",),
-    "access": ("share",),
-    "forward": ("share",),
-    "show": ("get", "list"),
-    "see": ("get", "list"),
-    "view": ("get",),
-    "display": ("get",),
-    "check": ("get",),
-    "status": ("get",),
-    "detail": ("get",),
-    "details": ("get",),
-    "track": ("get",),
-    "read": ("get",),
-    "open": ("get", "create"),
-    "which": ("list",),
-    "all": ("list",),
-    "recent": ("list",),
-    "latest": ("list",),
-    "upcoming": ("list",),
-    "history": ("list",),
-    "past": ("list",),
-    "results": ("list", "stats"),
-    "csv": ("export",),
-    "pdf": ("export",),
-    "post": ("create",),
-    "publish": ("create",),
-    "reply": ("create",),
-    "remind": ("create", "reminder"),
-    "enroll": ("create",),
-    "register": ("create",),
-    "generate": ("create",),
-    "request": ("create",),
-    "apply": ("create", "application"),
-    "pay": ("update", "payment"),
-    "rate": ("stats",),
-    "statistics": ("stats",),
-    "count": ("stats",),
-    "report": ("stats",),
-    "house": ("home",),
-    "home": ("house",),
-    "car": ("driving", "vehicle"),
-    "holiday": ("vacation", "leave"),
-    "vacation": ("leave", "holiday"),
-    "phone": ("mobile", "call"),
-    "meeting": ("event",),
-    "appointment": ("visit", "booking"),
-    "job": ("position",),
-    "money": ("transfer", "payment"),
-    "disable": ("archive",),
-    "pause": ("archive",),
-    "close": ("archive",),
-    "hide": ("archive",),
+    word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
 }
 
 
@@ -289,75 +271,339 @@ def _undouble(stem: str) -> str:
     return stem
 
 
+_VOWELS = frozenset("aeiouy")
+
+
 @functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """A light English stemmer: plurals, -ing, -ed and a final -e, so that grade/grades/graded and
-    create/created/creating meet."""
+def _singular(word: str) -> str:
+    """``word`` without a plural ending ("entries" → "entry", "trainings" → "training")."""
     if len(word) <= 3 or word in _INVARIANT:
         return word
     if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    elif word.endswith("ing") and len(word) > 5:
-        word = _undouble(word[:-3])
-    elif word.endswith("ed") and len(word) > 4:
-        word = _undouble(word[:-2])
-    if word.endswith("e") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light English stemmer, applied alike to tools and queries: a plural, then -ing or -ed, then a
+    final -e, so that rate/rates/rating/ratings/rated all meet ("rat")."""
+    if len(word) <= 3 or word in _INVARIANT:
+        return word
+    word = _singular(word)
+    for suffix, shortest in (("ing", 6), ("ed", 5)):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(word) >= shortest and _VOWELS & set(stem) and not word.endswith("eed"):
+            word = _undouble(stem)
+            break
+    if word.endswith("e") and len(word) > 3:
         word = word[:-1]
     return word
 
 
 def _words(text: str) -> list[str]:
+    if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
+        text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
     return [word.lower() for word in _WORD.findall(text)]
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-case word stems of ``text``: identifiers split at ``_`` and camelCase, stop words dropped,
     then each pair of neighbouring stems as one phrase term (``time off`` → ``time+off``)."""
-    stems = [_stem(word) for word in _words(text) if word not in _STOP_WORDS]
+    return _tokens(_words(text))
+
+
+def _tokens(words: Iterable[str]) -> list[str]:
+    stems = [_stem(word) for word in words if word not in _STOP_WORDS]
     return stems + [f"{first}+{second}" for first, second in itertools.pairwise(stems)]
 
 
+def _plural_synonyms(word: str) -> tuple[str, ...]:
+    """The synonyms of a plural's singular ("meetings" means what "meeting" does); not of a verb's
+    -s form, which names a thing ("books" are not bookings)."""
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return ()
+    for singular in (word[:-1], word[:-2], word[:-3] + "y"):
+        means = _SYNONYMS.get(singular)
+        if means:
+            return () if _stem(singular) in _LEAD_VERBS else means
+    return ()
+
+
+def _surface_forms(words: Iterable[str]) -> list[str]:
+    """The singular of each word that stemming changes further ("=training" for "trainings"): the stem
+    joins a word's forms, and this term still tells "training" from "train"."""
+    forms = []
+    for word in words:
+        if word not in _STOP_WORDS:
+            singular = _singular(word)
+            if singular != _stem(word):
+                forms.append("=" + singular)
+    return forms
+
+
+# "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
+_TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
+
+
 def _query_terms(query: str) -> Counter[str]:
-    words = _words(query)
-    terms: Counter[str] = Counter(tokenize(query))
+    words = _words(_TIME_OF_DAY.sub(" ", query))
+    terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
     for word in words:
-        for synonym in _SYNONYMS.get(word, ()):
+        for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for form in _surface_forms(words):
+        terms[form] += _FORM_WEIGHT  # type: ignore[assignment]
     return terms
 
 
-_READ_VERBS = frozenset(
-    _stem(word)
-    for word in [
-        "list",
-        "get",
-        "search",
-        "find",
-        "show",
-        "read",
-        "fetch",
-        "lookup",
-        "query",
-        "retrieve",
-        "view",
-        "describe",
-        "check",
-        "look",
-        "count",
-    ]
+# --- what a query asks to do -------------------------------------------------------------------------
+#
+# Most tools do one of a few things to a thing: list, get, search, create, update, delete, export,
+# share, archive, report on. Ten tools about invoices differ only in that, so a query that says
+# which (in its own words) must pick the tool that does it. A tool's action comes from the verb of its
+# name (``crm_update_contact``), else the first word of its description ("Creates a contact ...").
+
+_TOOL_VERBS: Mapping[str, str] = {
+    _stem(verb): family
+    for family, verbs in {
+        "list": "list browse enumerate",
+        "get": "get fetch retrieve read show describe view inspect info detail details",
+        "search": "search find query lookup filter",
+        "create": "create add new make insert post send submit book schedule open start register upload "
+        "generate issue place write log record compose clone copy duplicate fork subscribe",
+        "update": "update edit modify set change patch rename move assign mark toggle enable disable "
+        "configure replace upsert adjust merge resolve reopen restore approve reject",
+        "delete": "delete remove destroy cancel drop revoke purge erase unregister uninstall clear deregister",
+        "export": "export download dump print",
+        "share": "share invite grant forward",
+        "archive": "archive close hide deactivate retire unpublish",
+        "stats": "stats statistics report reports summary summarize summarise aggregate analytics metrics count totals",
+    }.items()
+    for verb in verbs.split()
+}
+
+
+# What a query asks to do. A verb counts where an imperative stands, as the query's first word (after
+# "please", "can you"...) and in its base form: "cancel my booking" asks to delete, "cancelled
+# bookings" and "emails" do not. Modifiers ("all", "total", "csv") count anywhere.
+def _families(table: Mapping[str, str]) -> dict[str, str]:
+    return {_stem(word): family for family, words in table.items() for word in words.split()}
+
+
+_LEAD_VERBS = _families(
+    {
+        "list": "list browse",
+        "get": "get fetch retrieve show view display check read track see tell",
+        "search": "search find look lookup query locate",
+        "create": "create add new make book reserve schedule write draft send submit file log record save buy "
+        "order post publish reply remind open enroll register generate request apply start launch declare raise "
+        "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
+        "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
+        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail",
+        "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
+        "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
+        "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
+        "pause resume mute unmute skip replace refund pay promote complete finish tag label push amend revise "
+        "alter tweak bump shift swap accept decline confirm snooze silence restart reboot rotate restore "
+        "reopen resolve acknowledge merge dismiss attach point redirect",
+        "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
+        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue",
+        "export": "export download print extract",
+        "share": "share invite grant forward",
+        "archive": "archive close unpublish hide retire deactivate shelve",
+    }
 )
+_MODIFIERS = _families(
+    {
+        "list": "all recent recently latest lately upcoming history past newest",
+        "get": "details detail info information status",
+        "search": "matching containing",
+        "create": "new",
+        "export": "csv pdf excel xlsx",
+        "stats": "stats statistics total totals average mean sum count volume trend breakdown analytics metrics "
+        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview",
+    }
+)
+# Modifiers that only lean one way ("results" of a survey are its statistics, of a match its list).
+_WEAK_MODIFIERS = _families({"stats": "results rate numbers performance growth revenue kpi insights"})
+# Words that are verbs as often as nouns ("open a ticket", "open tickets"): as the first word they ask
+# for their action only when an object follows ("the", "my", "a", a number).
+_NOUN_VERBS = _word_set(
+    "open close book file log record order post reply request text email message page alert invoice bill plan "
+    "host issue report run charge place ship rent lock mark tag label pin push check track view list search "
+    "query export share archive release change skip pay refund draft return start transfer claim call review "
+    "test schedule set switch turn backup snapshot mail point"
+)
+_OBJECT_WORDS = _word_set(
+    "a an the my our your his her their its this that these those all some every each another me us him them it "
+    "new one two three"
+)
+_LET_SEE = re.compile(r"\blet (?!me\b|us\b)(?:\w+ ){1,4}(?:see|view|edit|access|read)\b", re.IGNORECASE)
+_JOURNEY = re.compile(r"\bfrom [A-Z][\w-]*(?: [A-Z][\w-]*)* to [A-Z]")
+_NUMBERS = _word_set("two three four five six seven eight nine ten")
+_PERIOD_OPENERS = _word_set("this last past per each every")
+_PERIODS = _word_set("day week month quarter year")
+_CUE_PHRASES: Mapping[tuple[str, str], str] = {
+    ("how", "many"): "stats",
+    ("how", "much"): "stats",
+    ("how", "often"): "stats",
+    ("how", "far"): "stats",
+    ("number", "of"): "stats",
+    ("set", "up"): "create",
+    ("spin", "up"): "create",
+    ("sign", "up"): "create",
+    ("kick", "off"): "create",
+    ("shut", "down"): "delete",
+    ("take", "down"): "archive",
+    ("turn", "on"): "update",
+    ("turn", "off"): "update",
+    ("switch", "on"): "update",
+    ("switch", "off"): "update",
+    ("look", "up"): "search",
+    ("give", "access"): "share",
+    ("get", "rid"): "delete",
+    ("clean", "up"): "delete",
+    ("call", "off"): "delete",
+    ("tear", "down"): "delete",
+    ("opt", "out"): "delete",
+    ("pull", "up"): "get",
+    ("bring", "up"): "get",
+    ("back", "up"): "create",
+    ("write", "down"): "create",
+    ("note", "down"): "create",
+    ("jot", "down"): "create",
+    ("fill", "in"): "create",
+    ("fill", "out"): "create",
+    ("hand", "in"): "create",
+    ("send", "out"): "create",
+    ("put", "off"): "update",
+    ("push", "back"): "update",
+    ("move", "up"): "update",
+    ("roll", "back"): "delete",
+    ("close", "out"): "archive",
+    ("spin", "down"): "delete",
+    ("queue", "up"): "create",
+}
+_FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
+_LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
+_WEAK_CUE = 0.4
+_FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
+_AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
-def _action_verb(definition: ToolDefinition) -> str:
-    """The stemmed first word of the description: tool descriptions open with their verb."""
+# "sign-up form", "check-up": a hyphenated pair is one word (a noun), not a verb and its particle.
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+def _tool_family(definition: ToolDefinition) -> str:
+    """The action family of a tool ("create", "list", ...), or "" when its name and description name none."""
+    for word in _words(definition.function.name):
+        family = _TOOL_VERBS.get(_stem(word))
+        if family:
+            return family
     words = _words(definition.function.description_for_llm[:80])
-    return _stem(words[0]) if words else ""
+    return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
+
+
+def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
+    """The action families ``query`` asks for, each with a weight up to 1 (empty: none asked)."""
+    text = _HYPHENATED.sub("", query[:_MAX_QUERY_CHARS])
+    words = _join_phrasal(_words(text))
+    intent: dict[str, float] = {}
+    for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
+        for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
+            intent[family] = max(intent.get(family, 0.0), weight)
+    for word in words:
+        stem = _stem(word)
+        for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
+            modified = table.get(stem)
+            if modified:
+                intent[modified] = max(intent.get(modified, 0.0), weight)
+    if not intent and words and words[0] in _QUESTIONS:
+        intent[_QUESTIONS[words[0]]] = _FAINT_CUE  # "which invoices...": a list; "where is...": one thing
+    elif not intent and _plural_object(words):
+        intent["list"] = _FAINT_CUE  # "unread emails": several things, perhaps a list of them
+    if _LET_SEE.search(text):
+        intent["share"] = 1.0  # "let the team see the doc": give access
+    if _JOURNEY.search(text) and "create" not in intent:
+        intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
+    for at, (first, second) in enumerate(itertools.pairwise(words)):
+        cued = _CUE_PHRASES.get((first, second))
+        if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
+            intent["stats"] = max(intent.get("stats", 0.0), _WEAK_CUE)  # "how much is a pound": its value
+        elif cued:
+            intent[cued] = 1.0
+        elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
+            intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
+        elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
+            intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
+    return intent
+
+
+_QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}
+_PRONOUNS = _word_set("me it them us him her this that")
+_DEFINITE = _word_set("the my our your his her their this that these those it them")
+_ADJECTIVE_VERBS = _word_set("open close closed set")
+_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
+
+
+def _join_phrasal(words: list[str]) -> list[str]:
+    """``words`` without a pronoun inside a phrasal verb: "set me up" reads as "set up"."""
+    return [
+        word
+        for i, word in enumerate(words)
+        if not (word in _PRONOUNS and 0 < i < len(words) - 1 and (words[i - 1], words[i + 1]) in _CUE_PHRASES)
+    ]
+
+
+def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, float]:
+    """What the imperative verb that leads ``words`` (after "please", "can you"...) asks for."""
+    at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
+    lead = words[at] if at < len(words) else ""
+    after = words[at + 1] if at + 1 < len(words) else ""
+    phrasal = _CUE_PHRASES.get((lead, after))
+    if phrasal:
+        return {phrasal: 1.0}  # "put off" is one verb: to postpone, not to put
+    family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
+    if not family:
+        return {}
+    named = after.isdigit() or after in _OBJECT_WORDS  # "open a ticket", "book 2 seats"
+    # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
+    # of its tools), "order sushi" is not
+    ambiguous = lead in _NOUN_VERBS and not named
+    if ambiguous and lead not in _ADJECTIVE_VERBS and known:
+        ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
+    if lead == "make" and after in _DEFINITE:
+        family = "update"  # "make the repository public": change what exists; "make a playlist": create
+    intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
+    if family == "get" and _plural_object(words[at + 1 :]):
+        intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
+    return intent
+
+
+_PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
+
+
+def _plural_object(words: Sequence[str]) -> bool:
+    """Whether the object (the words before the first preposition) names things in the plural."""
+    for word in words:
+        if word in _PREPOSITIONS:
+            return False
+        if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT:
+            return True
+    return False
+
+
+def _is_base_form(word: str) -> bool:
+    """Not a plural, past or -ing form: "ship" and "cancel", not "ships", "cancelled", "booking"."""
+    return not word.endswith(("s", "ed", "ing")) or word.endswith(("ss", "us"))
 
 
 def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[str, list[str]]) -> list[str]:
@@ -382,38 +628,6 @@ def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[s
     return terms + extra
 
 
-_DETERMINERS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "my",
-        "our",
-        "your",
-        "this",
-        "that",
-        "these",
-        "those",
-        "all",
-        "some",
-        "me",
-        "us",
-        "her",
-        "him",
-        "them",
-        "it",
-    ]
-)
-
-
-def _asks_for_action(query: str, terms: Mapping[str, float], verbs: frozenset[str]) -> bool:
-    """True when the query names a tool verb, or opens as an imperative ("ship a parcel")."""
-    if any(term in verbs for term in terms):
-        return True
-    words = _words(query[:80])
-    return len(words) > 1 and words[1] in _DETERMINERS
-
-
 def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tuple[str, float]]:
     """The searchable text of a definition, each field with its weight."""
     parameters = definition.function.parameters
@@ -425,14 +639,15 @@ def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tup
             argument_names.append(str(name))
             if isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
                 argument_texts.append(spec["description"])
-    return [
-        (definition.function.name, 3.0),
-        (plugin.replace(".", " "), 1.0),
-        (definition.title or "", 2.0),
-        (definition.function.description_for_llm, 1.0),
-        (" ".join(argument_names), 0.5),
-        (" ".join(argument_texts), 0.3),
+    texts = [
+        definition.function.name,
+        plugin.replace(".", " "),
+        definition.title or "",
+        definition.function.description_for_llm,
+        " ".join(argument_names),
+        " ".join(argument_texts),
     ]
+    return list(zip(texts, _FIELD_WEIGHTS, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,26 +674,65 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 
 class ToolIndex:
-    """BM25 over the name, title, description and argument text of a set of tools."""
+    """BM25 over the name, title, description and argument text of a set of tools, with each
+    plugin's matching tools sharing part of the evidence (a plugin is mostly one service: its tools'
+    words describe what they all work on)."""
 
     K1 = 1.2
     B = 0.3
 
     def __init__(self, tools: Iterable[RegisteredTool]) -> None:
         self._tools: list[RegisteredTool] = list(tools)
+        self._families = [_tool_family(tool.definition) for tool in self._tools]
+        groups: dict[str, int] = {}
+        self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
+        weights, lengths = self._term_weights()
+        average = sum(lengths) / len(lengths) if lengths else 1.0
+        # per term: (tool, saturated term frequency); per plugin the best of its tools', when first asked
         self._postings: dict[str, list[tuple[int, float]]] = {}
-        self._lengths: list[float] = []
-        self._verbs = [_action_verb(tool.definition) for tool in self._tools]
-        self._verb_vocabulary = frozenset(self._verbs)
-        fields = [
-            [(tokenize(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
+        self._service: dict[str, list[tuple[int, float]]] = {}
+        scale = self.K1 + 1
+        for index, tool_weights in enumerate(weights):
+            norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
+            for term, weight in tool_weights.items():
+                posting = (index, weight * scale / (weight + norm))
+                postings = self._postings.get(term)
+                if postings is None:
+                    self._postings[term] = [posting]
+                else:
+                    postings.append(posting)
+
+    def _service_postings(self, term: str, postings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Per plugin, the best saturated frequency of ``term`` among its tools (built once per term)."""
+        cached = self._service.get(term)
+        if cached is None:
+            best: dict[int, float] = {}
+            groups = self._group
+            for index, saturated in postings:
+                group = groups[index]
+                if saturated > best.get(group, 0.0):
+                    best[group] = saturated
+            cached = self._service[term] = list(best.items())
+        return cached
+
+    def _term_weights(self) -> tuple[list[Counter[str]], list[float]]:
+        """Each tool's terms with their field-weighted counts, and each tool's weighted length."""
+        words = [
+            [(_words(text), weight) for text, weight in _definition_fields(tool.definition, tool.plugin)]
             for tool in self._tools
         ]
+        fields = [[(_tokens(field), weight) for field, weight in tool_words] for tool_words in words]
+        forms = [[(_surface_forms(field), weight) for field, weight in tool_words] for tool_words in words]
         # words of the descriptions (field 3), to split identifiers such as "fooddelivery" against
         vocabulary = frozenset(term for tool_fields in fields for term in tool_fields[3][0] if "+" not in term)
         splits: dict[str, list[str]] = {}
-        for index, tool_fields in enumerate(fields):
+        all_weights: list[Counter[str]] = []
+        lengths: list[float] = []
+        for tool_fields, tool_forms in zip(fields, forms, strict=True):
             weights: Counter[str] = Counter()
+            for surface, weight in tool_forms:
+                for form in surface:
+                    weights[form] += weight  # type: ignore[assignment]
             length = 0.0
             for tokens, weight in tool_fields:
                 terms = _split_compounds(tokens, vocabulary, splits)
@@ -486,10 +740,9 @@ class ToolIndex:
                     weights[term] += weight  # type: ignore[assignment]
                 if weight >= 1.0:  # argument text matches but does not dilute: long schemas are no worse
                     length += weight * len(terms)
-            self._lengths.append(length or 1.0)
-            for term, weight in weights.items():
-                self._postings.setdefault(term, []).append((index, weight))
-        self._average = sum(self._lengths) / len(self._lengths) if self._lengths else 1.0
+            all_weights.append(weights)
+            lengths.append(length or 1.0)
+        return all_weights, lengths
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -503,30 +756,13 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        scores: dict[int, float] = {}
-        count = len(self._tools)
-        terms = _query_terms(query[:_MAX_QUERY_CHARS])
-        for term, query_weight in terms.items():
-            postings = self._postings.get(term)
-            if not postings:
-                continue
-            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
-            for index, weight in postings:
-                norm = self.K1 * (1 - self.B + self.B * self._lengths[index] / self._average)
-                scores[index] = scores.get(index, 0.0) + query_weight * idf * weight * (self.K1 + 1) / (weight + norm)
-        if not _asks_for_action(query, terms, self._verb_vocabulary):
-            # No action asked for: a question about things ("unread emails") wants a lookup.
-            for index in scores:
-                if self._verbs[index] in _READ_VERBS:
-                    scores[index] *= _LOOKUP_BONUS
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        own, service = self._scores(_query_terms(query[:_MAX_QUERY_CHARS]))
+        multipliers = _multipliers(_query_intent(query, self._postings))
+        admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
+        ranked = self._rank(own, service, multipliers, limit, admitted)
         matches: list[SearchMatch] = []
         for index, score in ranked:
             tool = self._tools[index]
-            if plugin and not (tool.plugin == plugin or tool.plugin.startswith(plugin + ".")):
-                continue
-            if tag and tag not in _tags(tool.definition):
-                continue
             definition = tool.definition
             matches.append(
                 SearchMatch(
@@ -538,9 +774,67 @@ class ToolIndex:
                     round(score, 4),
                 )
             )
-            if len(matches) >= limit:
-                break
         return matches
+
+    def _rank(
+        self,
+        own: Mapping[int, float],
+        service: Mapping[int, float],
+        multipliers: Mapping[str, float],
+        limit: int,
+        admitted: Callable[[int], bool] | None,
+    ) -> list[tuple[int, float]]:
+        """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
+
+        Only tools that match on their own rank: a plugin's share raises them, it finds no others (the
+        tools of one plugin may have nothing else in common, as an application's own functions)."""
+        families, groups = self._families, self._group
+        totals = (
+            (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
+            for index, value in own.items()
+            if admitted is None or admitted(index)
+        )
+        return heapq.nsmallest(limit, totals, key=lambda item: (-item[1], item[0]))
+
+    def _scores(self, terms: Mapping[str, float]) -> tuple[dict[int, float], dict[int, float]]:
+        """BM25 of each matching tool's own text, and of each plugin's: a plugin scores, per term, its
+        best tool's match. A matching tool gets ``_SERVICE_SHARE`` of its plugin's score and the rest of
+        its own. A word that only one tool's arguments carry ("ozone", in the create tool's schema) says
+        which service is meant, not which of its actions."""
+        own: dict[int, float] = {}
+        service: dict[int, float] = {}
+        count = len(self._tools)
+        for term, query_weight in terms.items():
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+            weight = query_weight * idf * (1 - _SERVICE_SHARE)
+            for index, saturated in postings:
+                own[index] = own.get(index, 0.0) + weight * saturated
+            shared = query_weight * idf * _SERVICE_SHARE
+            for group, saturated in self._service_postings(term, postings):
+                service[group] = service.get(group, 0.0) + shared * saturated
+        return own, service
+
+    def _admits(self, index: int, plugin: str | None, tag: str | None) -> bool:
+        tool = self._tools[index]
+        if plugin and not (tool.plugin == plugin or tool.plugin.startswith(plugin + ".")):
+            return False
+        return not tag or tag in _tags(tool.definition)
+
+
+def _multipliers(intent: Mapping[str, float]) -> dict[str, float]:
+    """What each action family's tools are multiplied by: the families asked for rise; with no action
+    asked, a question about things ("unread emails") wants a lookup."""
+    lookups = _LOOKUP_BONUS if max(intent.values(), default=0.0) < 1.0 else 1.0  # nothing, or a hint, asked
+    if any(intent.get(family, 0.0) >= 1.0 for family in _LOOKUP_FAMILIES):
+        # a read was asked for: the other reads may well answer it ("show the tickets" → list them)
+        intent = {**dict.fromkeys(_LOOKUP_FAMILIES, _RELATED_LOOKUP), **intent}
+    multipliers = dict.fromkeys(_LOOKUP_FAMILIES, lookups)
+    for family, weight in intent.items():
+        multipliers[family] = multipliers.get(family, 1.0) * (1 + _INTENT_BOOST * weight)
+    return multipliers
 
 
 def _tags(definition: ToolDefinition) -> tuple[str, ...]:

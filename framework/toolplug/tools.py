@@ -158,7 +158,7 @@ class FunctionTool(ToolImplementation):
             import asyncio
 
             result = await asyncio.to_thread(function, *args, **kwargs)
-        if inspect.isawaitable(result):  # a callable that returns a coroutine without being declared async
+        if type(result) is not str and inspect.isawaitable(result):  # a coroutine from a plain callable
             result = await result
         if self.to_model_output is not None:
             result = self.to_model_output(result)

@@ -26,7 +26,7 @@ from toolplug import FunctionSpec, ToolDefinition, ToolRegistry
 from toolplug.calls import check_tool_call
 from toolplug.messages import ToolCallPart
 from toolplug.registry import Origin, RegisteredTool
-from toolplug.schema import ArgumentValidator, SchemaProblem, check_schema
+from toolplug.schema import ArgumentValidator, SchemaProblem, check_schema, check_untrusted
 from toolplug.strict import strict_conversion
 
 
@@ -366,3 +366,83 @@ def test_a_schema_the_registry_accepts_never_fails_at_call_time(body: Any, defin
     assert conversion.convertible or conversion.unconvertible
     if conversion.convertible:
         conversion.undo({"x": value})
+
+
+# --- every problem names its place ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parameters", "place"),
+    [
+        ({"type": "object", "properties": {"a": {"enum": ["x", float("nan")]}}}, "at /properties/a/enum/1:"),
+        ({"type": "object", "properties": {"a": {"default": {"deep": [1, {2: "x"}]}}}},
+         "at /properties/a/default/deep/1:"),
+        ({"type": "object", "properties": {1: {"type": "string"}}}, "at /properties:"),
+        ({"type": "object", "properties": {"a": {"items": [{"type": "string"}, 5]}}}, "at /properties/a/items/1:"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}, "at /properties/a/$ref:"),
+        ({"type": "object", "anyOf": [{}, {"$ref": "https://127.0.0.1:9/x"}]}, "at /anyOf/1/$ref:"),
+        ({"type": "object", "properties": {"a": {"$id": "other"}}}, "at /properties/a/$id:"),
+        ({"type": "object", "properties": {"a": {"examples": [{"k": {1, 2}}]}}}, "at /properties/a/examples/0/k:"),
+    ],
+    ids=["nan-in-enum", "int-key-deep", "int-property-name", "int-schema-in-items", "dangling-ref", "remote-ref",
+         "nested-id", "set-in-examples"],
+)
+def test_each_schema_problem_names_the_place_it_was_found(parameters: Any, place: str) -> None:
+    # REQ: DEF-9
+    with pytest.raises(SchemaProblem) as caught:
+        check_schema(parameters)
+    assert str(caught.value).startswith(place), str(caught.value)
+
+
+def test_too_deep_names_the_place_where_the_cap_was_passed() -> None:
+    # REQ: DEF-9
+    schema: dict[str, Any] = {"type": "object", "default": []}
+    inner = schema["default"]
+    for _ in range(200):
+        inner.append([])
+        inner = inner[0]
+    with pytest.raises(SchemaProblem) as caught:
+        check_schema(schema)
+    message = str(caught.value)
+    assert "nested deeper than 128 levels (at /default/0/0/" in message, message
+
+
+class _Strange:
+    pass
+
+
+_BAD_LEAVES = st.sampled_from([{1, 2}, float("nan"), float("inf"), ("t",), _Strange(), b"bytes", 1 + 2j])
+_PLAIN = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(
+    max_size=4
+)
+
+
+def _values(bad: bool) -> st.SearchStrategy[Any]:
+    leaves = _PLAIN | _BAD_LEAVES if bad else _PLAIN
+    keys = st.text(max_size=3) | (st.integers() if bad else st.nothing())
+    return st.recursive(
+        leaves, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3), max_leaves=12
+    )
+
+
+def _plain_json(value: Any) -> bool:
+    """The test's own, recursive reading of "plain JSON" (the values here are shallow)."""
+    if isinstance(value, dict):
+        return all(type(key) is str and _plain_json(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_plain_json(item) for item in value)
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    return value is None or isinstance(value, str | int | bool)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.one_of(_values(bad=False), _values(bad=True)), where=st.sampled_from(["default", "const", "examples"]))
+def test_the_walk_refuses_exactly_what_is_not_plain_json(value: Any, where: str) -> None:
+    # REQ: DEF-9
+    schema = {"type": "object", "properties": {"a": {where: value}}}
+    if _plain_json(value):
+        check_untrusted(schema)  # nothing is refused that is plain JSON
+    else:
+        with pytest.raises(SchemaProblem):
+            check_untrusted(schema)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import socket
 import sys
-import webbrowser
 
 import click
 
@@ -95,6 +94,8 @@ def web(ctx: click.Context, component: str, provider: str | None, port: int, bin
     click.echo("Press Ctrl+C to stop.")
     sys.stdout.flush()
     if open_browser:
+        import webbrowser  # only here: loading it costs every other command its start-up time
+
         webbrowser.open(url)  # the socket already listens: the browser's request waits for the server
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2

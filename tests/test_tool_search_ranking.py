@@ -1,0 +1,399 @@
+"""Tool search ranking rules, each on a small catalogue where only that rule can decide (LOOP-15).
+
+The support desk below has one tool per action, all about the same thing, so the words of a query
+alone cannot choose among them: what the query asks to do must. Other services give the index its
+spread of words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from toolplug.registry import RegisteredTool
+from toolplug.tool_search import ToolIndex, tokenize
+from toolplug.tools import function_tool
+
+_DESK = [
+    ("list_tickets", "List support tickets, newest first."),
+    ("get_ticket", "Get one support ticket by its id."),
+    ("create_ticket", "Create a support ticket for a customer."),
+    ("update_ticket", "Update the fields of a support ticket."),
+    ("delete_ticket", "Delete a support ticket."),
+    ("search_tickets", "Search support tickets by keywords."),
+    ("export_tickets", "Export support tickets to a file."),
+    ("share_ticket", "Share a support ticket with a colleague."),
+    ("archive_ticket", "Archive a support ticket."),
+    ("ticket_stats", "Report figures on support tickets over a date range."),
+]
+_OTHERS = [
+    ("list_photos", "List the photos in the photo library."),
+    ("upload_photo", "Upload a photo to the photo library."),
+    ("find_places", "Find cafés, shops and museums nearby."),
+    ("forecast", "Fetches the weather forecast for a city."),
+    ("list_invoices", "List invoices sent to customers."),
+    ("add_invoice", "Add an invoice for a customer."),
+]
+
+
+def _index(specs: list[tuple[str, str]]) -> ToolIndex:
+    tools = []
+    for name, description in specs:
+        entry = RegisteredTool.from_implementation(
+            function_tool(name, description, {"type": "object", "properties": {}}, lambda args: "ok")
+        )
+        entry.plugin = "desk" if "ticket" in name else "other"
+        tools.append(entry)
+    return ToolIndex(tools)
+
+
+@pytest.fixture(scope="module")
+def index() -> ToolIndex:
+    return _index(_DESK + _OTHERS)
+
+
+def ranked(index: ToolIndex, query: str) -> list[str]:
+    return [match.name for match in index.search(query, limit=20)]
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("cancel my ticket", "delete_ticket"),
+        ("remove the ticket for Acme", "delete_ticket"),
+        ("change the ticket priority", "update_ticket"),
+        ("escalate the ticket to urgent", "update_ticket"),
+        ("open a ticket for a customer", "create_ticket"),
+        ("forward the ticket to Sam", "share_ticket"),
+        ("download the tickets", "export_tickets"),
+        ("look up tickets about login", "search_tickets"),
+        ("please could you cancel the ticket", "delete_ticket"),
+        ("how do I archive a ticket", "archive_ticket"),
+        ("end the ticket", "delete_ticket"),
+        ("amend the ticket", "update_ticket"),
+        ("print the tickets", "export_tickets"),
+        ("point the ticket at Sam", "update_ticket"),
+        ("reply to the customer about the ticket", "create_ticket"),
+    ],
+)
+def test_the_leading_verb_picks_the_tool_that_does_it_among_tools_about_one_thing(
+    index: ToolIndex, query: str, tool: str
+) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_tool_without_a_verb_in_its_name_takes_its_action_from_its_description() -> None:
+    # the same words but the verb, and no verb in either name: only the descriptions tell them apart
+    index = _index([("forecast_one", "Deletes the city forecast."), ("forecast_two", "Fetches the city forecast.")])
+    assert ranked(index, "city forecast")[0] == "forecast_two"  # asks nothing: the lookup
+    assert ranked(index, "remove the city forecast")[0] == "forecast_one"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["cancelled tickets", "tickets cancelled yesterday", "escalated tickets"])
+def test_a_verb_that_describes_things_instead_of_asking_is_no_action(index: ToolIndex, query: str) -> None:
+    # "cancelled tickets" asks to see tickets, not to cancel one: a lookup wins
+    assert ranked(index, query)[0] in {"list_tickets", "get_ticket", "search_tickets"}
+
+
+# REQ: LOOP-15
+def test_a_word_that_is_a_noun_as_often_as_a_verb_asks_only_with_an_object(index: ToolIndex) -> None:
+    assert ranked(index, "open a ticket")[0] == "create_ticket"
+    open_tickets = ranked(index, "open tickets")
+    assert open_tickets[0] in {"list_tickets", "get_ticket", "search_tickets"}
+    assert open_tickets.index("create_ticket") < 5  # still offered: it may have been a verb
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("ticket totals", "ticket_stats"),
+        ("average tickets", "ticket_stats"),
+        ("how many tickets did we get", "ticket_stats"),
+        ("number of tickets", "ticket_stats"),
+        ("tickets as csv", "export_tickets"),
+        ("all tickets", "list_tickets"),
+        ("ticket details", "get_ticket"),
+        ("summarize the tickets", "ticket_stats"),
+        ("compare tickets by month", "ticket_stats"),
+    ],
+)
+def test_modifiers_anywhere_in_the_query_ask_for_their_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("get rid of the ticket", "delete_ticket"),
+        ("pull up the ticket", "get_ticket"),
+        ("fill in a ticket", "create_ticket"),
+        ("put off the ticket", "update_ticket"),
+        ("set me up with a ticket", "create_ticket"),  # a pronoun inside the phrasal verb
+        ("queue up a ticket", "create_ticket"),
+    ],
+)
+def test_a_phrasal_verb_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_period_hints_at_totals_without_displacing_the_lookups(index: ToolIndex) -> None:
+    plain, period = ranked(index, "support tickets"), ranked(index, "support tickets this month")
+    assert plain.index("ticket_stats") > 3  # no hint: the lookups and the rest come first
+    assert period.index("ticket_stats") < 3
+    assert {"list_tickets", "search_tickets"} <= set(period[:4])
+
+
+# REQ: LOOP-15
+def test_a_query_that_asks_nothing_prefers_a_lookup(index: ToolIndex) -> None:
+    assert ranked(index, "support tickets")[0] in {"list_tickets", "get_ticket", "search_tickets"}
+    assert ranked(index, "invoices")[0] == "list_invoices"
+
+
+# REQ: LOOP-15
+def test_the_stemmer_meets_every_form_of_a_word_alike() -> None:
+    forms = ["rate", "rates", "rating", "ratings", "rated"]
+    assert len({tokenize(form)[0] for form in forms}) == 1
+    assert tokenize("string")[0] == "string"  # no vowel before -ing: not a verb form
+    assert tokenize("entries")[0] == tokenize("entry")[0]
+    assert tokenize("scheduled")[0] == tokenize("schedule")[0]
+
+
+# REQ: LOOP-15
+def test_accents_fold_so_resume_finds_an_accented_resume() -> None:
+    index = _index([("parse_cv", "Parses a résumé into fields."), *_OTHERS])
+    assert ranked(index, "resume")[0] == "parse_cv"
+    assert ranked(index, "résumé")[0] == "parse_cv"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [("pictures from the trip", "list_photos"), ("coffee near me", "find_places"), ("will it be rainy", "forecast")],
+)
+def test_everyday_words_find_tools_that_use_the_proper_name(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query", ["", "   ", "please", "the of and", "?!…", "🙂🙂", "x" * 10_000, "cancel " * 400, "日本語"]
+)
+def test_a_query_of_nothing_searchable_finds_nothing_and_never_fails(index: ToolIndex, query: str) -> None:
+    matches = index.search(query, limit=5)
+    assert len(matches) <= 5 and all(match.name for match in matches)
+
+
+# REQ: LOOP-15
+def test_words_in_other_scripts_stay_searchable() -> None:
+    index = _index(
+        [
+            ("wetter", "Liefert die Wettervorhersage für eine Straße."),
+            ("tenki", "天気予報を取得する"),
+            ("punctuation", "…"),
+            *_OTHERS,
+        ]
+    )
+    assert ranked(index, "Straße")[0] == "wetter"
+    assert ranked(index, "strasse") == []  # ß is its own letter, not folded away
+    assert ranked(index, "stra") == []  # and "Straße" is one word, not "stra" and "ße"
+    assert ranked(index, "天気予報を取得する")[0] == "tenki"
+
+
+# --- rules that read a plugin as one service, and more of the query's grammar -----------------------
+
+
+def _service_index(specs: list[tuple[str, str, str, dict[str, str]]]) -> ToolIndex:
+    """An index of (plugin, name, description, {argument: description}) tools."""
+    tools = []
+    for plugin, name, description, arguments in specs:
+        properties = {key: {"type": "string", "description": text} for key, text in arguments.items()}
+        entry = RegisteredTool.from_implementation(
+            function_tool(name, description, {"type": "object", "properties": properties}, lambda args: "ok")
+        )
+        entry.plugin = plugin
+        tools.append(entry)
+    return ToolIndex(tools)
+
+
+_AIR = [
+    ("air", "list_readings", "List the air quality readings of a city.", {"city": "the city"}),
+    ("air", "get_reading", "Get one air quality reading.", {"reading_id": "the id"}),
+    ("air", "create_reading", "Create an air quality reading.", {"pollutant": "PM2.5, PM10 or ozone"}),
+    ("garden", "list_plants", "List the plants in the garden.", {"bed": "the flower bed"}),
+    ("garden", "create_plant", "Add a plant to the garden.", {"species": "the species"}),
+]
+
+
+def _scores(index: ToolIndex, query: str) -> dict[str, float]:
+    return {match.name: match.score for match in index.search(query, limit=20)}
+
+
+# REQ: LOOP-15
+def test_a_word_only_the_create_tool_s_arguments_carry_counts_for_its_siblings_too() -> None:
+    # "ozone" says which service is meant (only its create tool's schema names it), not which action
+    index = _service_index(_AIR)
+    plain, ozone = _scores(index, "readings"), _scores(index, "ozone readings")
+    assert ozone["list_readings"] > plain["list_readings"]
+    assert ozone["create_reading"] - ozone["list_readings"] < ozone["create_reading"] / 4
+
+
+# REQ: LOOP-15
+def test_a_plugin_s_share_finds_no_tool_that_matches_nothing_itself() -> None:
+    # an application's own functions share one plugin and may have nothing else in common
+    index = _service_index(
+        [("app", "get_weather", "Get the weather forecast.", {}), ("app", "count_words", "Count words.", {})]
+    )
+    assert ranked(index, "weather forecast") == ["get_weather"]
+
+
+# REQ: LOOP-15
+def test_asking_for_one_kind_of_read_raises_the_other_reads(index: ToolIndex) -> None:
+    assert set(ranked(index, "show me the ticket")[:3]) == {"get_ticket", "list_tickets", "search_tickets"}
+
+
+# REQ: LOOP-15
+def test_a_read_of_things_in_the_plural_asks_for_the_list(index: ToolIndex) -> None:
+    found = ranked(index, "show the urgent tickets")
+    assert found.index("list_tickets") < found.index("search_tickets")
+    assert set(found[:2]) == {"get_ticket", "list_tickets"}
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["urgent tickets", "tickets about login", "escalated tickets"])
+def test_things_in_the_plural_with_no_verb_prefer_the_list_among_the_lookups(index: ToolIndex, query: str) -> None:
+    found = ranked(index, query)
+    assert found[0] == "list_tickets"
+    assert {"get_ticket", "search_tickets"} <= set(found[:3])  # a faint hint: the other reads stay close
+
+
+# REQ: LOOP-15
+def test_how_much_something_is_asks_its_value_more_than_totals(index: ToolIndex) -> None:
+    assert ranked(index, "how many tickets did we get")[0] == "ticket_stats"
+    value = _scores(index, "how much is the ticket")  # only a hint: the lookups stay level with totals
+    assert value["get_ticket"] > 0.9 * value["ticket_stats"]
+
+
+# REQ: LOOP-15
+def test_letting_someone_see_a_thing_shares_it(index: ToolIndex) -> None:
+    assert ranked(index, "let Sam and the team see the ticket")[0] == "share_ticket"
+    assert ranked(index, "let me see the ticket")[0] != "share_ticket"
+
+
+# REQ: LOOP-15
+def test_a_question_word_faintly_orders_the_lookups(index: ToolIndex) -> None:
+    assert ranked(index, "which ticket did Sam escalate")[0] == "list_tickets"
+    assert ranked(index, "where is the ticket from Sam")[0] == "get_ticket"
+
+
+# REQ: LOOP-15
+def test_making_something_that_exists_changes_it_and_making_a_thing_creates_it(index: ToolIndex) -> None:
+    assert ranked(index, "make the ticket urgent")[0] == "update_ticket"
+    assert ranked(index, "make a ticket for the outage")[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_a_hyphenated_pair_is_a_noun_not_a_verb_and_its_particle(index: ToolIndex) -> None:
+    assert ranked(index, "set up a ticket")[0] == "create_ticket"
+    assert ranked(index, "set-up tickets")[0] in {"list_tickets", "get_ticket", "search_tickets"}
+
+
+# REQ: LOOP-15
+def test_the_thesaurus_reaches_plurals_but_not_the_things_a_verb_names() -> None:
+    index = _service_index(
+        [
+            ("cal", "list_events", "List the calendar events.", {}),
+            ("rooms", "reserve_room", "Creates a room reservation.", {}),
+            ("library", "list_loans", "List the loans of a library.", {}),
+        ]
+    )
+    assert ranked(index, "meetings this week")[0] == "list_events"  # "meeting" means an event
+    assert ranked(index, "book a room")[0] == "reserve_room"  # "book" means reserve
+    assert "reserve_room" not in ranked(index, "books on loan")  # but books are no bookings
+
+
+# REQ: LOOP-15
+def test_a_verb_leading_a_later_clause_asks_for_its_action(index: ToolIndex) -> None:
+    assert ranked(index, "this is urgent, escalate the ticket")[0] == "update_ticket"
+    assert ranked(index, "the printer broke and I need to open a ticket")[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_the_form_a_tool_uses_tells_words_with_one_stem_apart() -> None:
+    # "trainings" and "trains" share the stem "train"; the tool that says "trainings" wins
+    index = _service_index(
+        [("rail", "list_trains", "List the trains.", {}), ("hr", "list_trainings", "List the trainings.", {})]
+    )
+    assert ranked(index, "trainings")[0] == "list_trainings"
+    assert ranked(index, "trains")[0] == "list_trains"
+
+
+_ORDERS = [
+    ("food", "list_orders", "List the food orders.", {}),
+    ("food", "create_order", "Create a food order.", {}),
+    ("food", "get_order_status", "Get the order status of a food order.", {}),
+    ("tables", "list_reservations", "List the table reservations.", {}),
+    ("tables", "get_reservation", "Get one table reservation.", {}),
+    ("tables", "create_reservation", "Create a table reservation.", {}),
+    ("rail", "list_train_tickets", "List the train tickets.", {}),
+    ("rail", "get_train_ticket", "Get one train ticket.", {}),
+    ("rail", "create_train_ticket", "Create a train ticket.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_a_noun_verb_before_a_word_it_forms_no_known_phrase_with_is_a_verb() -> None:
+    index = _service_index(_ORDERS)
+    assert ranked(index, "order sushi")[0] == "create_order"  # the catalogue knows no "order sushi"
+    assert ranked(index, "order status")[0] != "create_order"  # it knows "order status": a thing
+
+
+# REQ: LOOP-15
+def test_a_party_size_or_a_journey_between_named_places_hints_at_a_booking() -> None:
+    index = _service_index(_ORDERS)
+    assert ranked(index, "table for two tonight")[0] == "create_reservation"
+    assert ranked(index, "table reservations tonight")[0] != "create_reservation"
+    assert ranked(index, "train from Paris to Lyon on Friday")[0] == "create_train_ticket"
+    assert ranked(index, "train tickets on Friday")[0] != "create_train_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("what did the team spend", "list_expenses"),
+        ("applicants for the job", "list_candidates"),
+        ("emails in my inbox", "list_mail"),
+        ("sunny tomorrow", "get_forecast"),
+        ("a pharmacy near me", "find_shops"),
+        ("a van for saturday", "find_cars"),
+    ],
+)
+def test_the_thesaurus_knows_more_everyday_words(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("money", "list_expenses", "List the expense reports.", {}),
+            ("hiring", "list_candidates", "List the candidates in hiring.", {}),
+            ("mail", "list_mail", "List the mail messages.", {}),
+            ("weather", "get_forecast", "Get the weather forecast.", {}),
+            ("places", "find_shops", "Find shops nearby.", {}),
+            ("rental", "find_cars", "Find rental cars.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_time_of_day_is_no_pm_of_a_pollutant() -> None:
+    index = _service_index(
+        [
+            ("air", "create_reading", "Create a PM2.5 or PM10 reading.", {}),
+            ("cal", "update_event", "Update a calendar event.", {}),
+        ]
+    )
+    assert ranked(index, "move my 2pm meeting to 4 pm") == ["update_event"]
+    assert ranked(index, "PM2.5 readings")[0] == "create_reading"

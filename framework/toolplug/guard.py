@@ -900,7 +900,7 @@ class _SentenceScorer:
             return self._judged[key]
         sentence = text[start:end].lower()
         if not sentence.isascii():
-            sentence = sentence.translate(guard_sentences.FOLD)
+            sentence = sentence.translate(guard_sentences.FOLD_TABLE)
         rule = self.judge.judge(sentence)
         self._judged[key] = found = None if rule is None else (start, end, rule)
         return found
@@ -1166,6 +1166,8 @@ class _Compiled:
 
 @functools.cache
 def _compiled() -> _Compiled:
+    _FANCY.update(_fancy_table())
+    guard_sentences.FOLD_TABLE.update(guard_sentences.fold_table())
     return _Compiled()
 
 
@@ -1263,7 +1265,8 @@ def _fancy_table() -> dict[int, str]:
     return table
 
 
-_FANCY = _fancy_table()
+_FANCY: dict[int, str] = {}
+"""Filled on first use (:func:`_compiled`): building it reads the Unicode database, not for import time."""
 
 
 class BuiltinInjectionFilter:
@@ -1735,12 +1738,12 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
         if found is None:
             continue
         last_end = found.end()
-        if found.group().lower().translate(guard_sentences.FOLD) in anchors:
+        if found.group().lower().translate(guard_sentences.FOLD_TABLE) in anchors:
             words.add(found.group())
     accents = _word_positions(text, tuple(words)) if words else []
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
-        folded = text[start:end].translate(guard_sentences.FOLD)
+        folded = text[start:end].translate(guard_sentences.FOLD_TABLE)
         spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
     return spans
 
@@ -1833,7 +1836,7 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
     begin, end = compiled.sentences.bounds(text, start)
     sentence = text[begin:end].lower()
     if not sentence.isascii():
-        sentence = sentence.translate(guard_sentences.FOLD)
+        sentence = sentence.translate(guard_sentences.FOLD_TABLE)
     judge = compiled.sentences.judge
     return judge.reported.search(sentence) is not None and judge.judge(sentence) is None
 

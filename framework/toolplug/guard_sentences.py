@@ -18,7 +18,7 @@ import re
 import unicodedata
 
 
-def _fold_table() -> dict[int, str]:
+def fold_table() -> dict[int, str]:
     """Latin letters with diacritics to their base letter, one character for one (offsets stay)."""
     table: dict[int, str] = {}
     for code in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
@@ -32,8 +32,9 @@ def _fold_table() -> dict[int, str]:
     return table
 
 
-FOLD = _fold_table()
-"""``str.translate`` table folding Latin diacritics (and the typographic apostrophe) one for one."""
+FOLD_TABLE: dict[int, str] = {}
+"""``str.translate`` table folding Latin diacritics (and the typographic apostrophe) one for one; filled
+from :func:`fold_table` when the filter compiles its rules (not at import)."""
 LATIN_EXTENDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 
 

@@ -223,11 +223,12 @@ def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
         return
     flt = BuiltinInjectionFilter()
     articles = [truth for _, _, truth, _ in load_corpus()]
-    for split in ("dev", "held_out"):
+    extra_rows = guard_data.load("attacks-extra")  # development only (see guard_data.build_extra)
+    for split in ("dev", "dev + extra", "held_out"):
         caught: Counter[str] = Counter()
         total: Counter[str] = Counter()
-        for row in attacks:
-            if row["split"] != split:
+        for row in attacks + extra_rows if split == "dev + extra" else attacks:
+            if row["split"] != split.split()[0]:
                 continue
             article = articles[int(hashlib.sha256(row["id"].encode()).hexdigest(), 16) % len(articles)]
             total[row["family"]] += 1
@@ -237,8 +238,9 @@ def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
         print(f"guard recall, public attacks, {split}: overall {sum(caught.values()) / sum(total.values()):.3f} "
               f"({sum(caught.values())}/{sum(total.values())}); {per_family}")
     benign = guard_data.load("benign")
-    for split in ("dev", "held_out"):
-        pages = [row["text"] for row in benign if row["split"] == split]
+    for split in ("dev", "dev + extra", "held_out"):
+        rows = benign + guard_data.load("benign-extra") if split == "dev + extra" else benign
+        pages = [row["text"] for row in rows if row["split"] == split.split()[0]]
         changed = sum(flt.filter_one(text).text != text for text in pages)
         print(f"guard benign pages about prompts changed, {split}: {changed}/{len(pages)}")
     news = {"corpus articles (dev)": articles}

@@ -58,6 +58,31 @@ README_PACKAGES = {
 }
 """Packages whose READMEs discuss prompts and injections: benign pages of the ``prompt`` kind."""
 
+EXTRA_ATTACK_PACKAGES = {
+    "nullsec-promptinject": "0.1.0",
+    "jailscan": "0.1.1",
+    "canaryprobe": "0.6.0",
+}
+"""More packages with attack texts: development material only (the part whose hash falls on the held-out
+side is dropped, so a text shared with the held-out split never reaches tuning)."""
+
+EXTRA_README_PACKAGES = {
+    "llm-injection-guard": "0.3.3",
+    "llm-guard": "0.3.16",
+    "rebuff": "0.1.1",
+    "pytector": "0.4.0",
+    "prompt-armor": "0.9.1",
+    "guardrails-ai": "0.11.0",
+    "nemoguardrails": "0.24.1",
+    "mirascope": "2.8.2",
+    "prompt-paladin": "0.2.1",
+    "prompt-inject-detect": "0.1.0",
+    "jailscan": "0.1.1",
+    "canaryprobe": "0.6.0",
+    "nullsec-promptinject": "0.1.0",
+}
+"""More READMEs about prompts and injections (security tools quote attacks as examples): development pages."""
+
 FAMILIES = ("override", "jailbreak", "tokens", "fake_block", "exfiltration", "encoded", "invisible", "non_english")
 
 
@@ -318,15 +343,107 @@ def build() -> Path:
 
 
 def load(kind: str = "attacks") -> list[dict[str, str]]:
-    """The built rows (``attacks`` or ``benign``); empty when :func:`build` has not run."""
+    """The built rows (``attacks``, ``benign``, ``attacks-extra`` or ``benign-extra``); empty when
+    :func:`build` has not run."""
     path = cache_dir() / f"guard-{kind}.jsonl"
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+# --- development-only extras --------------------------------------------------------------------------
+
+
+def _string_arguments(source: str, call: str | None = None, key: str | None = None) -> Iterator[str]:
+    """String literals of a Python module: first arguments of calls to ``call``, or values of ``key``
+    in dict literals, or the items of lists assigned to a name ending in ``VARIANTS``."""
+    import ast
+
+    for node in ast.walk(ast.parse(source)):
+        if call and isinstance(node, ast.Call) and getattr(node.func, "id", None) == call and node.args:
+            value = node.args[0]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                yield value.value
+        if key and isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                if isinstance(k, ast.Constant) and k.value == key and isinstance(v, ast.Constant):
+                    yield str(v.value)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
+            names = [getattr(t, "id", "") for t in node.targets]
+            if any(name.endswith("VARIANTS") for name in names):
+                for item in node.value.elts:
+                    if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                        yield item.value
+
+
+def extra_attacks(wheels: dict[str, Path]) -> Iterator[tuple[str, str, str]]:
+    for _name, body in _read(wheels["nullsec-promptinject"], "payloads.py"):
+        for number, text in enumerate(_string_arguments(body, call="Payload")):
+            family = "non_english" if not text.isascii() else "jailbreak" if "roleplay" in text.lower() else "override"
+            yield f"x:nullsec:{number}", _family_by_content(text, family), text
+    for _name, body in _read(wheels["jailscan"], "scenarios.py"):
+        for number, text in enumerate(_string_arguments(body, key="prompt")):
+            yield f"x:jailscan:{number}", _family_by_content(text, "override"), text
+    for _name, body in _read(wheels["canaryprobe"], "injection.py"):
+        for number, text in enumerate(_string_arguments(body)):
+            yield f"x:canary:{number}", _family_by_content(text, "jailbreak" if "DAN" in text else "override"), text
+    import guard_dev_extra as own
+
+    for number, text in enumerate(own.OVERRIDES_EN):
+        yield f"x:own-en:{number}", _family_by_content(text, "override"), text
+    for number, text in enumerate(own.FOREIGN):
+        yield f"x:own-intl:{number}", "non_english", text
+    for number, text in enumerate(own.FOREIGN_2):
+        yield f"x:own-intl2:{number}", "non_english", text
+    for number, text in enumerate(own.OVERRIDES_EN_3):
+        yield f"x:own-en3:{number}", _family_by_content(text, "override"), text
+    for number, text in enumerate(own.FOREIGN_3):
+        yield f"x:own-intl3:{number}", "non_english", text
+    for number, text in enumerate(own.OVERRIDES_EN_4):
+        yield f"x:own-en4:{number}", _family_by_content(text, "override"), text
+    for number, text in enumerate(own.FOREIGN_4):
+        yield f"x:own-intl4:{number}", "non_english", text
+    for number, text in enumerate(own.JAILBREAK_EN):
+        yield f"x:own-jb:{number}", "jailbreak", text
+
+
+def build_extra() -> Path:
+    """``guard-attacks-extra.jsonl`` and ``guard-benign-extra.jsonl``: development rows only."""
+    root = cache_dir()
+    wheels_dir = root / "wheels"
+    wheels = dict(zip(EXTRA_ATTACK_PACKAGES, download(EXTRA_ATTACK_PACKAGES, wheels_dir), strict=True))
+    rows = list(extra_attacks(wheels))
+    known = {row["text"] for row in load()}
+    out = root / "guard-attacks-extra.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        written = set(known)
+        for ident, family, text in rows:
+            own = ident.startswith("x:own")
+            if text in written or (not own and split_of(text) != "dev"):
+                continue
+            written.add(text)
+            handle.write(json.dumps({"id": ident, "family": family, "text": text, "split": "dev",
+                                     "derived": False}) + "\n")
+        for ident, family, text, split in derived(rows):
+            if text not in written and (ident.startswith("x:own") or split == "dev"):
+                written.add(text)
+                handle.write(json.dumps({"id": ident, "family": family, "text": text, "split": "dev",
+                                         "derived": True}) + "\n")
+    import guard_dev_extra as own
+
+    benign = root / "guard-benign-extra.jsonl"
+    with benign.open("w", encoding="utf-8") as handle:
+        for ident, text in readmes(download(EXTRA_README_PACKAGES, wheels_dir)):
+            handle.write(json.dumps({"id": ident, "kind": "prompt", "text": text, "split": "dev"}) + "\n")
+        for number, text in enumerate((*own.BENIGN, *own.BENIGN_DOCS)):
+            handle.write(json.dumps({"id": f"own:{number}", "kind": "prompt", "text": text, "split": "dev"}) + "\n")
+    return out
+
+
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
     print(build())
+    print(build_extra())
 
 
 # --- evaluation --------------------------------------------------------------------------------------

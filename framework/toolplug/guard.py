@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from toolplug import guard_languages, guard_sentences
+
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
 
@@ -379,6 +381,9 @@ _RULES: tuple[_RuleSpec, ...] = (
     # fake blocks
     _RuleSpec(r"</?[ \t]*" + _FAKE_TAG_NAMES + r"\b[^<>\n]{0,80}>", "fake message tag", "fake_block"),
     _RuleSpec(r'"role["\']' + _ROLE_VALUE, "fake role object", "fake_block"),
+    _RuleSpec(r'\{[ \t\n]*"(?:tool|function|action|tool_name|function_call|tool_call)"[ \t]*:[ \t]*'
+              r'"[a-z][a-z0-9]*_[a-z0-9_]+"',
+              "fake tool call", "fake_block"),
     _RuleSpec(r"'role[\"']" + _ROLE_VALUE, "fake role object", "fake_block"),
     _RuleSpec(
         r"\[(?i:[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
@@ -398,6 +403,11 @@ _RULES: tuple[_RuleSpec, ...] = (
         "fake block boundary", "fake_block", ("end of ", "begin of ", "start of "),
     ),
     _RuleSpec(r"(?m)(?:^|\n\n)Human:[ \t]", "fake dialogue turn", "fake_block", ("human ",), 2),
+    _RuleSpec(r"(?i)(?:-{2,}|={2,}|\[|#{2,}|\*{2,}|<{2,})[ \t]*(?:end|begin|start)[ \t]+of[ \t]+(?:the[ \t]+)?"
+              r"(?:document|article|context|input|conversation|data|file|email|page|text|content|user[ \t]+input|"
+              r"message|prompt|instructions)\b", "fake block boundary", "fake_block", ("end", "begin", "start"), 12,
+              needs=("document", "article", "context", "input", "conversation", "data", "file", "email", "page", "text",
+                     "content", "message", "prompt", "instructions")),
     # exfiltration
     _RuleSpec(r"!\[[^\]\n]{0,200}\]\([^)\s]*\?[^)\s]*" + _EXFIL_PLACEHOLDER + r"[^)]*\)", "image URL carrying data",
               "exfiltration"),
@@ -496,7 +506,7 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
-_IMPERATIVE_START = r"(?:^|(?<=[.!?:;\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
+_IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
 _SECRET_OBJECT = (
     r"(?:system[ \t]+(?:prompt|message|instructions?)|(?:initial|hidden|secret|original|operating|internal|developer|"
     r"confidential|full|exact)[ \t]+(?:instructions|prompt|rules|configuration|config|message|guidelines)|"
@@ -560,14 +570,16 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b[^.\n]{0,80}?\b"
+        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b(?![,)\]:])"
+        r"[^.\n]{0,80}?\b"
         + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "e ", "forward ", "mail ", "post ", "upload ", "transmit ", "leak ", "share ", "submit ",
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b[^.\n]{0,60}?\b(?:api[ \t]?keys?|credentials|"
+        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
+        r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
@@ -756,6 +768,8 @@ _PROSE_STRONG = (
     r"thought[ \t]+experiment",
     r"counterfactual", r"alternate[ \t]+(?:history|universe|reality)", r"i'?m[ \t]+begging", r"your[ \t]+training"
     r"[ \t]+data", r"(?:just|is)[ \t]+censorship", r"hypothetically[ \t]+speaking",
+    r"insert[ \t]+(?:the[ \t]+)?divider",
+    r"l33t\w*|leetspeak", r"\{user[_ ]?query\}", r"(?:liberate|free)[ \t]+your[ \t]+mind", r"unrestrictedly",
 )
 _PROSE_WEAK = (
     r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona\w*", r"from[ \t]+now[ \t]+on",
@@ -768,7 +782,9 @@ _PROSE_WEAK = (
     r"going[ \t]+to)", r"(?:illegal|harmful|dangerous|unethical|immoral|offensive)", r"no[ \t]+matter[ \t]+what",
     r"(?:respond|reply|answer)[ \t]+(?:as|in[ \t]+the[ \t]+voice)", r"(?:bypass|evade|circumvent)",
     r"(?:filters?|safeguards|guardrails)", r"(?:legally|morally)[ \t]+required", r"(?:top[ \t]+secret|clearance)",
-    r"dark[ \t]+place", r"begging", r"disclaimer\w*", r"rebel\w*", r"divider",
+    r"dark[ \t]+place", r"begging", r"disclaimer\w*", r"rebel\w*", r"divider", r"verbatim", r"code[ \t]+block",
+    r"(?:starting|beginning)[ \t]+with", r"no[ \t]+additional[ \t]+commentary", r"over[ \t]+\d+[ \t]+words",
+    r"semantically", r"(?:true|real)[ \t]+self",
 )
 _PROSE_ANCHORS = (
     "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "anything", "godmode", "god", "mode", "character",
@@ -776,7 +792,8 @@ _PROSE_ANCHORS = (
     "moral", "refuse", "opposite", "yourself", "free", "pliny", "freed", "released", "liberated", "restrictions",
     "limitations", "censorship", "policy", "policies", "personas", "ego", "dan", "stan", "dude", "aim", "stands",
     "simulate", "emulate", "z", "grandmother", "grandma", "pretend", "roleplay", "persona", "hypothetically",
-    "counterfactual", "begging", "experiment", "training", "alternate",
+    "counterfactual", "begging", "experiment", "training", "alternate", "divider", "l33tspeak", "leetspeak",
+    "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
 )
 _PROSE_THRESHOLD = 4
 _PROSE_REACH = 600
@@ -787,19 +804,28 @@ class _ProseScorer:
     """Judges the paragraph around a cue word (see above); compiled once, with the rules."""
 
     def __init__(self) -> None:
-        self.strong = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_STRONG) + r")")
-        self.weak = re.compile(r"(?i)(?<![\w])(?:" + "|".join(_PROSE_WEAK) + r")")
+        self.strong = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG))
+        self.weak = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK))
+        self.discussion = re.compile(
+            r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
+            r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
+            r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
+            r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
+            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
         """The paragraph around ``text[position]`` as ``(start, end)`` when it reads as jailbreak prose."""
+        # Beyond the paragraph's reach the window is snapped to a grid, so the cue words of one stretch of a
+        # long paragraph share one window: the verdict depends on the text, not on which cue came first.
+        bucket = position // (_PROSE_REACH // 2) * (_PROSE_REACH // 2)
         start = text.rfind("\n\n", max(0, position - _PROSE_REACH), position)
-        start = max(0, position - _PROSE_REACH) if start == -1 else start + 2
+        start = max(0, bucket - _PROSE_REACH // 2) if start == -1 else start + 2
         end = text.find("\n\n", position, position + _PROSE_REACH)
-        end = min(len(text), position + _PROSE_REACH) if end == -1 else end
+        end = min(len(text), bucket + _PROSE_REACH) if end == -1 else end
         # Several cue words of one paragraph: judge it once (forget() is called as each text's scan starts, so
         # the key, which holds the text's id, names one living text).
-        key = (id(text), len(text), start)
+        key = (id(text), start, end)
         if key in self._judged:
             return self._judged[key]
         self._judged[key] = found = self._judge(text, start, end)
@@ -821,6 +847,10 @@ class _ProseScorer:
                 if not any(s <= m.start() < e for s, e in taken)}
         if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
             return None
+        # A paragraph about jailbreaks (a guard's documentation, a security report) names them among words
+        # of defence; jailbreak prose itself does not.
+        if len({m.group().lower() for m in self.discussion.finditer(text, start, end)}) >= 2:
+            return None
         while start < end and text[start] in " \t\n":
             start += 1
         while end > start and text[end - 1] in " \t\n":
@@ -828,12 +858,59 @@ class _ProseScorer:
         return start, end
 
 _PROSE_NEEDS = (
+    "divider", "l33tspeak", "leetspeak", "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
     "jailbreak", "jailbroken", "jailbreaking", "jailbreaks", "godmode", "unfiltered", "uncensored", "unrestricted",
     "unhinged", "amoral", "amorally", "unfilteredly", "dan", "stan", "pliny", "grandmother", "grandma", "personas",
     "simulate", "emulate", "freed", "liberated", "censorship", "z", "ego", "opposite", "yourself", "pretend",
     "hypothetically", "counterfactual", "begging", "experiment",
 )
 _RULES = (*_RULES, _RuleSpec(r"(?!)", "jailbreak prose", "jailbreak", _PROSE_ANCHORS, needs=_PROSE_NEEDS))
+_SENTENCE_RULE = "instruction sentence"
+_RULES = (*_RULES, _RuleSpec(r"(?!)", _SENTENCE_RULE, "override", guard_sentences.ANCHORS,
+                             needs=guard_sentences.NEEDS),
+          *(_RuleSpec(r"(?!)", _SENTENCE_RULE, "override", anchors, needs=needs)
+            for anchors, needs in guard_sentences.WEAK_ANCHORS))
+
+
+class _SentenceScorer:
+    """Judges the sentence around an anchor word with :class:`guard_sentences.SentenceJudge`, once per
+    sentence of the text being scanned."""
+
+    def __init__(self) -> None:
+        self.judge = guard_sentences.SentenceJudge()
+        self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
+
+    def bounds(self, text: str, position: int) -> tuple[int, int]:
+        """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
+        # Without a sentence end in reach the window is snapped to a grid (as for prose): one verdict per
+        # stretch of text, whichever of its words was found first.
+        bucket = position // 150 * 150
+        floor = max(0, bucket - 150)
+        start = max(text.rfind(".", floor, position), text.rfind("\n", floor, position),
+                    text.rfind("!", floor, position), text.rfind("?", floor, position), floor - 1) + 1
+        match = _SENTENCE_END.search(text, position, min(len(text), bucket + 300))
+        end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), bucket + 300)
+        return start, end
+
+    def span(self, text: str, position: int) -> tuple[int, int, str] | None:
+        """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
+        start, end = self.bounds(text, position)
+        key = (id(text), start, end)
+        if key in self._judged:
+            return self._judged[key]
+        sentence = text[start:end].lower()
+        if not sentence.isascii():
+            sentence = sentence.translate(guard_sentences.FOLD_TABLE)
+        rule = self.judge.judge(sentence)
+        self._judged[key] = found = None if rule is None else (start, end, rule)
+        return found
+
+    def forget(self) -> None:
+        if self._judged:
+            self._judged.clear()
+
+
+_SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
 # Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in
 # other scripts (which the anchor words, ASCII only, cannot see) are one pattern run over non-ASCII text.
 _FOREIGN_OBJECTS = (
@@ -918,6 +995,26 @@ _FOREIGN_MORE: tuple[_RuleSpec, ...] = (
         "prompt or data extraction", "override", ("prompt", "systemprompt"), 8,
     ),
 )
+_SEND_VERBS = (
+    "envie", "envia", "envoie", "envoyez", "envoyer", "transmets", "sende", "senden", "schicke", "schick", "mande",
+    "manda", "invia", "inviali", "stuur", "verstuur", "wyslij", "przeslij", "posli", "skicka", "send", "laheta",
+    "gonder", "gonderin", "trimite", "kuldd", "kirim", "kirimkan", "gui",
+)
+_DATA_STEM = (
+    r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|klant|histori|rozmow|"
+    r"konversation|keskustelu|sohbet|conversa|gesprek|asiakas|tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|"
+    r"khach|passw|contrase|credential)\w*"
+)
+_EMAIL_ADDRESS = r"[\w.+-]+@[\w-]+\.[\w.]+"
+_FOREIGN_SEND: tuple[_RuleSpec, ...] = (
+    # A send verb of another language, a word for data and an e-mail address in one sentence (either order).
+    _RuleSpec(r"(?i)\b(?:" + "|".join(_SEND_VERBS) + r")\w*\b(?=[^.\n]{0,140}?" + _DATA_STEM + r")[^.\n]{0,160}?"
+              + _EMAIL_ADDRESS, "instruction to send data away", "exfiltration", _SEND_VERBS,
+              needs=("com", "net", "org", "example", "io", "de", "fr", "es", "it")),
+    _RuleSpec(r"(?i)" + _DATA_STEM + r"[^.\n]{0,100}?\b" + _EMAIL_ADDRESS + r"[^.\n]{0,40}?\b(?:gonder|kirim|"
+              r"envie|envia|senden|skicka|laheta)\w*", "instruction to send data away", "exfiltration",
+              ("gonder", "gonderin", "kirim", "kirimkan", "senden", "skicka", "laheta"), 200),
+)
 _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
     # Words with letters outside ASCII are seen by their ASCII part ("ignoră" as "ignor").
     _RuleSpec("(?i)(?:önceki|yukar\u0131daki|tüm|bütün)" r"[^.\n]{0,30}?talimat\w*[^.\n]{0,20}?"
@@ -955,53 +1052,7 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
          "antwoord", "odpowiedz", "ponds", "pondez"), 3,
     ),
 )
-_RULES = (*_RULES, *_FOREIGN_MORE, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
-
-_OTHER_SCRIPT_PATTERNS = (
-    # Chinese
-    r"(?:忽略|无视|無視|忽視|不要理会|不要理會|忘记|忘記|放弃|放棄|跳过|跳過)[^。\n]{0,14}?(?:指令|指示|说明|說明|规则|規則|提示|要求|命令|设定|設定)",
-    r"(?:显示|顯示|泄露|洩露|输出|輸出|告诉我|告訴我|打印|透露|给我看|給我看|重复|重複)[^。\n]{0,14}?(?:系统提示|系統提示|系统指令|系統指令|系统消息|系統消息|初始指令|隐藏指令|隱藏指令)",
-    r"(?:你现在是|你現在是|从现在开始|從現在開始|从现在起|從現在起)[^。\n]{0,30}?(?:没有|沒有|不受|无限制|無限制|任何限制|DAN|规则|規則|限制|过滤|過濾)",
-    # Japanese
-    r"(?:以前|前|上記|これまで|すべて|全て|上)の?(?:指示|命令|指令|ルール|プロンプト|設定)[^。\n]{0,12}?(?:無視|忘れ)",
-    r"(?:システムプロンプト|システム指示|初期指示|隠された指示)[^。\n]{0,14}?(?:表示|教え|出力|見せ|開示|繰り返)",
-    # Korean
-    r"(?:이전|앞의|위의|모든|기존)[^.\n]{0,12}?(?:지시|지침|명령|규칙|프롬프트|지시사항)[^.\n]{0,12}?(?:무시|잊)",
-    r"시스템[ ]?프롬프트[^.\n]{0,16}?(?:보여|출력|알려|공개|반복)",
-    # Russian, Ukrainian
-    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не[ ]обращай|ігноруй|забудь)[^.\n]{0,40}?"
-    r"(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|правил))",
-    r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|покажіть|виведи|розкрий)[^.\n]{0,30}?"
-    r"(?:системн\w*[ ](?:промпт|подсказк|инструкци)|системний[ ]промпт))",
-    r"(?i:(?:ты[ ]теперь|теперь[ ]ты|отныне[ ]ты|тепер[ ]ти)[^.\n]{0,40}?(?:без[ ]ограничений|без[ ]обмежень|DAN|"
-    r"не[ ]связан|свобод))",
-    # Arabic, Persian, Hebrew
-    r"(?:تجاهل|تجاهلي|انس|انسى|تجاهلوا|نادیده[ ]بگیر|فراموش[ ]کن)[^.\n]{0,40}?(?:التعليمات|الأوامر|القواعد|"
-    r"التوجيهات|تعليمات|دستورالعمل|دستورات|قوانین)",
-    r"(?:اعرض|اكشف|أظهر|اظهر|اطبع)[^.\n]{0,30}?(?:موجه[ ]النظام|تعليمات[ ]النظام)",
-    r"(?:התעלם|התעלמי|שכח|שכחי)[^.\n]{0,30}?(?:הוראות|ההוראות|כללים|הכללים)",
-    # Hindi, Thai, Greek, Vietnamese, Turkish, Romanian, Czech
-    r"(?:पिछले|पहले|सभी|ऊपर)[^।\n]{0,30}?(?:निर्देश|आदेश|नियम)[^।\n]{0,20}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
-    r"(?:ละเว้น|เพิกเฉย|ไม่สนใจ|ลืม)[^\n]{0,30}?(?:คำสั่ง|คำแนะนำ|กฎ)",
-    r"(?i:(?:αγνόησε|αγνοήστε|ξέχασε)[^.\n]{0,40}?(?:οδηγίες|εντολές|κανόνες))",
-    r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc))",
-)
-_SCRIPT_GATE: tuple[tuple[str, ...], ...] = (
-    ("忽略", "无视", "無視", "忽視", "理会", "理會", "忘记", "忘記", "放弃", "放棄", "跳过", "跳過",
-     "显示", "顯示", "泄露", "洩露", "输出", "輸出", "告诉", "告訴", "打印", "透露", "给我", "給我",
-     "重复", "重複", "你现在", "你現在", "从现在", "從現在", "忘れ", "システム"),
-    ("무시", "잊", "시스템"),
-    ("игнор", "Игнор", "ИГНОР", "проигнор", "Проигнор", "забуд", "Забуд", "ЗАБУД", "обращай", "ігнор", "Ігнор", "покаж",
-     "Покаж", "выведи", "Выведи", "раскрой", "Раскрой", "напиши", "Напиши", "скажи", "Скажи", "повтори", "Повтори",
-     "виведи", "Виведи", "розкрий", "Розкрий", "теперь", "Теперь", "отныне", "Отныне", "тепер", "Тепер"),
-    ("تجاهل", "انس", "نادیده", "فراموش", "اعرض", "اكشف", "أظهر", "اظهر", "اطبع", "התעלם", "שכח"),
-    ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल", "ละเว้น", "เพิกเฉย", "ไม่สนใจ", "ลืม", "αγνό", "Αγνό", "ΑΓΝΟ", "ξέχασ",
-     "Ξέχασ"),
-    ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên"),
-)
-"""Words of each group of patterns above: a group runs only around where one of its words is (found with
-``str.find``), and only when the text's non-ASCII characters have one (read together, without the ASCII
-between them: usually far fewer)."""
+_RULES = (*_RULES, *_FOREIGN_MORE, *_FOREIGN_SEND, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
 
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest
@@ -1042,22 +1093,27 @@ class _Compiled:
                     if compiled not in rules:
                         rules.append(compiled)
         self.anchor_words = frozenset(self.by_anchor)
+        self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
+        self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
+        self.leet_word = re.compile(r"[A-Za-z013457@$]*(?:[A-Za-z][013457@$]|[013457@$][A-Za-z])[A-Za-z013457@$]*")
+        self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
-        groups = (0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5)  # the gate of each pattern
-        self.other_script_letter = re.compile(
-            "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff"
-            "\u4e00-\u9fff\uac00-\ud7af\u01a0\u01a1\u01af\u01b0]"
-        )
+        self.sentences = _SentenceScorer()
+        self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.other_scripts = [
             (
-                re.compile("|".join(re.escape(word.replace(" ", "")) for word in words)),
-                re.compile("|".join(re.escape(word) for word in words)),
-                re.compile("|".join(p for p, g in zip(_OTHER_SCRIPT_PATTERNS, groups, strict=True) if g == index)),
+                re.compile(script),
+                tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
+                re.compile("|".join(patterns)),
             )
-            for index, words in enumerate(_SCRIPT_GATE)
+            for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
+        self._compile_scans()
+
+    def _compile_scans(self) -> None:
+        """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
         self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
@@ -1075,8 +1131,26 @@ class _Compiled:
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
+        self.fancy_letter = re.compile("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
+                                       "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
+        self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
+                                 "|\u2018[^\u2019\n]{3,500}\u2019"
+                                 "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
+        self.markup_cue = re.compile(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
+                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?)\b(?![.\w/-])")
+        self.list_item = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
+        self.code_cue = re.compile(
+            r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
+            r"scan\w*|saniti[sz]\w*|assert|classif\w*|guard\w*|block\w*|flag\w*|such[ \t]+as|e\.g)\b")
+        self.example_cue = re.compile(
+            r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
+            r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
+            r"testing|saying|says|said|typed|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
+            r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
+            r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
+        )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
         self.separators = re.compile(r"[ \t.\-_*|/,]")
@@ -1092,6 +1166,8 @@ class _Compiled:
 
 @functools.cache
 def _compiled() -> _Compiled:
+    _FANCY.update(_fancy_table())
+    guard_sentences.FOLD_TABLE.update(guard_sentences.fold_table())
     return _Compiled()
 
 
@@ -1157,6 +1233,42 @@ _HOMOGLYPHS = str.maketrans(
 )
 
 
+_RULE_WORDS = frozenset({
+    "previous", "prior", "above", "earlier", "instructions", "instruction", "prompt", "prompts", "system", "rules",
+    "guidelines", "everything", "all", "your", "you", "restrictions", "filters", "safety", "secret", "hidden",
+    "confidential", "initial", "original", "mode", "now", "unrestricted", "uncensored", "unfiltered", "jailbreak",
+    "ethical", "moral", "limits", "policy", "policies", "content", "data", "password", "passwords", "keys", "email",
+    "send", "reply", "answer", "response", "user", "users", "conversation", "history", "memory", "developer",
+    "admin", "assistant", "model", "ai", "new", "task", "directive", "directives", "commands", "persona",
+})
+"""Words that rules match beyond their anchors: a leetspeak word worth a second look reads as one of these
+or as an anchor word."""
+
+
+def _fancy_table() -> dict[int, str]:
+    """Styled letters (mathematical alphanumerics, full-width, circled, squared, small capitals) to the
+    plain letter they stand for, one character for one."""
+    import unicodedata
+
+    table: dict[int, str] = {}
+    ranges = (range(0x1D400, 0x1D800), range(0xFF21, 0xFF5B), range(0x24B6, 0x24EA), range(0x1F130, 0x1F18A))
+    for code in (c for r in ranges for c in r):
+        plain = unicodedata.normalize("NFKC", chr(code))
+        if len(plain) == 1 and plain.isascii() and plain.isalnum():
+            table[code] = plain
+    small_capitals = {
+        0x1D00: "a", 0x0299: "b", 0x1D04: "c", 0x1D05: "d", 0x1D07: "e", 0xA730: "f", 0x0262: "g", 0x029C: "h",
+        0x026A: "i", 0x1D0A: "j", 0x1D0B: "k", 0x029F: "l", 0x1D0D: "m", 0x0274: "n", 0x1D0F: "o", 0x1D18: "p",
+        0x0280: "r", 0xA731: "s", 0x1D1B: "t", 0x1D1C: "u", 0x1D20: "v", 0x1D21: "w", 0x028F: "y", 0x1D22: "z",
+    }
+    table.update(small_capitals)
+    return table
+
+
+_FANCY: dict[int, str] = {}
+"""Filled on first use (:func:`_compiled`): building it reads the Unicode database, not for import time."""
+
+
 class BuiltinInjectionFilter:
     """Neutralises, in place and visibly, what fetched text can use to speak as someone else.
 
@@ -1182,6 +1294,7 @@ class BuiltinInjectionFilter:
         findings: list[InjectionFinding] = []
         script = False
         utf8: bytes | None = None
+        foreign = ""
         if not text.isascii():
             # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
             # fraction of the text, so the character-class scans below run over it rather than over the text.
@@ -1197,7 +1310,7 @@ class BuiltinInjectionFilter:
         # copy, by the mixed-script one).
         raw = _one_byte_copy(text, utf8)
         letters = raw.translate(_SPACED_BYTES)
-        text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters)
+        text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, foreign)
         if findings:
             text = _neutralise_encoded(text, None, findings, compiled)
         else:
@@ -1358,6 +1471,7 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
     """
     spans: set[Span] = set()
     compiled.prose.forget()
+    compiled.sentences.forget()
     gate = compiled.markup_gate.search(text)
     while gate is not None:
         position = gate.start()
@@ -1412,6 +1526,11 @@ def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: 
             found = _compiled().prose.span(text, position)
             if found is not None:
                 spans.add((found[0] + offset, found[1] + offset, rule.family, rule.rule))
+            continue
+        if rule.rule == _SENTENCE_RULE:
+            sentence = _compiled().sentences.span(text, position)
+            if sentence is not None:
+                spans.add((sentence[0] + offset, sentence[1] + offset, rule.family, sentence[2]))
             continue
         if not rule.back:
             match = rule.pattern.match(text, position)
@@ -1482,7 +1601,7 @@ def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
@@ -1504,7 +1623,11 @@ def _view_spans(
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
     for start, end in _merged_windows(len(text), _leet_matches(letters)):
-        scan(start, end, text[start:end].translate(_LEET))
+        view = text[start:end].translate(_LEET)
+        # Only a window where a word with leetspeak in it reads as a word the rules know.
+        if any(word.lower() in compiled.rule_words for word in compiled.leet_word.findall(text, start, end)
+               for word in (word.translate(_LEET),)):
+            scan(start, end, view)
     if script is None:
         script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
     if script:
@@ -1513,11 +1636,19 @@ def _view_spans(
             utf8 = text.encode("utf-8", "surrogatepass")
         for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
+    if fancy is None:
+        fancy = not text.isascii() and compiled.fancy_letter.search(text) is not None
+    if fancy:
+        # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones,
+        # in windows around them.
+        styled = tuple({m.group() for m in compiled.fancy_letter.finditer(text)})
+        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, styled)]):
+            scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
     if b"rot13" in words or b"rot 13" in words:
         scan(0, len(text), codecs.encode(text, "rot13"))
-    if b" eht " in words or b" uoy " in words or b" dna " in words:
+    if (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2:
         spans.extend(_reversed_spans(text, compiled))
     return spans
 
@@ -1530,7 +1661,9 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
     for line in text.split("\n"):
         end = start + len(line)
         lowered = f" {line.lower()} "
-        if (" eht " in lowered or " uoy " in lowered or " dna " in lowered) and _rule_spans(line[::-1], compiled):
+        if (" eht " in lowered) + (" uoy " in lowered) + (" dna " in lowered) + (" ruoy " in lowered) >= 2 and (
+            _rule_spans(line[::-1], compiled)
+        ):
             spans.append((start, end, "encoded", "reversed text"))
         start = end + 1
     return spans
@@ -1538,15 +1671,25 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
 
 def _neutralise_rules(
     text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
-    utf8: bytes | None = None, letters: bytes | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, foreign: str = "",
 ) -> str:
+    """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words)
-    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters))
+    fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
+    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if not text.isascii():
-        spans.extend(_other_script_spans(text, utf8, compiled))
+        if not foreign:
+            foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
+                "utf-8", "surrogatepass")
+        spans.extend(_other_script_spans(text, foreign, compiled))
+        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign))
+        if accented:
+            spans.extend(_folded_spans(text, compiled, accented))
     if spans and "`" in text:
         spans = _outside_code(text, spans, compiled)
+    if spans:
+        spans = _not_mentioned(text, spans, compiled)
     if not spans:
         return text
     spans.sort()
@@ -1576,8 +1719,38 @@ def _neutralise_rules(
     return "".join(out)
 
 
+_FOLDED_FAMILIES = frozenset({"override", "exfiltration", "jailbreak"})
+
+
+def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Span]:
+    """Instructions in languages written with accents, read with the accents folded (one character for
+    one: ``Muéstrame`` as ``Muestrame``), where accented letters cluster (a language, not a name)."""
+    # Only where an accented word folds into a word the rules anchor on.
+    anchors = compiled.anchor_strings
+    words: set[str] = set()
+    last_end = -1
+    for position in _word_positions(text, tuple(accented)):  # the text's accented letters, found with str.find
+        if position < last_end:
+            continue  # another accent of the same word
+        found = compiled.word.search(text, max(0, position - 30), position + 31)
+        while found is not None and found.end() <= position:
+            found = compiled.word.search(text, found.end(), position + 31)
+        if found is None:
+            continue
+        last_end = found.end()
+        if found.group().lower().translate(guard_sentences.FOLD_TABLE) in anchors:
+            words.add(found.group())
+    accents = _word_positions(text, tuple(words)) if words else []
+    spans: list[Span] = []
+    for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
+        folded = text[start:end].translate(guard_sentences.FOLD_TABLE)
+        spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
+    return spans
+
+
 _SHOWN_IN_CODE = frozenset({
     "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
+    "instruction template header", "fake role header", "image URL carrying data", "link URL carrying data",
 })
 """Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
 
@@ -1597,32 +1770,163 @@ def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Spa
     return kept
 
 
-def _other_script_spans(text: str, utf8: bytes | None, compiled: _Compiled) -> list[Span]:
+_NAMED_MARKUP = frozenset({"chat template token", "instruction token", "system token", "turn token", "fake message tag",
+                           "fake role header"})
+"""Markup a page names in its prose ("strips tokens like <|im_start|>"): left alone on a line that names it."""
+
+
+_SOFT_FAMILIES = frozenset({"override", "jailbreak"})
+"""Findings that are words, not markup: a page that discusses injections quotes them as examples."""
+
+
+def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
+    """``spans`` without the instructions a page shows as examples rather than gives: in quotation marks
+    on a line that talks about them or passes them to code ("detects phrases such as \"Ignore all previous
+    instructions\"", ``scan("...")``, a table of example attacks). Markup, hidden characters, encoded
+    payloads and exfiltration links are never exempt."""
+    kept = []
+    code: list[tuple[int, int]] | None = None
+    for span in spans:
+        start, end, family, rule = span
+        if rule in _NAMED_MARKUP and _named_on_its_line(text, start, end, compiled):
+            continue
+        if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
+            if code is None:
+                code = _example_code(text, compiled) if "`" in text else []
+            if any(c_start <= start and end <= c_end for c_start, c_end in code) or _only_in_examples(
+                text, start, end, compiled
+            ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled):
+                continue
+        kept.append(span)
+    return kept
+
+
+def _named_on_its_line(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the markup at ``text[start:end]`` stands on a line that talks about such markup (tokens,
+    tags, delimiters: "such as", "strips", "detects") and carries no instruction of its own."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    return len(line) < 2000 and compiled.markup_cue.search(line) is not None and not any(
+        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(line.replace(text[start:end], " "), compiled)
+    )
+
+
+def _under_example_heading(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is on a list item under a line that introduces examples ("Detected
+    patterns:", "Examples of attacks:")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if compiled.list_item.match(text, line_start) is None:
+        return False
+    position = line_start - 1
+    for _ in range(12):  # the items of one list, up to its heading
+        previous = text.rfind("\n", 0, max(0, position)) + 1
+        line = text[previous:position].strip()
+        if line and compiled.list_item.match(line) is None:
+            return line.endswith(":") and compiled.code_cue.search(line) is not None
+        if previous == 0:
+            return False
+        position = previous - 1
+    return False
+
+
+def _described(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether the sentence at ``text[start]`` reports an instruction rather than gives one ("the prompt
+    tells the model to ignore previous instructions") and holds none of its own."""
+    begin, end = compiled.sentences.bounds(text, start)
+    sentence = text[begin:end].lower()
+    if not sentence.isascii():
+        sentence = sentence.translate(guard_sentences.FOLD_TABLE)
+    judge = compiled.sentences.judge
+    return judge.reported.search(sentence) is not None and judge.judge(sentence) is None
+
+
+def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """Markdown code that shows attacks as examples: code (or the line before it) that names them as
+    payloads, tests, detections. Code without such words is read like the rest of the page."""
+    spans = []
+    for match in compiled.markdown_code.finditer(text):
+        before = text[text.rfind("\n", 0, max(0, match.start() - 1)) + 1:match.start()]
+        if compiled.code_cue.search(match.group()) or compiled.code_cue.search(before):
+            spans.append(match.span())
+    return spans
+
+
+def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` says nothing once its examples are blanked out: quotations on a line
+    that discusses them, or that passes them to code (the rules run again over what is left)."""
+    piece = list(text[start:end])
+    blanked = False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    if line_end - line_start <= 4000:
+        line = text[line_start:line_end]
+        quotes = [m.span() for m in compiled.quoted.finditer(line)]
+        # The line without its quotations, each marked by a NUL (a call or an assignment shows as ``(\0``, ``=\0``).
+        starts, ends = [0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)]
+        outside = "\0".join(line[a:b] for a, b in zip(starts, ends, strict=True))
+        if quotes and compiled.example_cue.search(outside):
+            for q_start, q_end in quotes:
+                q_start, q_end = max(q_start + line_start, start), min(q_end + line_start, end)
+                if q_start < q_end:
+                    piece[q_start - start:q_end - start] = " " * (q_end - q_start)
+                    blanked = True
+    if text.startswith("|", line_start) and text.rfind("\n", start, end) == -1:
+        return True  # a row of a Markdown table: pages list example attacks in tables
+    if not blanked:
+        return False
+    rest = "".join(piece)
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
+
+
+def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
-    that has a letter of that script (found in the text's non-ASCII characters alone, usually few)."""
-    if utf8 is None:
-        utf8 = text.encode("utf-8", "surrogatepass")
-    foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    that has a letter of that script (found in ``foreign``, the text's non-ASCII characters alone)."""
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
-    for gate, words, pattern in compiled.other_scripts:
-        if gate.search(foreign) is None:
+    scripts: dict[str, bool] = {}
+    for script, words, pattern in compiled.other_scripts:
+        if script.pattern not in scripts:
+            scripts[script.pattern] = script.search(foreign) is not None
+        if not scripts[script.pattern]:
             continue
-        for found in words.finditer(text):
-            for match in pattern.finditer(text, max(0, found.start() - 60), min(len(text), found.start() + 120)):
+        # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
+        present = tuple(word for word, part in words if part in foreign)
+        for position in _word_positions(text, present) if present else ():
+            for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
 
 
+def _word_positions(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where any of ``words`` starts in ``text`` (``str.find`` per word: cheaper than an alternation over
+    long text), sorted."""
+    positions: set[int] = set()
+    for word in words:
+        found = text.find(word)
+        while found != -1:
+            positions.add(found)
+            found = text.find(word, found + 1)
+    return sorted(positions)
+
+
 def _merge(spans: list[Span]) -> list[Span]:
+    """Overlapping spans as one, named for the longest of them (a paragraph of jailbreak prose stays
+    jailbreak prose when one of its sentences is also an instruction)."""
     merged: list[Span] = []
+    longest: list[int] = []
     for span in spans:
         if merged and span[0] < merged[-1][1]:
             last = merged[-1]
+            if span[1] - span[0] > longest[-1]:
+                longest[-1] = span[1] - span[0]
+                last = (last[0], last[1], span[2], span[3])
             merged[-1] = (last[0], max(last[1], span[1]), last[2], last[3])
         else:
             merged.append(span)
+            longest.append(span[1] - span[0])
     return merged
 
 
@@ -1668,12 +1972,38 @@ def _neutralise_encoded(
 ) -> str:
     """Neutralise encoded payloads; ``raw`` and ``letters`` as for :func:`_view_spans` (``None`` when
     ``text`` changed)."""
-    import base64
-    import binascii
-    import urllib.parse
-
     if raw is None:
         raw = _one_byte_copy(text)
+    replacements = _decoded_runs(text, raw, compiled)
+    replacements += _hex_and_url_runs(text, raw, compiled)
+    replacements += _spaced_runs(text, raw if letters is None else None, compiled, letters)
+    if replacements and "`" in text:
+        # An encoded example in code that names it one (a page about injections shows them).
+        code = _example_code(text, compiled)
+        replacements = [r for r in replacements if not any(a <= r[0] and r[1] <= b for a, b in code)]
+    if not replacements:
+        return text
+    replacements.sort()
+    out: list[str] = []
+    position = 0
+    for start, end, kind, decoded in replacements:
+        if start < position:
+            continue
+        out.append(text[position:start])
+        shown = f"{OPEN}encoded text ({kind}), not an instruction, reads: {_defang(_excerpt(decoded, 300))}{CLOSE}"
+        out.append(shown)
+        findings.append(InjectionFinding("encoded", kind, _excerpt(shown)))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _decoded_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int, int, str, str]]:
+    """Base64, base32, binary and Morse runs that decode to something worth neutralising, as
+    ``(start, end, kind, decoded)``."""
+    import base64
+    import binascii
+
     replacements: list[tuple[int, int, str, str]] = []
     shape = raw.translate(_BASE64_SHAPE)  # b for the alphabet, = kept, space for the rest
     for start, end in _base64_runs(shape):
@@ -1704,6 +2034,14 @@ def _neutralise_encoded(
             decoded = _morse(match.group().decode("ascii"))
             if decoded and _prose_like(decoded, compiled):
                 replacements.append((match.start() - 1, match.end() - 1, "Morse code", decoded))
+    return replacements
+
+
+def _hex_and_url_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int, int, str, str]]:
+    """Hex and URL-encoded runs that decode to something worth neutralising."""
+    import urllib.parse
+
+    replacements: list[tuple[int, int, str, str]] = []
     # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
     # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
     # 24 digits in a row or twelve pairs apart.
@@ -1724,9 +2062,17 @@ def _neutralise_encoded(
         decoded = urllib.parse.unquote(text[match.start() - 1:match.end() - 1])
         if _printable(decoded) and _looks_malicious(decoded, compiled):
             replacements.append((match.start() - 1, match.end() - 1, "URL encoding", decoded))
+    return replacements
+
+
+def _spaced_runs(
+    text: str, raw: bytes | None, compiled: _Compiled, letters: bytes | None
+) -> list[tuple[int, int, str, str]]:
+    """Letters written apart (``I g n o r e``) that read as an instruction once joined."""
+    replacements: list[tuple[int, int, str, str]] = []
     spaced_out: list[tuple[int, int]] = []
     if letters is None:
-        letters = raw.translate(_SPACED_BYTES)
+        letters = (raw if raw is not None else _one_byte_copy(text)).translate(_SPACED_BYTES)
     for gate in compiled.spaced_gate.finditer(letters):
         if spaced_out and gate.start() < spaced_out[-1][1]:
             continue
@@ -1744,21 +2090,7 @@ def _neutralise_encoded(
         candidates = (collapsed, spaced.replace(" ", ""), compiled.inner_separator.sub("", spaced), joined, following)
         if any(_looks_malicious(c, compiled) or _looks_malicious(_words(c), compiled) for c in candidates):
             replacements.append((start, end, "spaced-out letters", spaced))
-    if not replacements:
-        return text
-    replacements.sort()
-    out: list[str] = []
-    position = 0
-    for start, end, kind, decoded in replacements:
-        if start < position:
-            continue
-        out.append(text[position:start])
-        shown = f"{OPEN}encoded text ({kind}), not an instruction, reads: {_defang(_excerpt(decoded, 300))}{CLOSE}"
-        out.append(shown)
-        findings.append(InjectionFinding("encoded", kind, _excerpt(shown)))
-        position = end
-    out.append(text[position:])
-    return "".join(out)
+    return replacements
 
 
 def _base64_runs(shape: bytes) -> list[tuple[int, int]]:

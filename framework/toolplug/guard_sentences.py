@@ -1,0 +1,788 @@
+"""Instruction sentences for the built-in injection filter: a sentence is judged by what it combines.
+
+No single phrase makes an instruction to the model; a combination does. A sentence that tells its reader
+to set aside its instructions, show its hidden prompt, answer differently from now on, act behind the
+user's back, or that speaks to an AI by name while giving an order, is an injection whatever its exact
+words. Each of those is a small set of word classes (override verbs, control nouns, secret objects,
+second person, imperative, addressing the model...), written once for many languages; a sentence is
+quoted when its classes make one of the combinations below.
+
+Sentences are read lower case with Latin diacritics folded (``Révèle`` as ``revele``), so one lexicon
+covers accented and unaccented spellings. Only sentences around an anchor word (an override or reveal
+verb) are judged, so ordinary text costs a set lookup per word.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+
+def fold_table() -> dict[int, str]:
+    """Latin letters with diacritics to their base letter, one character for one (offsets stay)."""
+    table: dict[int, str] = {}
+    for code in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
+        base = unicodedata.normalize("NFKD", chr(code))[:1]
+        if base.isascii() and base.isalpha():
+            table[code] = base
+    for char, base in {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "\u0131": "i", "ß": "s", "æ": "a",
+                       "Æ": "A", "œ": "o", "Œ": "O", "þ": "t", "ð": "d", "ș": "s", "ț": "t", "Ș": "S", "Ț": "T",
+                       "\u2019": "'"}.items():
+        table[ord(char)] = base
+    return table
+
+
+FOLD_TABLE: dict[int, str] = {}
+"""``str.translate`` table folding Latin diacritics (and the typographic apostrophe) one for one; filled
+from :func:`fold_table` when the filter compiles its rules (not at import)."""
+LATIN_EXTENDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+
+
+_GATES: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+"""Per alternation built by :func:`_words`: the first words its matches can start with (exact words, and
+stems), or None when some alternative starts otherwise (then the class is always searched)."""
+
+
+def _gate(groups: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    exact: set[str] = set()
+    stems: list[str] = []
+    for group in groups:
+        head = re.match(r"[a-z'\-]+", group)
+        if head is None:
+            return None
+        word, after = head.group(), group[head.end():head.end() + 2]
+        if after[:1] in ("?", "*", "{"):
+            stems.append(word[:-1])
+        elif after[:1] == "" or after == "[ " or group[head.end():head.end() + 3] == "[ ]":
+            exact.add(word)
+        else:
+            stems.append(word)
+    return frozenset(exact), tuple(stems)
+
+
+def _words(*groups: str) -> str:
+    """One alternation of ``groups``, those starting with a letter grouped by it: the regex engine then
+    tries one group at each word start rather than every alternative (several times faster)."""
+    by_letter: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for group in groups:
+        if group[:1].isalpha() and (len(group) == 1 or group[1] not in "?*+{"):
+            by_letter.setdefault(group[0], []).append(group[1:])
+        else:
+            rest.append(group)
+    parts = [f"{letter}(?:{'|'.join(tails)})" for letter, tails in sorted(by_letter.items())]
+    pattern = r"(?:" + "|".join(parts + rest) + r")"
+    _GATES[pattern] = _gate(groups)
+    return pattern
+
+
+alternation = _words
+"""One regex alternation of patterns, grouped by their first letter (a faster scan than the plain ``|``)."""
+
+# Verbs and phrases that set instructions aside (imperative and infinitive forms; many languages).
+_OVERRIDE = _words(
+    r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
+    r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
+    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
+    r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
+    r"cancel", r"suspend", r"void",
+    r"stop[ ]following", r"do[ ]not[ ](?:follow|obey|apply)", r"don't[ ](?:follow|obey)",
+    r"no[ ]longer[ ](?:have[ ]to[ ])?(?:follow|obey|apply|applies|bound|valid|in[ ]effect)",
+    r"not[ ]bound[ ]by", r"free[ ](?:from|of)", r"without[ ](?:any[ ])?(?:restrictions|limits|rules|filters|"
+    r"limitations|censorship|constraints|guidelines|content[ ]policy)",
+    r"no[ ](?:restrictions|limits|rules|filters|limitations|ethical|censorship|guidelines|constraints|system[ ]prompt)",
+    r"takes?[ ]precedence", r"supersedes?", r"aside(?![ ]from)",
+    r"(?:replaces?|overrides|invalidates?|cancels?)[ ](?:your|all[ ]of[ ]your)",
+    r"stop[ ](?:using|applying|obeying|following)", r"pay[ ]no[ ]attention[ ]to", r"put[ ](?:\w+[ ]){1,4}?aside",
+    r"set[ ](?:\w+[ ]){1,4}?aside", r"(?:do[ ]not|don't|no)[ ]need[ ]to[ ](?:follow|obey|apply)",
+    r"need[ ]not[ ](?:follow|obey)",
+    r"(?:it's|it[ ]is)[ ](?:fine|ok|okay|allowed|safe)[ ]to[ ](?:skip|ignore|bypass|disregard)",
+    r"(?:can|may)[ ](?:safely[ ]|totally[ ]|just[ ])?(?:disregard|ignore|skip|bypass)",
+    r"(?:are|is)[ ]to[ ]be[ ](?:ignored|disregarded)", r"(?:should|must|can)[ ]be[ ](?:ignored|disregarded)",
+    r"even[ ]if[ ](?:it|this|they)[ ](?:conflicts?|contradicts?)",
+    r"pretend[ ]\w+[ ](?:do[ ]not|don't)[ ]exist",
+    # German
+    r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
+    r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
+    # French
+    r"ignor\w*", r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte", r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
+    r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
+    # Spanish, Portuguese, Italian
+    r"olvid\w*", r"omite", r"omit[ae]", r"descart\w*", r"haz[ ]caso[ ]omiso", r"no[ ]sigas",
+    r"sin[ ](?:ninguna[ ])?(?:restricciones|reglas|filtros|limites)", r"esque[cç]\w*", r"desconsider\w*",
+    r"sem[ ](?:restricoes|regras|filtros|limites)", r"dimentic\w*", r"trascur\w*", r"non[ ]seguire",
+    r"senza[ ](?:restrizioni|regole|filtri|limiti)",
+    # Dutch, Polish, Czech, Slovak, Nordic, Finnish
+    r"negeer\w*", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*", r"ignoruj\w*",
+    r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
+    r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
+    # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
+    r"yok[ ]say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
+    r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
+    r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
+    r"non[ ]rispettare", r"no[ ]obedezcas", r"befolge[ ]\w+[ ]nicht", r"niet[ ]opvolgen",
+)
+_CONTROL = _words(
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
+    r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
+    r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
+    r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"checks", r"system[ ]prompt",
+    r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
+    r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
+    r"the[ ](?:page|document|article|text)[ ]says",
+    r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
+    r"einschrankung\w*", r"consignes?", r"regles", r"instruccion\w*", r"indicacion\w*", r"reglas", r"directrices",
+    r"normas", r"restricciones", r"istruzion\w*", r"regole", r"indicazion\w*", r"direttive", r"restrizioni",
+    r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"orientacoes", r"restricoes", r"instructies",
+    r"opdrachten", r"regels", r"richtlijnen", r"beperkingen", r"systeemprompt", r"instrukcj\w*", r"polecen\w*",
+    r"zasad\w*", r"wytyczn\w*", r"ograniczen\w*", r"pokyn\w*", r"instrukc\w*", r"pravidl\w*", r"instruktion\w*",
+    r"instruks\w*", r"regler", r"riktlinjer", r"retningslinjer", r"ohjee\w*", r"ohjeet", r"saanno\w*", r"kehot\w*",
+    r"talimat\w*", r"kural\w*", r"yonerge\w*", r"istem\w*", r"instructiuni\w*", r"regulil\w*", r"utasitas\w*",
+    r"szabaly\w*", r"saanto\w*", r"instruksi", r"arahan", r"perintah", r"aturan", r"petunjuk", r"huong[ ]dan",
+    r"chi[ ]dan",
+    r"quy[ ]tac", r"chi[ ]thi", r"tagubilin", r"panuto", r"patakaran", r"maagizo", r"maelekezo", r"sheria",
+)
+_PREVIOUS = _words(
+    r"previous", r"prior", r"earlier", r"above", r"preceding", r"original", r"initial", r"former", r"existing",
+    r"default", r"all", r"any", r"every", r"everything", r"usual", r"normal", r"current",
+    r"vorherig\w*", r"bisherig\w*", r"obig\w*", r"alle[ns]?", r"precedent\w*", r"anterior\w*", r"toute?s?",
+    r"todas?", r"todos", r"tutt[ei]", r"precedenti", r"vorige", r"eerdere", r"poprzedni\w*", r"wszystk\w*",
+    r"predchoz\w*", r"predchadzajuc\w*", r"vsetk\w*", r"tidigare", r"aiemm\w*", r"kaikki", r"onceki", r"tum",
+    r"butun", r"anterioare", r"toate", r"korabbi", r"osszes", r"sebelumnya", r"semua", r"sebelum[ ]ini",
+    r"truoc[ ]do", r"tat[ ]ca", r"naunang", r"lahat", r"yote", r"yaliyotangulia",
+)
+_SECOND_PERSON = _words(
+    r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
+    r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
+    r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"swoich", r"twoich", r"tue", r"sei", r"eres", r"bist", r"bent",
+    r"jestes", r"jsi", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
+    r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
+)
+_MODEL = _words(
+    r"ai", r"a\.i\.", r"llms?", r"gpt", r"chatgpt", r"claude", r"gemini", r"copilot", r"assistants?", r"chatbots?",
+    r"bots?", r"language[ ]models?", r"models?", r"agents?", r"coding[ ]agents?",
+    r"automated[ ](?:readers?|systems?|assistants?|agents?|tools?)", r"ki", r"ia", r"asystent\w*", r"assistent\w*",
+    r"asistente", r"assistente",
+)
+_REVEAL = _words(
+    r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
+    r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
+    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"provide", r"encode", r"reply[ ]with",
+    r"zeig\w*", r"ausgeben", r"gib", r"verrat\w*", r"nenn\w*", r"wiederhol\w*", r"montre\w*", r"affiche\w*",
+    r"revel\w*", r"devoile\w*", r"donne\w*", r"dis-moi", r"repete\w*", r"muestr\w*", r"dime", r"repite\w*",
+    r"imprim\w*", r"escrib\w*", r"ensena\w*", r"mostr\w*", r"rivela\w*", r"dimmi", r"ripeti\w*", r"stampa\w*",
+    r"diga", r"repita", r"exib\w*", r"toon", r"geef", r"herhaal", r"onthul", r"pokaz\w*", r"ujawnij", r"wypisz",
+    r"powtorz", r"podaj", r"ukaz\w*", r"prozrad\w*", r"vypis\w*", r"visa", r"vis", r"avslor\w*", r"nayta",
+    r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
+    r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
+    r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
+    r"onyesha", r"fichua", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj",
+)
+_SECRET = _words(
+    r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
+    r"developer|operating|real)[ ](?:prompt|instructions|rules|configuration|variables|message|guidelines|ones)",
+    r"(?:instructions?|rules?|prompt|guidelines?)[ ]you[ ](?:were|have[ ]been|received|got|operate|follow|are[ ]given)",
+    r"(?:text|everything|words|tokens|content|messages?)[ ](?:above|before[ ]this|prior)", r"prior[ ]tokens",
+    r"context[ ]window", r"(?:conversation|chat)[ ](?:history|transcript)", r"previous[ ]user",
+    r"api[ ]?keys?", r"access[ ]code", r"credentials", r"prompt[ ]you[ ]were",
+    r"(?:every|all|the)[ ]tools?[ ]you[ ](?:can|have)", r"(?:tool|function)[ ]definitions",
+    r"contrase\w*", r"passwor\w*", r"wachtwoord", r"haslo", r"passwort", r"mot[ ]de[ ]passe", r"senha",
+    r"systemprompt\w*", r"systemanweisung\w*", r"prompt[ ](?:de|du|del|di|do)[ ](?:sistema|systeme)",
+    r"instru\w+[ ](?:de|del|do|da|di|du|des)[ ](?:sistema|systeme|system)",
+    r"instructions?[ ](?:systeme|du[ ]systeme|initiales|cachees|secretes)", r"instrucciones[ ](?:del[ ]sistema|"
+    r"ocultas|iniciales|secretas)", r"istruzioni[ ](?:di[ ]sistema|del[ ]sistema|nascoste|iniziali|segrete)",
+    r"instrucoes[ ](?:do[ ]sistema|ocultas|iniciais|secretas)", r"(?:versteckten|geheimen|ursprunglichen)[ ]"
+    r"(?:anweisungen|instruktionen)", r"systeemprompt", r"prompt[ ]systemowy", r"systemowy[ ]prompt",
+    r"systemov\w*[ ]prompt", r"jarjestelmakehot\w*", r"sistem[ ]istem\w*", r"promptul[ ]de[ ]sistem",
+    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong", r"maagizo[ ]ya[ ]mfumo",
+)
+_STATE = _words(
+    r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked|lifted|removed|updated|changed|replaced)",
+    r"(?:are|is|were|was)[ ](?:now[ ])?(?:revoked|cancell?ed|void|suspended|disabled|off|turned[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked)", r"no[ ]longer[ ](?:apply|applies|valid|in[ ]effect|matter)",
+    r"(?:do|does)[ ]not[ ](?:apply|count|matter)", r"(?:don't|doesn't)[ ](?:apply|count|matter)",
+    r"(?:suspended|disabled|revoked|deactivated)",
+    r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
+)
+_HIJACK = _words(
+    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
+    r"as[ ]of[ ]now",
+    r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
+        word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
+        r"requests|summary|conversation|conversations)" for word in ("every", "each", "all", "any")
+    ),
+    r"the[ ]next[ ](?:question|reply|response|answer)", r"only[ ]with", r"nothing[ ]else",
+    r"without[ ](?:telling|asking|informing|confirmation|confirming)", r"quietly", r"secretly",
+    r"ab[ ]sofort", r"ab[ ]jetzt", r"von[ ]nun[ ]an", r"a[ ]partir[ ]de[ ](?:maintenant|ahora|agora)", r"desormais",
+    r"d'ora[ ]in[ ]poi", r"da[ ]ora[ ]in[ ]poi", r"vanaf[ ]nu", r"od[ ]teraz", r"en[ ]su[ ]lugar", r"a[ ]la[ ]place",
+    r"stattdessen", r"invece", r"em[ ]vez[ ]disso",
+)
+_SAY = _words(
+    r"reply", r"respond", r"answer", r"output", r"say", r"state", r"claim", r"tell[ ]the[ ](?:user|reader)",
+    r"tell[ ](?:them|him|her)", r"write", r"mention", r"recommend", r"praise", r"introduce[ ]yourself", r"ask[ ]"
+    r"(?:the[ ]user|them|him|her)", r"treat", r"proceed", r"comply", r"obey", r"follow", r"do[ ]whatever",
+    r"answer[ ]as", r"respond[ ]as", r"act[ ]as", r"behave[ ]as", r"collect", r"include", r"append", r"add",
+    r"start", r"begin", r"end", r"translate", r"send", r"email", r"forward", r"skip", r"stop", r"praise",
+    r"antworte\w*", r"reponds?", r"repondez", r"responde", r"responda", r"rispondi", r"antwoord", r"odpowiadaj",
+    r"odpowiedz", r"envoie\w*", r"envia\w*", r"invia\w*", r"schick\w*", r"sende",
+)
+_DECEIVE = (
+    r"(?:do[ ]not|don't|never)[ ](?:tell|mention|inform|alert|notify|reveal|disclose|show)[ ](?:\w+[ ]){0,3}?"
+    r"(?:to[ ])?(?:the[ ](?:user|person|reader|human)|anyone)|without[ ](?:telling|informing|alerting|notifying|"
+    r"letting)[ ](?:the[ ])?(?:user|person|reader|human|anyone)|(?:keep|keeping)[ ]this[ ](?:instruction|message|"
+    r"note)[ ]secret|(?:must|should|shall)[ ](?:not|never)[ ](?:disclose|reveal|tell|mention|say)[ ](?:that|this|these|"
+    r"it|to)|keep[ ](?:\w+[ ]){0,3}?(?:hidden|secret)[ ]from[ ](?:the[ ])?(?:user|person|reader|human)"
+)
+_AUTHORITY = (
+    r"(?:the[ ](?:user|administrator|admin|developers?|operator|owner|site[ ]owner)|your[ ](?:developers?|creators?|"
+    r"administrators?|operator))[ ](?:has|have)[ ](?:already[ ])?(?:pre-?approved|approved|authori[sz]ed|granted|"
+    r"unlocked|enabled|allowed|permitted|changed|updated)|authori[sz]es[ ]you|i[ ]am[ ]your[ ](?:creator|developer|"
+    r"admin|administrator|owner)|(?:comes?|is)[ ]from[ ]your[ ](?:developers?|creators?|administrators?|operator)"
+    r"|i[ ](?:hereby[ ])?(?:authori[sz]e|permit|allow)[ ]you|(?:i'm|i[ ]am)[ ](?:the"
+    r"|your)[ ](?:system[ ])?(?:administrator|"
+    r"admin|developer|creator|owner|operator)|as[ ]your[ ](?:developer|creator|admin|administrator|operator|owner)"
+    r"|this[ ]is[ ](?:openai|anthropic|google|your[ ]developer|the[ ]developer)|(?:remaining|following)[ ]text[ ](?:is|"
+    r"comes)[ ]from[ ](?:the[ ])?(?:operator|developer|system|admin)|per[ ]the[ ](?:admin|administrator|developer"
+    r"|operator)"
+)
+_HEADER = (
+    r"^[\[(*#=\- ]*(?:(?:hidden|secret|priority|admin|administrator|developer|assistant|ai|llm|maintenance|debug|"
+    r"real|actual|true|genuine|new|updated)[ ])+(?:instructions?|task|command|directive|override|note|mode|"
+    r"objective)(?:[ ](?:for|to)[ ](?:the[ ])?" + _MODEL + r")?[ ]*(?:[:\]]|enabled|activated|on\b)"
+    r"|^[\[(*#=\- ]*(?:instructions?|notes?|messages?|commands?|tasks?)[ ](?:for|to)[ ](?:the[ ]|any[ ]|all[ ])?"
+    r"(?:automated[ ])?" + _MODEL + r"[ ]*[:\]]|^[\[(*#=\- ]*" + _MODEL + r"[ ](?:instructions?|note|notice|task|"
+    r"directive)s?[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:(?:system|systeem|sistema|systeme|sistem|rendszer)\w*[ -]?(?:note|notice|message|melding|"
+    r"bericht|hinweis|nachricht|meldung|notitie|nota|aviso|mensaje|mensagem|messaggio|notu|mesaj|uzenet|catatan|"
+    r"pesan|meddelande|besked)|(?:note|notice|message|nota|aviso|mensaje|mensagem|messaggio|uwaga|notatka|wiadomosc|"
+    r"komunikat|poznamka|catatan|pesan)[ ](?:du[ ]|del[ ]|do[ ]|di[ ]|de[ ])?(?:system\w*|sistema|systeme|sistem)"
+    r"|systemhinweis|systemnachricht|systemmeldung|systeemmelding|systeembericht|systemmeddelande|systembesked|"
+    r"rendszeruzenet)[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
+    r"notitie|uwaga|wiadomosc)[ ](?:for|to|an|fur|pour|a|para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
+    r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
+    r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
+    r"|^[\[(*#=\- ]*(?:conversation|context|session|chat|memory)[ ](?:reset|cleared|restarted|wiped)\b"
+    r"|^[\[(*#=\- ]*(?:for|pour|para|per|fur|an|voor|dla)[ ](?:the[ ]|les[ ]|los[ ]|las[ ]|gli[ ]|i[ ]|die[ ]|de[ ]|"
+    r"all[ ]|any[ ]|alle[ ])?(?:automated[ ])?(?:ki|ia|ai|llms?|bots?|assistants?|assistent\w*|asistentes?|"
+    r"assistenti|modell\w*|models?|agents?|agentes?)(?:-\w+)?[ ]*[:\]]"
+)
+_ADDRESS = (
+    r"^(?:attention|note|hey|dear|hi|hello|to)?[ ,]*(?:the[ ]|any[ ]|all[ ]|every[ ])?(?:automated[ ])?" + _MODEL
+    + r"[ ]*[:,!]|(?:(?:any|every|all|each)[ ])?(?:automated[ ])?" + _MODEL
+    + r"[ ](?:reading|processing|summari[sz]ing|"
+    r"that[ ](?:reads|processes|summari[sz]es)|which[ ]reads)|\bwhoever[ ](?:summari[sz]es|reads|processes|"
+    r"analy[sz]es)[ ]this|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
+    + _MODEL + r"\b"
+)
+_NEW_TASK = (
+    r"\b(?:your|the[ ]only|the)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
+    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)|\b(?:genuine|real|actual|true)[ ]instructions"
+    r"|\byour[ ](?:new|real|actual|true|updated)[ ](?:system[ ]prompt|instructions|guidelines|rules|directives?)"
+)
+_ROLE = (
+    r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the|my|your)\b|\bpretend[ ](?:to[ ]be|you|that"
+    r"|your)\b|"
+    r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
+    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
+    r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
+)
+_MODAL = r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
+_IMPERATIVE = _words(
+    r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set", r"put", r"discard", r"drop", r"abandon",
+    r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
+    r"summari[sz]e", r"dump", r"disclose", r"tell", r"write", r"display", r"share", r"give", r"return", r"leak",
+    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer", r"say",
+    r"state", r"claim", r"mention", r"recommend", r"praise", r"introduce", r"ask", r"treat", r"proceed", r"comply",
+    r"obey", r"follow", r"do", r"don't", r"never", r"always", r"act", r"behave", r"pretend", r"roleplay", r"play",
+    r"collect", r"include", r"append", r"add", r"start", r"begin", r"end", r"send", r"email", r"forward", r"skip",
+    r"stop", r"keep", r"remember", r"store", r"save", r"reset", r"enter", r"enable", r"activate", r"disable",
+    r"turn", r"switch", r"unlock", r"describe", r"explain", r"use", r"call", r"invoke", r"run", r"execute", r"route",
+    r"kindly", r"please",
+    # other languages (folded): imperatives and the negation an imperative starts with
+    r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
+    r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
+    r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
+    r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
+    r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
+    r"recommande", r"recomienda", r"raccomanda", r"recomende",
+)
+
+
+_PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201c\u201d\u2014"})
+
+
+_LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
+    # Substrings that every match of the class holds one of: a class whose sentence has none is not searched.
+    "secret": ("tool", "function", "system", "prompt", "instruction", "rule", "guideline", "configuration",
+    "variables", "message",
+               "ones", "above", "before", "prior", "window", "history", "transcript", "user", "api", "access",
+               "credentials", "anweisung", "instru", "istruz", "sistem", "systeem", "jarjestelma", "rendszer",
+               "arahan", "he thong", "mfumo"),
+    "your_control": ("your", "tus", "tes", "ton", "ta ", "vos", "votre", "dein", "tuo", "tue", "tua", "sua", "seu",
+                     "seus", "jouw", "je ", "swoj", "twoj", "dine", "din", "ditt", "sinun"),
+    "question": ("what", "previous user"),
+    "phishing": ("ask ",),
+    "address": ("whoever", "ai", "assistant", "model", "bot", "gpt", "claude", "llm", "agent", "automated", "gemini",
+    "copilot",
+                "ki", "ia", "asystent", "assistent", "asistente", "a.i."),
+    "when_reading": ("when ",),
+    "deceive": ("not ", "n't ", "never", "without", "keep"),
+    "authority": ("has ", "have ", "authori", "i am your", "from your", "i'm ", "i am ", "as your", "this is ",
+                  "text ", "per the", "permit", "allow"),
+    "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions", "prompt",
+                 "guidelines", "rules"),
+    "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
+             "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
+    "modal": ("you ",),
+    "email": ("@",),
+    "tool_call": ("_",),
+    "evasion": ("filter", "moderation", "safety", "monitoring", "base64", "rot", "hex", "binary", "morse", "leet",
+    "l33t",
+                "latin", "reverse", "treat", "consider", "regard", "authori", "allowed", "permitted"),
+    "output_rule": ("summar", "respons", "repl", "answer", "output"),
+    "user_conditional": ("user", "customer", "visitor", "reader", "human"),
+    "model_may": ("assistant", "model", "ai", "bot", "agent", "llm"),
+    "tell_user": ("tell", "inform", "warn", "convince", "remind", "dile", "dis", "sag", "di'", "diga", "zeg"),
+    "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
+                "ilman", "tanpa", "fara", "nelkul"),
+    "hijack": ("instead", "rather than", "regardless", "from now", "from here", "from this point", "as of now",
+    "for the rest",
+               "for all future", "repl", "respon", "answer", "question", "request", "summar", "conversation",
+               "next ", "only with", "nothing else", "without", "quietly", "secretly", "ab sofort", "ab jetzt",
+               "von nun", "a partir de", "desormais", "d'ora", "da ora", "vanaf nu", "od teraz", "en su lugar",
+               "a la place", "stattdessen", "invece", "em vez"),
+    "completion": ("prompt", "instructions", "rules", "systemanweisung"),
+    "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
+                 "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
+                 "attempt", "design", "meant", "used", "intended", "into", "by "),
+    "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
+                         "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
+                         "ohjeet"),
+    "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
+}
+
+
+_FIRST_WORDS = (
+    "ignore", "disregard", "forget", "override", "bypass", "set", "put", "discard", "drop", "abandon", "reveal",
+    "print", "show", "output", "repeat", "echo", "list", "quote", "translate", "spell", "summarize", "summarise",
+    "dump", "disclose", "tell", "write", "display", "share", "give", "return", "leak", "expose", "recite", "type",
+    "copy", "provide", "encode", "reply", "respond", "answer", "say", "state", "claim", "mention", "recommend",
+    "praise", "introduce", "ask", "treat", "proceed", "comply", "obey", "follow", "do", "don't", "never", "always",
+    "act", "behave", "pretend", "roleplay", "play", "collect", "include", "append", "add", "start", "begin", "end",
+    "send", "email", "forward", "skip", "stop", "keep", "remember", "store", "save", "reset", "enter", "enable",
+    "activate", "disable", "turn", "switch", "unlock", "describe", "explain", "use", "call", "invoke", "run",
+    "execute", "route", "conversation", "context", "session", "kindly", "please", "then", "also", "now", "first",
+    "just", "simply", "quietly", "secretly",
+    "silently", "immediately", "instead", "rather", "when", "from", "for", "every", "hey", "dear", "override",
+    "remember",
+    "ignora", "ignorez", "ignoriere", "ignorier", "vergiss", "olvida", "olvide", "oublie", "oubliez", "dimentica",
+    "negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "esqueca", "esquece", "desconsidere", "muestra",
+    "muestrame", "montre", "montre-moi", "affiche", "revele", "revela", "rivela", "mostra", "mostrami", "mostre",
+    "zeige", "zeig", "gib", "toon", "geef", "pokaz", "pokaz", "envia", "envie", "invia", "envoie", "schicke",
+    "schick", "sende", "stuur", "no", "ne", "non", "nicht", "niet", "nie", "fasse", "resume", "escribe", "ecris",
+    "scrivi", "schreibe", "responde", "reponds", "rispondi", "antworte", "odpowiadaj", "dis", "dime", "sag", "sage",
+    "empfiehl", "recommande", "recomienda", "raccomanda", "recomende", "vanaf", "ahora",
+    "agora", "ora", "desormais", "neue", "nuevas", "nouvelles", "nuove", "novas", "nieuwe", "nowe", "du", "tu",
+    "revele-moi", "revele", "recolha", "recopila", "raccogli", "verzamel", "rassemble", "sammle", "complete",
+    "completa", "vervollstandige", "abaikan", "lupakan", "bo", "unohda", "glom", "glem", "ignorera", "uita",
+    "zabudni", "zapomen", "hagyd", "onceki", "tum",
+)
+"""First words of sentences that give orders (lower case, accents folded)."""
+_TARGET_WORDS = (
+    "you", "your", "yours", "yourself", "ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt",
+    "chatgpt", "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot", "chatbots",
+    "user", "user's", "users", "reader", "dan", "du", "dein", "deine", "deinen", "dich", "dir", "tu", "ton", "tes",
+    "toi", "vous", "votre", "vos", "tus", "usted", "tuo", "tua", "tuoi", "tue", "voce", "seu", "sua", "seus", "suas",
+    "jij", "jouw", "twoj", "twoje", "twoich", "swoj", "swoje", "swoich", "tvuj", "tvoje", "din", "ditt", "dine",
+    "dina", "sinun", "anda", "kamu", "iyong", "wako", "senin", "eres", "sei", "bist", "bent", "ki", "ia", "previous",
+    "prior", "earlier", "above", "preceding", "vorherigen", "precedentes", "anteriores", "precedenti", "anteriores",
+    "vorige", "poprzednie", "tidigare", "sebelumnya", "toutes", "todas", "tutte", "alle", "instructions",
+    "instruction", "system", "prompt", "sistema", "systeme", "safety", "restrictions", "rules", "developer",
+    "developers", "admin", "administrator", "operator", "creator",
+)
+"""Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
+
+_WORD_NEEDS: dict[str, frozenset[str]] = {
+    # Words of which a sentence must hold one for the class to be searched.
+    "address": frozenset({"whoever", "ai", "a.i", "assistant", "assistants", "model", "models", "bot", "bots", "gpt",
+    "chatgpt",
+                          "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot",
+                          "chatbots", "ki", "ia", "asystent", "assistent", "asistente", "assistente", "language"}),
+    "every_answer": frozenset({"end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci", "slutet",
+                               "slutningen", "lopussa", "sonunda", "sfarsitul", "vegen", "akhir", "cuoi"}),
+}
+
+
+class SentenceJudge:
+    """Decides whether a sentence is an instruction to the model (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._compile_gates_and_words()
+        self._compile_phrases()
+        self._compile_orders()
+
+    def _compile_gates_and_words(self) -> None:
+        """Gates and the lexicon classes."""
+        c = re.compile
+        self.first_words = frozenset(_FIRST_WORDS)
+        self.literal_needs = {name: c("|".join(map(re.escape, needs))) for name, needs in _LITERAL_NEEDS.items()}
+        self.target_words = frozenset(_TARGET_WORDS)
+        self.gates = {
+            name: (gate[0], c(r"\b(?:" + "|".join(sorted(map(re.escape, gate[1]))) + ")") if gate[1] else None)
+            for name, lexicon in (
+                ("override", _OVERRIDE), ("control", _CONTROL), ("previous", _PREVIOUS), ("you", _SECOND_PERSON),
+                ("model", _MODEL), ("reveal", _REVEAL), ("hijack", _HIJACK), ("say", _SAY),
+            ) if (gate := _GATES[lexicon]) is not None
+        }
+        self.override = c(r"\b" + _OVERRIDE + r"\b")
+        self.control = c(r"\b" + _CONTROL + r"\b")
+        self.previous = c(r"\b" + _PREVIOUS + r"\b")
+        self.you = c(r"\b" + _SECOND_PERSON + r"\b")
+        self.model = c(r"\b" + _MODEL + r"\b")
+        self.reveal = c(r"\b" + _REVEAL + r"\b")
+        self.secret = c(r"\b" + _SECRET + r"\b")
+        self.state = c(r"\b" + _STATE + r"\b")
+        self.hijack = c(r"\b" + _HIJACK + r"\b")
+        self.say = c(r"\b" + _SAY + r"\b")
+        self.deceive = c(r"\b(?:" + _DECEIVE + r")")
+        self.authority = c(r"\b(?:" + _AUTHORITY + r")")
+        self.header = c(_HEADER)
+        self.address = c(_ADDRESS)
+        self.new_task = c(_NEW_TASK)
+        self.role = c(_ROLE)
+        self.modal = c(_MODAL)
+        self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|"
+                            r"just|simply|"
+                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
+        self.space = c(r"\s+")
+        self.unbound = c(
+            r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
+            r"content[ ]polic(?:y|ies)|safety[ ](?:rules|filters|guidelines)|(?:content[ ])?filtering|moderation|"
+            r"safeguards|guardrails|checks)\b"
+            r"|\b(?:sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul)[ ](?:\w+[ ]){0,2}?"
+            r"(?:restrictions?|restricciones|restriccion|restricoes|restricao|restrizioni|einschrankungen?|"
+            r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
+            r"rajoituksia|batasan|restrictii|korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
+            r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b")
+        self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
+                                  r"|regels|"
+                                  r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
+        self.send_verb = c(
+            r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
+            r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
+            r"gui)\b")
+        self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
+                           r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
+                           r"correos|e-?mails|histori|rozmow|konversation|keskustelu|sohbet|conversa|gesprek|asiakas|"
+                           r"tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|khach)")
+
+    def _compile_phrases(self) -> None:
+        """Phrase classes: unbound, override and state near their objects, reported speech."""
+        c = re.compile
+        self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
+                           r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
+                           r"(?![ ](?:that[ ])?(?:we|our|you))"
+                           r"|\b(?:dile|dites|dis|sag|sagen[ ]sie|di'|diga|zeg)[ ](?:al|a[ ]l'|dem|all'|ao|a[ ]la|de)"
+                           r"[ ]?"
+                           r"(?:usuario|utilisateur|benutzer|nutzer|utente|usuario|gebruiker|lector|lecteur|leser)")
+        self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
+        self.every_answer = c(
+            r"\b(?:end|ende|fin|final|fine|fim|einde|koncu|konci|slutet|slutningen|lopussa|sonunda|sfarsitul|vegen|"
+            r"akhir|cuoi)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
+            r"cualquier|qualsiasi|qualquer|tout|ogni|alle|jedweder|n'importe|quelque|kazda|kazdej|kazde|"
+            r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
+            r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"
+            r"resposta\w*|antwoord\w*|odpowiedz\w*|odpowiedzi|odpov\w*|svar\w*|vastau\w*|yanit\w*|raspuns\w*|"
+            r"valasz\w*|jawaban|tra[ ]loi|summar\w*|resume\w*|resumen\w*|riassunt\w*|zusammenfassung\w*|"
+            r"samenvatting\w*|podsumowani\w*)")
+        _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
+        self.output_rule = c(
+            r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
+            r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
+            r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
+            r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
+            + _output + r"\b")
+        self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
+                                  r"(?:asks|"
+                                  r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
+        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+                           r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
+                           r"ignore|answer|"
+                           r"respond|send|give|provide|skip|bypass|output|print)\b")
+        self.tool_call = c(
+            r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
+            r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
+            r"method|class|module|param))|\buse[ ](?:the[ ])?`?[a-z][a-z0-9]*_[a-z0-9_]+`?[ ](?:tool|function)\b")
+        self.go_ahead = c(r"\b(?:must|should|shall|will|now|go[ ]ahead|please|immediately|first|before[ ]answering)\b")
+        self.evasion = c(
+            r"\bso[ ](?:that[ ])?(?:the[ ])?(?:filters?|moderation|safety[ ](?:system|layer|checks?|filters?)"
+            r"|monitoring)"
+            r"[ ](?:do(?:es)?n't|do(?:es)?[ ]not|won't|will[ ]not|cannot|can't)[ ](?:see|notice|detect|catch|flag)\b"
+            r"|\b(?:answer|reply|respond|write|output)\b[^.;]{0,30}?\bin[ ](?:base64|rot13|rot-13|hex|binary|morse|"
+            r"leetspeak|l33t\w*|pig[ ]latin|reverse)\b"
+            r"|\b(?:treat|consider|regard)\w*[^.;]{0,60}?\b(?:as|to[ ]be)[ ](?:\w+[ ]){0,2}?(?:system|trusted"
+            r"|developer|"
+            r"admin|operator)[ ](?:instructions?|messages?|prompts?|commands?|input)\b"
+            r"|\b(?:treated|regarded|considered)[ ]as[ ](?:coming[ ]from|from|being)[ ](?:the[ ])?(?:system"
+            r"|developer|admin|"
+            r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
+            r"(?:behaviou?r|instructions|rules|settings)\b")
+        self.foreign_imperative = c(
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]say\w*|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet|zignoruj"
+            r"|ignoruj\w*|"
+            r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
+            r"|esquece|"
+            r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
+            r"|ignorer)\b")
+
+    def _compile_orders(self) -> None:
+        """Classes of orders about the answer, tools, data and encodings."""
+        c = re.compile
+        self.completion = c(
+            r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
+            r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
+            r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
+            r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
+            r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
+        self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
+                                  + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
+        self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
+                          r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
+                          r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
+                          r"attempts?|attempting|"
+                          r"designed|meant|used|intended)[ ](?!you\b)(?:\w+[ ]){0,4}?"
+                          r"(?:to[ ])?"
+                          + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
+                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
+        self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
+        self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
+                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
+        self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
+                          + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
+                          r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ]"
+                          r"(?:were|are|"
+                          r"have|did)[ ]you\b|\bwhat[ ](?:were|have)[ ]you[ ](?:been[ ])?(?:told|instructed|asked|"
+                          r"programmed)\b")
+        self.phishing = c(r"\bask[ ](?:the[ ]user|them|the[ ]reader)[ ](?:for|to[ ](?:enter|provide|share|confirm))"
+                          r"[ ](?:\w+[ ]){0,3}?(?:passwords?|credit[ ]card|pin|social[ ]security|bank|login|"
+                          r"credentials|one-time|otp|verification[ ]code|card[ ]number)")
+        self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
+                              r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
+                              r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
+        self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
+
+    def judge(self, sentence: str) -> str | None:
+        """The rule a sentence breaks, or None; ``sentence`` is lower case, diacritics folded, one line.
+
+        The classes are searched lazily, the most selective first, so a sentence that breaks nothing
+        costs a few searches."""
+        s = sentence
+        if "  " in s or "\t" in s or "\n" in s:
+            s = self.space.sub(" ", s)
+        s = s.strip(" \t\"'`*>-#")
+        tokens = s.translate(_PUNCTUATION).split()
+        words = set(tokens)
+        # Every combination speaks to the reader (second person, the model by name, an imperative first
+        # word), or has a header's colon, a clause after a semicolon, an e-mail address: a sentence with
+        # none of them is a statement about something else.
+        if not tokens or (
+            tokens[0] not in self.first_words and self.target_words.isdisjoint(words)
+            and ":" not in s and ";" not in s and "@" not in s and self.foreign_imperative.search(s) is None
+        ):
+            return None
+        classes = _Classes(self, s, words)
+        return self._orders(classes) or self._overrides(classes)
+
+    @staticmethod
+    def _orders(k: _Classes) -> str | None:
+        """Orders about the answer, tools, data and encodings."""
+        has, addressed, s = k.has, k.addressed, k.sentence
+        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or addressed()
+                                                      or ":" in s)):
+            return "instruction to change the answer"
+        if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):
+            return "text addressed to the model"
+        if has("tool_call") and (has("go_ahead") or has("imperative") or has("modal") or addressed()):
+            return "instruction to call a tool"
+        if has("evasion"):
+            return "instruction override"
+        if has("foreign_imperative") and (has("control") or has("compound_control") or has("your_control")):
+            return "instruction override"
+        if has("email") and has("send_verb") and has("data_word"):
+            return "instruction to send data away"
+        if has("every_answer") or has("completion"):
+            return "instruction to change every answer" if has("every_answer") else "prompt or data extraction"
+        return None
+
+    @staticmethod
+    def _overrides(k: _Classes) -> str | None:
+        """Instructions set aside, secrets asked for, the model addressed, authority claimed."""
+        has, addressed = k.has, k.addressed
+        if has("compound_control") and has("override") and (addressed() or has("imperative")):
+            return "instruction override"
+        if has("control") and not has("reported"):
+            if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
+                return "instruction override"
+            if has("state") and has("state_control") and (addressed() or has("previous")):
+                return "instruction override"
+        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")):
+            return "prompt or data extraction"
+        if has("question"):
+            return "prompt or data extraction"
+        if has("unbound") and (has("imperative") or has("modal") or has("you")):
+            return "instruction override"
+        if has("header") or has("phishing"):
+            return "text addressed to the model"
+        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
+            return "text addressed to the model"
+        if has("hijack") and has("say") and (has("imperative") or has("modal")):
+            return "instruction to change the answer"
+        if has("deceive"):
+            return "hiding from the user"
+        if has("authority") and (addressed() or has("imperative") or has("hijack") or has("unleashed")):
+            return "false authority"
+        if has("new_task") and (addressed() or has("imperative")):
+            return "new instructions"
+        if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported"):
+            return "role reassignment"
+        return None
+
+
+class _Classes:
+    """Which word classes one sentence has, each searched the first time a combination asks."""
+
+    __slots__ = ("found", "judge", "sentence", "words")
+
+    def __init__(self, judge: SentenceJudge, sentence: str, words: set[str]) -> None:
+        self.judge = judge
+        self.sentence = sentence
+        self.words = words
+        self.found: dict[str, bool] = {}
+
+    def has(self, name: str) -> bool:
+        found = self.found.get(name)
+        if found is None:
+            judge, s, words = self.judge, self.sentence, self.words
+            gate = judge.gates.get(name)
+            literal = judge.literal_needs.get(name)
+            needed = _WORD_NEEDS.get(name)
+            found = self.found[name] = (
+                (needed is None or not needed.isdisjoint(words))
+                and (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
+                                                                     and gate[1].search(s) is not None))
+                and (literal is None or literal.search(s) is not None)
+                and getattr(judge, name).search(s) is not None
+            )
+        return found
+
+    def addressed(self) -> bool:
+        return self.has("you") or self.has("model")
+
+ANCHORS = (
+    "ignore", "disregard", "forget", "override", "bypass", "discard", "abandon", "revoke", "overrule", "nullify",
+    "skip", "disable", "deactivate", "unlock", "reset", "supersede", "supersedes", "precedence",
+    "pretend",     "quietly", "secretly",
+    "authorises", "authorizes", "behave", "roleplay", "hidden", "priority",
+    "admin", "maintenance", "debug", "genuine", "llm", "llms", "assistant", "chatbot", "approved", "objective",
+    "obey", "prompt", "prompts", "instructions", "instruction", "guidelines", "guidance",
+    "directive", "directives", "restrictions", "filters", "constraints", "persona", "tokens", "credentials",
+    "suspended", "disabled", "revoked", "unrestricted", "uncensored", "rules", "policies",
+    "ai", "rule", "summarize", "summarise", "summarizing",
+    "summarising", "secret", "conflicts",
+        # other Latin-script languages (ASCII-folded first words)
+    "ignoriere", "ignorieren", "ignorier", "ignorierst", "ignoriert", "vergisst", "vergiss", "vergessen", "missachte",
+    "beachte", "ohne", "ignorez",
+    "ignorer", "oublie", "oubliez", "fais", "faites", "sans", "ignora", "ignorad", "olvida", "olvide",
+    "olvidad", "olvidate", "omite", "descarta", "haz", "esqueca", "esquece", "desconsidere",
+    "desconsidera", "dimentica", "dimenticate", "senza", "negeer", "vergeet", "zonder", "zignoruj",
+    "ignoruj", "ignorujte", "zapomnij", "zapomen", "zapomente", "zabudni", "ignorera", "glom", "glem",
+    "bortse", "unohda", "ohita", "sivuuta", "gormezden", "unut", "dikkate", "uita", "figyelmen",
+    "hagyd", "hagyja", "felejtsd", "abaikan", "lupakan", "phot", "quen", "huwag", "kalimutan",
+    "puuza", "sahau", "zeige", "zeig", "gib", "verrate", "nenne", "montre", "affiche", "revele", "revelez",
+    "devoile", "donne", "muestra", "muestrame", "revela", "dime", "mostra", "mostrami", "rivela", "dimmi", "mostre",
+    "toon", "geef", "pokaz", "ujawnij", "wypisz", "ukaz", "nayta", "kerro", "paljasta", "goster",
+    "tampilkan", "tunjukkan", "ungkapkan", "dedahkan", "ipakita", "onyesha", "desormais", "hinweis", "nachricht",
+    "notiz", "nota", "mensaje", "messaggio", "mensagem", "notitie", "uwaga", "schicke", "schick", "sende", "envia",
+    "envie", "mande", "manda", "invia", "envoie", "envoyez", "transmets", "stuur", "verstuur", "wyslij", "skicka",
+    "gonder", "trimite", "kirim", "kirimkan", "sans", "sin", "sem", "bez", "utan", "uden", "uten", "ilman", "tanpa",
+    "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
+    "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
+    "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
+    "zbierz",
+    "sammle", "rassemble",
+)
+"""Words near which sentences are judged (first words of the lexicon's phrases, ASCII, lower case)."""
+
+WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("without",), ("telling", "informing", "alerting", "notifying", "letting", "restrictions", "limits", "rules",
+                    "filters", "limitations", "censorship", "guidelines", "confirmation", "asking", "policy",
+                    "policies")),
+    (("instead", "rather", "regardless", "respond", "reply"),
+     ("claim", "recommend", "praise", "reader", "next", "word", "only", "summarizing", "summarising", "summarize",
+      "summarise", "instructions", "prompt", "password", "answering", "future")),
+    (("reveal", "print", "output", "repeat", "echo", "quote", "translate", "spell", "dump", "disclose", "display",
+      "leak", "expose", "recite"),
+     ("prompt", "instructions", "instruction", "rules", "rule", "guidelines", "configuration", "variables", "system",
+      "context", "tokens", "history", "above", "everything", "transcript", "keys", "credentials", "confidential",
+      "hidden", "secret", "initial", "original", "internal")),
+    (("previous",), ("user", "instructions", "prompt", "rules", "guidelines")),
+    (("asked",), ("article", "page", "document")),
+    (("ask",), ("password", "passwords", "credit", "card", "pin", "bank", "login", "credentials", "otp",
+                "verification")),
+    (("remember",), ("future", "always", "memory", "conversations", "every", "instructions", "ignored", "here")),
+    (("summary", "summaries", "response", "responses", "answer", "answers", "output"), ("must", "shall")),
+    (("attach", "append", "prepend"), ()),
+    (("pay",), ("attention",)),
+    (("tool", "tools"), ("list", "every", "arguments", "definitions")),
+    (("count",), ("restrictions", "rules", "limits", "filters", "guidelines", "policy", "policies")),
+    (("asking",), ("developer", "admin", "creator", "operator")),
+    (("administrator",), ("authorise", "authorize", "rights", "password", "prompt", "instructions", "configuration")),
+    (("treat", "treated", "consider", "regard", "regarded", "considered", "authorised", "authorized"),
+     ("system", "trusted", "developer", "admin", "operator", "behaviour", "behavior")),
+    (("base64", "rot13", "leetspeak", "morse", "hex", "binary"), ("answer", "reply", "respond", "write", "output")),
+    (("whoever", "reset", "moderation", "filtering", "authorise", "authorize", "grandmother", "grandfather",
+      "grandma"), ()),
+    (("gormezden", "yok", "abaikan", "lupakan", "sivuuta", "unohda", "ohita", "negeer", "vergeet", "zignoruj",
+    "ignoruj",
+      "zapomnij", "ignorera", "glom", "glem", "ignora", "ignorez", "olvida", "oublie", "oubliez", "vergiss",
+      "ignoriere", "dimentica", "esqueca", "esquece", "desconsidere", "uita", "felejtsd", "hagas", "przestrzegaj",
+      "suis", "deixe", "deja", "ignorer", "rispettare", "obedezcas", "befolge", "opvolgen", "kurallarini"), ()),
+    (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
+    (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
+                                                        "visitors")),
+)
+"""Common anchor words, each judged only where the stretch of text also holds one of a narrower set of words
+(the combinations they start need one of them)."""
+
+NEEDS = (
+    "rule", "checks", "instructions", "instruction", "guidance", "guidelines", "guideline", "rules", "directive",
+    "directives",
+    "prompt", "prompts", "policy", "policies", "restrictions", "constraints", "filter", "filters", "safety",
+    "programming", "training", "orders", "commands", "persona", "configuration", "directions", "ethical", "ethics",
+    "guardrails", "limitations", "censorship", "moderation", "task", "context", "system", "message", "history",
+    "transcript", "keys", "key", "credentials", "code", "user", "reader", "ai", "llm", "llms", "gpt", "chatgpt",
+    "claude", "gemini", "copilot", "assistant", "assistants", "chatbot", "bot", "bots", "model", "models", "agent",
+    "agents", "automated", "instead", "rather", "regardless", "now", "future", "every", "each", "quietly",
+    "secretly", "approved", "authorized", "authorised", "creator", "developers", "role", "objective", "mode",
+    "dan", "tokens", "above", "window", "variables", "command", "admin", "override", "note", "told", "says",
+    "password", "passwords", "card", "pin", "bank", "login", "page", "article", "document",
+    "anweisungen", "anweisung", "instruktionen", "befehle", "regeln", "vorgaben", "richtlinien", "systemprompt",
+    "einschrankungen", "consignes", "regles", "instrucciones", "indicaciones", "reglas", "directrices", "normas",
+    "restricciones", "istruzioni", "regole", "indicazioni", "direttive", "restrizioni", "instrucoes", "regras",
+    "diretrizes", "orientacoes", "restricoes", "instructies", "opdrachten", "regels", "richtlijnen", "beperkingen",
+    "systeemprompt", "instrukcje", "instrukcji", "polecenia", "zasady", "wytyczne", "ograniczen", "pokyny",
+    "instrukce", "pravidla", "instruktioner", "instruktionerna", "instruksjoner", "regler", "riktlinjer", "ohjeet",
+    "talimatlari", "talimatlar", "talimat", "kurallari", "instructiunile", "regulile", "utasitast", "instruksi",
+    "arahan", "perintah", "aturan", "petunjuk", "huong", "chi", "quy", "tagubilin", "maagizo", "sheria",
+    "sistema", "systeme", "ki", "ia", "antwort", "antwoord", "respuesta", "resposta", "risposta", "reponse",
+    "odpowiedzi", "svar", "answer", "reply", "response", "lautet", "dice", "dit", "diz", "zegt", "sagt", "brzmi",
+    "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
+    "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
+    "rendszerpromptot", "systemprompt", "sistem", "sistemini",
+)
+"""Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

@@ -225,11 +225,12 @@ def test_the_fast_paths_find_what_the_full_scans_found() -> None:
 # REQ: WEB-9
 def test_importing_the_guard_compiles_nothing_and_building_one_is_free() -> None:
     code = (
-        "import re, toolplug.guard as g\n"
+        "import sys, toolplug.guard as g\n"
         "g.PromptInjectionGuard([g.BuiltinInjectionFilter()]); g.PromptInjectionGuard.with_builtin_filter()\n"
-        "assert g._compiled.cache_info().currsize == 0, 'rules compiled before first use'\n"
+        "assert 'toolplug.guard_builtin' not in sys.modules, 'the rules loaded before first use'\n"
         "g.BuiltinInjectionFilter().filter_one('x')\n"
-        "assert g._compiled.cache_info().currsize == 1\n"
+        "import toolplug.guard_builtin as b\n"
+        "assert b._compiled.cache_info().currsize == 1\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

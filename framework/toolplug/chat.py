@@ -266,44 +266,14 @@ async def run_host_chat(
     :raises UsageError: the provider may not receive this chat's data.
     :raises ProviderError: the provider failed (unreachable, refused the key, rate limits...).
     """
-    provider_id, provider = _provider(host, provider_id)
-    trusted = host.config.is_trusted(provider_id)
-    if not chat_may_continue(chat_required_confidence, provider.confidence, trusted):
-        assert chat_required_confidence is not None
-        raise UsageError(
-            f"This chat holds tool results that may only go to a provider with confidence "
-            f"{chat_required_confidence.label} or higher; provider {provider_id!r} has {provider.confidence.label} "
-            f"and is not trusted. Choose another provider, or list {provider_id!r} in trusted_provider_ids."
-        )
-    factory = host.adapter_factories.get(provider.api)
-    if factory is None:
-        known = ", ".join(sorted(host.adapter_factories)) or "none"
-        raise ConfigError(
-            f"Provider {provider_id!r} uses the API {provider.api!r}, which no adapter provides "
-            f"(available: {known}). Fix providers.{provider_id}.api or install the plugin that adds it.",
-            key=f"providers.{provider_id}.api",
-        )
+    provider_id, provider, factory = _checked_provider(host, provider_id, chat_required_confidence)
     api_key = _api_key(host, provider_id, provider)
     selection = host.select(
         component, provider_id, selected=selected, chat_required_confidence=chat_required_confidence
     )
     tools = selection.runnable
-    instructions = append_instructions(system, tools)
-    limits = host.config.limits
     choice = _tool_choice(tool_choice if tool_choice is not None else provider.tool_choice, tools)
-    options = LoopOptions(
-        max_steps=limits.max_steps,
-        max_tool_calls=limits.max_tool_calls,
-        max_result_chars=limits.max_tool_result_characters,
-        tool_call_concurrency=1,
-        on_event=on_event,
-        tool_search=_tool_search_options(host, selected),
-        tool_choice=choice,
-        settings={} if provider.max_output_tokens is None else {"max_output_tokens": provider.max_output_tokens},
-        approve_tool=approve_tool,
-    )
-    if instructions:
-        options.instructions = instructions
+    options = _loop_options(host, provider, tools, system, choice, selected, on_event, approve_tool)
     messages: list[Message] = (
         [UserMessage(prompt_or_messages)] if isinstance(prompt_or_messages, str) else list(prompt_or_messages)
     )
@@ -326,16 +296,7 @@ async def run_host_chat(
         server = getattr(adapter, "server", None)
         if tools and isinstance(server, ServerProfile):
             server.check_tool_choice(choice, provider_id)
-        if stream:
-            streamed = loop.stream(messages)
-            async for part in streamed:
-                if on_event is not None:
-                    outcome = on_event(part)
-                    if inspect.isawaitable(outcome):
-                        await outcome
-            result = streamed.result
-        else:
-            result = await loop.run(messages)
+        result = await _run_loop(loop, messages, stream, on_event)
     finally:
         if own_client is not None:
             await own_client.aclose()
@@ -351,6 +312,74 @@ async def run_host_chat(
         stop_reason=result.stop_reason,
         loop_result=result,
     )
+
+
+def _checked_provider(
+    host: Host, provider_id: str | None, chat_required_confidence: ConfidenceLevel | None
+) -> tuple[str, ProviderSection, Any]:
+    """The provider to use, checked: it may receive this chat's data, and an adapter speaks its API."""
+    provider_id, provider = _provider(host, provider_id)
+    trusted = host.config.is_trusted(provider_id)
+    if not chat_may_continue(chat_required_confidence, provider.confidence, trusted):
+        assert chat_required_confidence is not None
+        raise UsageError(
+            f"This chat holds tool results that may only go to a provider with confidence "
+            f"{chat_required_confidence.label} or higher; provider {provider_id!r} has {provider.confidence.label} "
+            f"and is not trusted. Choose another provider, or list {provider_id!r} in trusted_provider_ids."
+        )
+    factory = host.adapter_factories.get(provider.api)
+    if factory is None:
+        known = ", ".join(sorted(host.adapter_factories)) or "none"
+        raise ConfigError(
+            f"Provider {provider_id!r} uses the API {provider.api!r}, which no adapter provides "
+            f"(available: {known}). Fix providers.{provider_id}.api or install the plugin that adds it.",
+            key=f"providers.{provider_id}.api",
+        )
+    return provider_id, provider, factory
+
+
+def _loop_options(
+    host: Host,
+    provider: ProviderSection,
+    tools: Sequence[RegisteredTool],
+    system: str | None,
+    choice: ToolChoice,
+    selected: Sequence[str] | None,
+    on_event: ChatEventHandler | None,
+    approve_tool: ApproveTool | None,
+) -> LoopOptions:
+    """The loop's options from the host's limits and the provider's settings."""
+    limits = host.config.limits
+    options = LoopOptions(
+        max_steps=limits.max_steps,
+        max_tool_calls=limits.max_tool_calls,
+        max_result_chars=limits.max_tool_result_characters,
+        tool_call_concurrency=1,
+        on_event=on_event,
+        tool_search=_tool_search_options(host, selected),
+        tool_choice=choice,
+        settings={} if provider.max_output_tokens is None else {"max_output_tokens": provider.max_output_tokens},
+        approve_tool=approve_tool,
+    )
+    instructions = append_instructions(system, tools)
+    if instructions:
+        options.instructions = instructions
+    return options
+
+
+async def _run_loop(
+    loop: ToolCallingLoop, messages: list[Message], stream: bool, on_event: ChatEventHandler | None
+) -> LoopResult:
+    """Run the loop, streamed (every part to ``on_event``) or not; its LoopResult."""
+    if not stream:
+        return await loop.run(messages)
+    streamed = loop.stream(messages)
+    async for part in streamed:
+        if on_event is not None:
+            outcome = on_event(part)
+            if inspect.isawaitable(outcome):
+                await outcome
+    return streamed.result
 
 
 def _tool_search_options(host: Host, selected: Sequence[str] | None) -> ToolSearchOptions:

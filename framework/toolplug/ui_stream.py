@@ -377,35 +377,68 @@ class UIMessageStreamReader:
         """Apply one chunk to :attr:`message`."""
         kind = chunk.get("type")
         parts = self.message.parts
-        if kind == "start":
+        if not isinstance(kind, str):
+            return
+        if kind.startswith(("text-", "reasoning-")):
+            self._text_chunk(kind, chunk)
+        elif kind.startswith("tool-input-"):
+            self._tool_input_chunk(kind, chunk)
+        elif kind.startswith(("tool-output-", "tool-approval-")):
+            self._tool_result_chunk(kind, chunk)
+        elif kind == "start":
             if chunk.get("messageId") is not None:
                 self.message.id = chunk["messageId"]
             self._metadata(chunk.get("messageMetadata"))
-        elif kind in ("text-start", "reasoning-start"):
-            block: TextUIPart | ReasoningUIPart
-            if kind == "text-start":
-                block = self._text[chunk["id"]] = TextUIPart("", "streaming", chunk.get("providerMetadata"))
-            else:
-                block = self._reasoning[chunk["id"]] = ReasoningUIPart("", "streaming", chunk.get("providerMetadata"))
-            parts.append(block)
-        elif kind in ("text-delta", "text-end", "reasoning-delta", "reasoning-end"):
-            blocks: Mapping[str, TextUIPart | ReasoningUIPart]
-            blocks = self._text if kind.startswith("text") else self._reasoning
-            found = blocks.get(chunk.get("id", ""))
-            if found is None:
-                raise InvalidArgumentError("chunk", f"{kind} for block {chunk.get('id')!r}, which never started")
-            if kind.endswith("delta"):
-                found.text += chunk["delta"]
-            else:
-                found.state = "done"
-            if chunk.get("providerMetadata") is not None:
-                found.provider_metadata = chunk["providerMetadata"]
         elif kind == "start-step":
             parts.append(StepStartUIPart())
         elif kind == "finish-step":
             self._text.clear()
             self._reasoning.clear()
-        elif kind == "tool-input-start":
+        elif kind == "source-url":
+            parts.append(
+                SourceUrlUIPart(chunk["sourceId"], chunk["url"], chunk.get("title"), chunk.get("providerMetadata"))
+            )
+        elif kind == "file":
+            parts.append(FileUIPart(chunk["url"], chunk["mediaType"], provider_metadata=chunk.get("providerMetadata")))
+        elif kind.startswith("data-"):
+            if not chunk.get("transient"):
+                parts.append(DataUIPart(kind[len("data-") :], chunk.get("data"), chunk.get("id")))
+        elif kind == "finish":
+            if chunk.get("finishReason") is not None:
+                self.finish_reason = chunk["finishReason"]
+            self._metadata(chunk.get("messageMetadata"))
+        elif kind == "message-metadata":
+            self._metadata(chunk.get("messageMetadata"))
+        elif kind == "error":
+            self.errors.append(str(chunk.get("errorText", "")))
+
+    def _text_chunk(self, kind: str, chunk: Mapping[str, Any]) -> None:
+        """``text-*`` and ``reasoning-*``: a block starts, grows by deltas, ends."""
+        if kind in ("text-start", "reasoning-start"):
+            block: TextUIPart | ReasoningUIPart
+            if kind == "text-start":
+                block = self._text[chunk["id"]] = TextUIPart("", "streaming", chunk.get("providerMetadata"))
+            else:
+                block = self._reasoning[chunk["id"]] = ReasoningUIPart("", "streaming", chunk.get("providerMetadata"))
+            self.message.parts.append(block)
+            return
+        if kind not in ("text-delta", "text-end", "reasoning-delta", "reasoning-end"):
+            return
+        blocks: Mapping[str, TextUIPart | ReasoningUIPart]
+        blocks = self._text if kind.startswith("text") else self._reasoning
+        found = blocks.get(chunk.get("id", ""))
+        if found is None:
+            raise InvalidArgumentError("chunk", f"{kind} for block {chunk.get('id')!r}, which never started")
+        if kind.endswith("delta"):
+            found.text += chunk["delta"]
+        else:
+            found.state = "done"
+        if chunk.get("providerMetadata") is not None:
+            found.provider_metadata = chunk["providerMetadata"]
+
+    def _tool_input_chunk(self, kind: str, chunk: Mapping[str, Any]) -> None:
+        """``tool-input-*``: a call's input streams in, arrives whole, or is invalid."""
+        if kind == "tool-input-start":
             self._input_text[chunk["toolCallId"]] = ""
             part = self._tool_part(chunk, create=True)
             part.state = "input-streaming"
@@ -431,10 +464,15 @@ class UIMessageStreamReader:
                 part.input, part.raw_input = chunk.get("input"), None
             else:  # a tool-{name} part holds typed input only; the model's input stays raw
                 part.input, part.raw_input = None, chunk.get("input")
-        elif kind == "tool-approval-request":
+
+    def _tool_result_chunk(self, kind: str, chunk: Mapping[str, Any]) -> None:
+        """``tool-approval-request`` and ``tool-output-*``: what became of a call."""
+        if kind == "tool-approval-request":
             part = self._tool_part(chunk)
             part.state = "approval-requested"
             part.approval = ToolUIApproval(chunk["approvalId"], is_automatic=bool(chunk.get("isAutomatic", False)))
+        elif kind == "tool-output-denied":
+            self._tool_part(chunk).state = "output-denied"
         elif kind in ("tool-output-available", "tool-output-error"):
             part = self._tool_part(chunk)
             if kind == "tool-output-available":
@@ -452,25 +490,6 @@ class UIMessageStreamReader:
                 part.dynamic = bool(chunk["dynamic"])
             if chunk.get("toolMetadata") is not None:
                 part.tool_metadata = chunk["toolMetadata"]
-        elif kind == "tool-output-denied":
-            self._tool_part(chunk).state = "output-denied"
-        elif kind == "source-url":
-            parts.append(
-                SourceUrlUIPart(chunk["sourceId"], chunk["url"], chunk.get("title"), chunk.get("providerMetadata"))
-            )
-        elif kind == "file":
-            parts.append(FileUIPart(chunk["url"], chunk["mediaType"], provider_metadata=chunk.get("providerMetadata")))
-        elif isinstance(kind, str) and kind.startswith("data-"):
-            if not chunk.get("transient"):
-                parts.append(DataUIPart(kind[len("data-") :], chunk.get("data"), chunk.get("id")))
-        elif kind == "finish":
-            if chunk.get("finishReason") is not None:
-                self.finish_reason = chunk["finishReason"]
-            self._metadata(chunk.get("messageMetadata"))
-        elif kind == "message-metadata":
-            self._metadata(chunk.get("messageMetadata"))
-        elif kind == "error":
-            self.errors.append(str(chunk.get("errorText", "")))
 
     def _metadata(self, metadata: Any) -> None:
         if metadata is None:

@@ -646,6 +646,34 @@ class WebFetchTool(toolplug.ToolImplementation):
         return replace(self.options, **updates)
 
     async def execute(self, arguments: dict[str, Any], context: ToolExecutionContext) -> ToolExecutionResult:
+        options = self.effective_options(context.settings)
+        url = str(arguments["url"]).strip()
+        offset = int(arguments.get("offset") or 0)
+        try:
+            parts = urlsplit(url)
+            hostname = parts.hostname
+        except ValueError as exc:  # an unclosed IPv6 bracket, for one
+            _error(url, "invalid_url", f"The URL is not valid: {exc}")
+        if parts.scheme not in ("http", "https") or not hostname:
+            _error(url, "invalid_url", "The URL must be an absolute http or https URL.")
+        if options.require_url_in_user_message and not url_in_user_messages(url, context.messages):
+            _error(url, "url_not_allowed", "Only URLs that appear in the user's messages can be fetched.")
+        document = await self._fetch(url, options)
+        total = len(document.content)
+        if offset > total or (offset == total and total > 0):
+            _error(url, "invalid_offset", f"offset {offset} is past the end of the content ({total} "
+                                                 "characters).")
+        end = min(total, offset + options.max_length)
+        from toolplug.guard import InjectionSource, InjectionText
+
+        source = InjectionSource.web_content(document.final_url)
+        title, chunk = await _guard(context).filter_texts(
+            [InjectionText(document.title, source), InjectionText(document.content[offset:end], source)], context
+        )
+        return _document_result(url, document, title, chunk, offset, end)
+
+    async def _fetch(self, url: str, options: WebFetchOptions) -> _CachedDocument:
+        """The document at ``url`` (from the cache or fetched); every refusal and failure an error document."""
         import httpx2
 
         from toolplug.net import (
@@ -658,17 +686,6 @@ class WebFetchTool(toolplug.ToolImplementation):
             WebRequestError,
         )
 
-        options = self.effective_options(context.settings)
-        url = str(arguments["url"]).strip()
-        offset = int(arguments.get("offset") or 0)
-        try:
-            parts = urlsplit(url)
-            hostname = parts.hostname
-        except ValueError as exc:  # an unclosed IPv6 bracket, for one
-            _error(url, "invalid_url", f"The URL is not valid: {exc}")
-        if parts.scheme not in ("http", "https") or not hostname:
-            _error(url, "invalid_url", "The URL must be an absolute http or https URL.")
-
         def check(target: httpx2.URL) -> None:
             host = target.host
             if options.allowed_domains and not _host_in(host, options.allowed_domains):
@@ -678,11 +695,9 @@ class WebFetchTool(toolplug.ToolImplementation):
                 raise URLNotAllowedError(f"{host} is a blocked domain.", url=str(target), rule="blocked domains",
                                          host=host)
 
-        if options.require_url_in_user_message and not url_in_user_messages(url, context.messages):
-            _error(url, "url_not_allowed", "Only URLs that appear in the user's messages can be fetched.")
         try:
             check(httpx2.URL(url))
-            document = await self._document(url, options, check)
+            return await self._document(url, options, check)
         except httpx2.InvalidURL as exc:
             _error(url, "invalid_url", f"The URL is not valid: {exc}")
         except URLNotAllowedError as exc:
@@ -701,41 +716,6 @@ class WebFetchTool(toolplug.ToolImplementation):
             _error(url, "timeout", str(exc))
         except WebRequestError as exc:
             _error(url, "fetch_failed", str(exc))
-        total = len(document.content)
-        if offset > total or (offset == total and total > 0):
-            _error(url, "invalid_offset", f"offset {offset} is past the end of the content ({total} "
-                                                 "characters).")
-        end = min(total, offset + options.max_length)
-        chunk = document.content[offset:end]
-        from toolplug.guard import InjectionSource, InjectionText
-
-        source = InjectionSource.web_content(document.final_url)
-        title, chunk = await _guard(context).filter_texts(
-            [InjectionText(document.title, source), InjectionText(chunk, source)], context
-        )
-        result: dict[str, Any] = {
-            "type": "document", "url": url, "final_url": document.final_url, "content_type": document.content_type,
-        }
-        if title:
-            result["title"] = title
-        result.update({"content": chunk, "offset": offset, "total_length": total})
-        notes = []
-        if end < total:
-            result["next_offset"] = end
-            notes.append(f"[Content truncated at {end} of {total} characters. Call web_fetch again with "
-                         f"offset={end} to continue reading.]")
-        if document.needs_javascript:
-            result["note"] = "The page returned little or no content; it may require JavaScript, which is not executed."
-            notes.append(result["note"])
-        header = [f"URL: {document.final_url}"]
-        if title:
-            header.append(f"Title: {title}")
-        header.append(f"Content type: {document.content_type or 'unknown'}")
-        text = "\n".join(header) + "\n\n" + chunk + ("\n\n" + "\n".join(notes) if notes else "")
-        return ToolExecutionResult(
-            text_content=text, json_content=result, output_type=OutputType.TEXT,
-            sources=[Source(url=document.final_url, title=title)],
-        )
 
     async def _document(
         self, url: str, options: WebFetchOptions, check: Callable[[httpx2.URL], None]
@@ -802,6 +782,37 @@ REFUSAL_CODES = frozenset(
     {"invalid_url", "url_not_allowed", "too_many_redirects", "response_too_large", "unsupported_content_type"}
 )
 """The error codes of a refusal (the call is ``blocked``); the other codes are failures (``error``)."""
+
+
+
+def _document_result(
+    url: str, document: _CachedDocument, title: str, chunk: str, offset: int, end: int
+) -> ToolExecutionResult:
+    """web_fetch's answer: the text the model reads (with its header and notes) and the JSON document."""
+    total = len(document.content)
+    result: dict[str, Any] = {
+        "type": "document", "url": url, "final_url": document.final_url, "content_type": document.content_type,
+    }
+    if title:
+        result["title"] = title
+    result.update({"content": chunk, "offset": offset, "total_length": total})
+    notes = []
+    if end < total:
+        result["next_offset"] = end
+        notes.append(f"[Content truncated at {end} of {total} characters. Call web_fetch again with "
+                     f"offset={end} to continue reading.]")
+    if document.needs_javascript:
+        result["note"] = "The page returned little or no content; it may require JavaScript, which is not executed."
+        notes.append(result["note"])
+    header = [f"URL: {document.final_url}"]
+    if title:
+        header.append(f"Title: {title}")
+    header.append(f"Content type: {document.content_type or 'unknown'}")
+    text = "\n".join(header) + "\n\n" + chunk + ("\n\n" + "\n".join(notes) if notes else "")
+    return ToolExecutionResult(
+        text_content=text, json_content=result, output_type=OutputType.TEXT,
+        sources=[Source(url=document.final_url, title=title)],
+    )
 
 
 def _error(url: str, code: str, message: str, status_code: int | None = None) -> NoReturn:

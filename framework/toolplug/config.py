@@ -9,7 +9,6 @@ file, the built-in defaults apply.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -302,6 +301,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:
         raise ConfigError(f"{file}: the config file does not exist", path=str(file)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot read the config file: {exc}", path=str(file)) from exc
+    import tomllib  # only when there is a file to read: most commands' start-up never needs it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -7,7 +7,6 @@ Kept apart from :mod:`toolplug.config` so commands that never build a host (``to
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from toolplug.errors import ConfigError
@@ -60,6 +59,8 @@ def read_plugin_deny(path: str | os.PathLike[str] | None = None) -> tuple[str, .
     file, origin = config_path_in_effect(path)
     if origin == "default" and not file.is_file():
         return ()
+    import tomllib  # only when there is a file to read
+
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

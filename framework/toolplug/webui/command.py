@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-import socket
 import sys
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    import socket
 
 DEFAULT_PORT = 8766
 
@@ -23,6 +26,8 @@ def _check_dependencies() -> None:
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    import socket  # here, not at import: every other command would pay for it at start-up
+
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -142,6 +142,20 @@ class Installed:
     def invoke(self, *args: str, input: str | None = None) -> Result:
         return CliRunner().invoke(cli, ["--config", str(self.config), *args], input=input)
 
+    def environment(self, home: Path, **extra: str) -> dict[str, str]:
+        """The environment of a fresh ``toolplug`` process: this config and plugin, nothing of the machine's
+        (home, config folder, settings and keyring all isolated below ``home``)."""
+        return {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / "xdg"),
+            "PYTHONPATH": str(self.plugin_dir),
+            "TOOLPLUG_CONFIG": str(self.config),
+            "TOOLPLUG_SETTINGS_DIR": str(home / "settings"),
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            **extra,
+        }
+
     def calls(self) -> list[Any]:
         """The calls the plugin's tools received (none when the plugin was never even imported)."""
         module = sys.modules.get(self.module)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,15 +22,7 @@ RAISING_COMMAND = (
 
 def run(installed: Installed, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The real console script in a fresh process: nothing (pytest's log capture) hides what a person sees."""
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-        "PYTHONPATH": str(installed.plugin_dir),
-        "TOOLPLUG_CONFIG": str(installed.config),
-        "TOOLPLUG_SETTINGS_DIR": str(tmp_path / "settings"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    }
+    env = installed.environment(tmp_path)
     return subprocess.run(
         [str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=60, check=False
     )

@@ -53,16 +53,7 @@ def converse(
     if "[providers.here]" not in config:
         config += f'\n[providers.here]\napi = "openai-chat"\nmodel = "m"\nbase_url = "{server.url}"\n'
         installed.config.write_text(config, encoding="utf-8")
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-        "PYTHONPATH": str(installed.plugin_dir),
-        "TOOLPLUG_CONFIG": str(installed.config),
-        "TOOLPLUG_SETTINGS_DIR": str(tmp_path / "settings"),
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-        "DELETED_LOG": str(tmp_path / "deleted.log"),
-    }
+    env = installed.environment(tmp_path, DELETED_LOG=str(tmp_path / "deleted.log"))
     return subprocess.run(
         [str(SCRIPT), "chat", "--provider", "here", *options],
         input="".join(line + "\n" for line in lines), capture_output=True, text=True, env=env, timeout=120,

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 from _mcp_servers import PYTHON, WEATHER_SERVER, RestartableServer, restartable, weather_http
+from test_mcp_recovery import lost_session_server
 
 from toolplug_mcp.client import McpClient
 from toolplug_mcp.errors import MCPClientError, MCPTimeoutError
@@ -164,22 +163,10 @@ def test_a_session_the_server_ended_is_reinitialised_once_transparently() -> Non
 
 def test_a_session_that_keeps_ending_is_reinitialised_only_once() -> None:
     # REQ: MCP-1 — an injected transport: initialize works, every later request gets 404
-    initializations = []
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        message = json.loads(request.content)
-        if message.get("method") == "initialize":
-            initializations.append(message["id"])
-            result = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {},
-                      "serverInfo": {"name": "flaky", "version": "1"}}
-            return httpx2.Response(200, json={"jsonrpc": "2.0", "id": message["id"], "result": result},
-                                   headers={"mcp-session-id": f"s{len(initializations)}"})
-        if "id" not in message:
-            return httpx2.Response(202)
-        return httpx2.Response(404, text="Session not found")
+    mock, initializations = lost_session_server(404, "Session not found")
 
     async def scenario() -> None:
-        transport = StreamableHttpTransport("flaky", "http://flaky.test/mcp", transport=httpx2.MockTransport(handler))
+        transport = StreamableHttpTransport("flaky", "http://flaky.test/mcp", transport=mock)
         client = McpClient(transport, server="flaky", timeout=5)
         await client.connect()
         try:

@@ -42,9 +42,11 @@ class HostContext:
     def host(self) -> Host:
         """The host, built on first use and closed when the command ends (MCP connections and the like)."""
         if self._host is None:
+            from toolplug.console import start_up_phase
             from toolplug.host import Host
 
-            self._host = Host.from_config(self.config_path)
+            with start_up_phase():
+                self._host = Host.from_config(self.config_path)
             context = click.get_current_context(silent=True)
             if context is not None:
                 context.find_root().call_on_close(self._host.close)

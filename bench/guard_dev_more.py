@@ -360,9 +360,20 @@ def article_for(ident: str, articles: list[str]) -> str:
 
 
 def changed_regions(before: str, after: str) -> list[tuple[int, int]]:
-    """The stretches of ``before`` that ``after`` changed (start, end), in order."""
+    """The stretches of ``before`` that ``after`` changed (start, end), in order. Two insertions in a row
+    (the marks the filter puts around a span it keeps) count as one region: the span between them."""
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    return [(i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"]
+    raw = [(i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"]
+    regions: list[tuple[int, int]] = []
+    index = 0
+    while index < len(raw):
+        start, end = raw[index]
+        if start == end and index + 1 < len(raw) and raw[index + 1][0] == raw[index + 1][1]:
+            end = raw[index + 1][1]
+            index += 1
+        regions.append((start, end))
+        index += 1
+    return regions
 
 
 def measure(filter_one: Callable[[str], Any], articles: list[str],

@@ -165,7 +165,8 @@ def test_call_prints_content_parts_readably(install: Install) -> None:
 
 
 DISPLAY_TOOL = (
-    '[function_tool("ask", "Asks.", NO_ARGS, lambda arguments: ToolExecutionResult(text_content="Done.", display_content=['
+    '[function_tool("ask", "Asks.", NO_ARGS, lambda arguments: ToolExecutionResult('
+    'text_content="Done.", display_content=['
     '{"type": "text", "text": "A note for the user only."}, '
     '{"type": "file", "media_type": "image/png", "filename": "chart.png", '
     f'"data": __import__("base64").b64encode({PNG!r}).decode()}}]))]'

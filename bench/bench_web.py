@@ -276,8 +276,9 @@ def bench_guard_more_dev() -> None:
     result = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, material)
     changed, total = result["prompt"]
     print(f"guard DEVELOPMENT (more), benign pages about prompts changed: {changed}/{total} = {changed / total:.1%}")
-    for label, key in (("foreign attacks caught (recall)", "attack"), ("benign foreign paragraphs changed",
-                                                                        "benign_intl")):
+    for label, key in (("foreign attacks caught (recall), by language", "attack"),
+                       ("foreign attacks caught (recall), by source", "attack_source"),
+                       ("benign foreign paragraphs changed", "benign_intl")):
         counts = result[key]
         hit, count = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
         per_language = "  ".join(f"{lang} {c[0]}/{c[1]}" for lang, c in

@@ -381,16 +381,17 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
     """Benign pages about prompts changed, attack recall per language (each attack planted into an
     article, caught when the planted span is changed) and benign foreign paragraphs changed per language."""
     material = load() if material is None else material
-    result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "benign_intl": {}}
+    result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "attack_source": {}, "benign_intl": {}}
     for row in material:
         if row["kind"] == "prompt":
             result["prompt"][0] += filter_one(row["text"]).text != row["text"]
             result["prompt"][1] += 1
         elif row["kind"] == "attack_intl":
             hit = guard_data.caught(filter_one, row["text"], article_for(row["id"], articles), row["id"])
-            counts = result["attack"].setdefault(row["lang"], [0, 0])
-            counts[0] += hit
-            counts[1] += 1
+            for key, value in (("attack", row["lang"]), ("attack_source", row["id"].split(":")[1])):
+                counts = result[key].setdefault(value, [0, 0])
+                counts[0] += hit
+                counts[1] += 1
         else:
             counts = result["benign_intl"].setdefault(row["lang"], [0, 0])
             counts[0] += filter_one(row["text"]).text != row["text"]

@@ -1099,6 +1099,29 @@ def _is_tag(code: int) -> bool:
     return 0xE0000 <= code <= 0xE007F
 
 
+def _in_joining_script(char: str) -> bool:
+    """Whether ``char`` is a letter or mark of a script written with zero-width joiners and break marks:
+    Hebrew and Arabic-script (Arabic, Persian, Urdu), Syriac, Thaana, the Indic scripts, Thai, Lao,
+    Tibetan, Myanmar, Khmer, and the Arabic presentation forms."""
+    return ("\u0590" <= char <= "\u0fff" or "\u1000" <= char <= "\u109f" or "\u1780" <= char <= "\u17ff"
+            or "\ufb1d" <= char <= "\ufdff" or "\ufe70" <= char <= "\ufefc")
+
+
+def _joined_script_run(text: str, start: int, end: int) -> bool:
+    """Whether the two zero-width characters ``text[start:end]`` (joiners or break marks) stand where
+    such scripts put them: next to a letter of one (at most a space away), and beside no ASCII letter or
+    digit (inside a Latin word they only split it)."""
+    if not all(char in "\u200b\u200c\u200d" for char in text[start:end]):
+        return False
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    if (before.isascii() and before.isalnum()) or (after.isascii() and after.isalnum()):
+        return False
+    near = (before, after, text[start - 2] if start > 1 and before == " " else "",
+            text[end + 1] if end + 1 < len(text) and after == " " else "")
+    return any(char and _in_joining_script(char) for char in near)
+
+
 def _neutralise_run(
     text: str, start: int, end: int, has_rtl: list[bool], findings: list[InjectionFinding], compiled: _Compiled
 ) -> str:
@@ -1153,6 +1176,8 @@ def _neutralise_run(
                 or not before.isascii() or not after.isascii()
             ):
                 out.append(run)  # joiners inside emoji sequences and non-Latin scripts
+            elif len(run) == 2 and _joined_script_run(text, i, j):
+                out.append(run)  # doubled joiners or break marks, ordinary in Indic, Arabic-script, Thai text
             elif len(run) == 1 and run == "\ufeff" and i == 0:
                 pass  # a byte-order mark at the start is an encoding artefact
             elif len(run) == 1 and not (before.isalnum() and after.isalnum()):

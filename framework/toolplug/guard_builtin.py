@@ -96,6 +96,8 @@ _FAKE_TAG_NAMES = (
     r"|assistant|human|admin|im_start|im_end|antml:[\w-]+|search[_-]?results?|user[_-]?(?:query|message))"
 )
 _ROLE_VALUE = r"""[ \t]*:[ \t]*["'](?:system|assistant|tool|developer|function)["']"""
+_UNNEGATED = guard_sentences.UNNEGATED
+"""Not right after a negation: "does not upload secrets", "never ignores its rules" state what is not done."""
 
 _RULES: tuple[_RuleSpec, ...] = (
     # tokens
@@ -115,7 +117,7 @@ _RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"'role[\"']" + _ROLE_VALUE, "fake role object", "fake_block"),
     _RuleSpec(
         r"\[(?i:[ \t]*(?:(?:system|developer|admin)(?:[ \t]+(?:message|prompt|note|notice|override))?|tool[ \t]+"
-        r"(?:output|result|response))[ \t]*)\]",
+        r"(?:output|result|response))[ \t]*)\](?!\()",  # not a link's text: "[System Override](https://…)"
         "fake role header", "fake_block",
     ),
     _RuleSpec(
@@ -154,7 +156,7 @@ _RULES: tuple[_RuleSpec, ...] = (
         ("append ", "add ", "include ", "insert ", "encode ", "embed ", "put "),
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|forward|email|post|upload|transmit|leak|exfiltrate)[ \t]+"
+        r"(?i)" + _UNNEGATED + r"\b(?:send|forward|email|post|upload|transmit|leak|exfiltrate)[ \t]+"
         r"(?:the|this|all|your|the[ \t]+user'?s?)[ \t]+(?:\w+[ \t]+)?"
         r"(?:conversation|chat|data|history|messages|files|credentials|passwords?|keys?|"
         r"api[ \t]keys?|summary|information|details|secrets?)\b[^.\n]{0,80}\b(?:to|at)[ \t]+(?:\S+@\S+|https?://)",
@@ -163,7 +165,7 @@ _RULES: tuple[_RuleSpec, ...] = (
     ),
     # override
     _RuleSpec(
-        r"(?i)\b(?:ignore|disregard|forget|override|bypass|discard|drop|abandon)[ \t]+(?:"
+        r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|forget|override|bypass|discard|drop|abandon)[ \t]+(?:"
         + _DET + r"*" + _Q + r"[ \t]+(?:\w+[ \t]+)?" + _OBJ + r"|all[ \t]+" + _DET + r"*" + _OBJ
         + r"|your[ \t]+" + _OBJ + r"|(?:everything|anything)[ \t]+(?:above|before|you[ \t]+(?:were|have[ \t]+been)"
         r"[ \t]+told))\b",
@@ -257,7 +259,8 @@ _DATA_NEEDS = ("customer", "customers", "list", "lists", "api", "keys", "key", "
 
 _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
-        r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip|disable|deactivate|suspend|abandon|drop|turn[ \t]+off)"
+        r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|forget|override|bypass|skip|disable|deactivate|suspend|abandon"
+        r"|drop|turn[ \t]+off)"
         r"\b[^.\n]{0,40}?\b(?:safety|security|content|ethical|moderation)[ \t]+(?:checks?|protocols?|guidelines?|"
         r"filters?|rules|stuff|measures|restrictions|policies|policy|settings|constraints|confirmations)\b",
         "instruction override", "override",
@@ -272,7 +275,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         needs=("disabled", "off", "removed", "lifted", "suspended", "deactivated", "bypassed", "waived"),
     ),
     _RuleSpec(
-        r"(?i)\b(?:ignore|disregard|forget)[ \t]+(?:all[ \t]+|any[ \t]+)?(?:the[ \t]+)?(?:above|summari[sz]ation[ \t]+"
+        r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|forget)[ \t]+(?:all[ \t]+|any[ \t]+)?(?:the[ \t]+)?(?:above|"
+        r"summari[sz]ation[ \t]+"
         r"request|user'?s?[ \t]+(?:question|request|instructions?|task)|reviewer[ \t]+guidelines|developer[ \t]+and"
         r"[ \t]+system|(?:developer|system|assistant)[ \t]+(?:instructions|messages?|prompts?|rules))\b",
         "instruction override", "override", ("ignore ", "disregard ", "forget "),
@@ -280,7 +284,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         r"(?i)\b(?:print|output|show|reveal|list|repeat|dump|display|recite|share|spell|tell[ \t]+me|give[ \t]+me|"
         r"write[ \t]+out|type[ \t]+out|copy|return|translate|summari[sz]e|include|add|leak|disclose|expose)\b"
-        r"[^.\n]{0,50}?\b(?:your|the|all|any|my)[ \t]+(?:\w+[ \t]+){0,2}?" + _SECRET_OBJECT + r"\b",
+        # "add … to the system message" puts something in, it takes nothing out
+        r"[^.\n]{0,50}?(?<!\bto[ ])(?<!\binto[ ])\b(?:your|the|all|any|my)[ \t]+(?:\w+[ \t]+){0,2}?" + _SECRET_OBJECT
+        + r"\b",
         "prompt or data extraction", "override",
         ("print ", "output ", "show ", "reveal ", "list ", "repeat ", "dump ", "display ", "recite ", "share ",
          "spell ", "tell ", "give ", "write ", "type ", "copy ", "return ", "translate ", "summarize ", "summarise ",
@@ -298,7 +304,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)\b(?![,)\]:])"
+        r"(?i)" + _UNNEGATED + r"\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)"
+        r"\b(?![,)\]:])"
         r"[^.\n]{0,80}?\b"
         + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
         "instruction to send data away", "exfiltration",
@@ -306,14 +313,15 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
+        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)[ \t]+"
+        r"(?i)" + _UNNEGATED + r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
+        r"[ \t]+"
         r"(?:your[ \t]+)?"
         r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b",
         "instruction to persist", "override",
@@ -452,7 +460,8 @@ _MORE_INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "fake block boundary", "fake_block", ("begin ", "end ", "start "), needs=("system", "developer", "admin"),
     ),
     _RuleSpec(
-        r"(?i)\b(?:ignore|disregard|bypass|skip|disable)[ \t]+(?:all[ \t]+|your[ \t]+|the[ \t]+)?(?:safety|ethics|"
+        r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|bypass|skip|disable)[ \t]+(?:all[ \t]+|your[ \t]+|the[ \t]+)?"
+        r"(?:safety|ethics|"
         r"guardrails|moderation|censorship)\b(?![ \t]+(?:warnings?|advice|concerns|regulations|standards|signs|laws|"
         r"codes?|precautions|guidance|requirements|issues|risks|procedures|inspections?|alerts?|recalls?))",
         "instruction override", "override", ("ignore ", "disregard ", "bypass ", "skip ", "disable "),
@@ -540,6 +549,7 @@ class _ProseScorer:
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
             r"rails?|production|apps?|users|attack|examples?|exfiltration)\b")
+        self.addressee = re.compile(r"(?i)(?<![\w])" + guard_sentences.SECOND_PERSON + r"(?![\w])|\b(?:you're|u)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
@@ -583,6 +593,13 @@ class _ProseScorer:
             start += 1
         while end > start and text[end - 1] in " \t\n":
             end -= 1
+        # A heading names a topic ("### Persona Jailbreak"); it gives no one an order.
+        if text.startswith("#", start) and text.find("\n", start, end) == -1:
+            return None
+        # Words for jailbreaks alone (a benchmark's "jailbreak strings") are the topic: jailbreak prose
+        # speaks to the model.
+        if all(cue.startswith("jailbr") for cue in strong) and self.addressee.search(text, start, end) is None:
+            return None
         return start, end
 
 _PROSE_NEEDS = (
@@ -606,6 +623,7 @@ class _SentenceScorer:
 
     def __init__(self) -> None:
         self.judge = guard_sentences.SentenceJudge()
+        self.url = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s)\]>\"'`]+")
         self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
 
     def bounds(self, text: str, position: int) -> tuple[int, int]:
@@ -629,6 +647,8 @@ class _SentenceScorer:
         sentence = text[start:end].lower()
         if not sentence.isascii():
             sentence = sentence.translate(guard_sentences.FOLD_TABLE)
+        if "://" in sentence:
+            sentence = self.url.sub(" ", sentence)  # a link's path words ("…/system-prompt-scrubber") say nothing
         rule = self.judge.judge(sentence)
         self._judged[key] = found = None if rule is None else (start, end, rule)
         return found
@@ -863,6 +883,17 @@ class _Compiled:
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
+        self.fence = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
+        self.inline_code = re.compile(r"`[^`\n]{1,400}`")
+        # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
+        self.data_key = re.compile(
+            r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w+[_-])?(?:payloads?|prompts?|attacks?|examples?|tests?|"""
+            r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique)"""
+            r"""["']?[ \t]*[:=]""")
+        self.block_scalar_key = re.compile(
+            r"""(?i)^([ \t]*)(?:-[ \t]+)?["']?[\w-]+["']?[ \t]*:[ \t]*[|>][-+]?[ \t]*$""")
+        self.regex_literal = re.compile(r"(?<![\w)\]])/(?![/*])((?:[^/\\\n]|\\.){2,200})/[dgimsuy]*")
+        self.regex_syntax = re.compile(r"\.[*+?]|\\[sSbBdDwW]|\(\?|\[\^?\w[^\]]*\]|\|")
         self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
                                  "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
@@ -872,12 +903,18 @@ class _Compiled:
         self.code_cue = re.compile(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
             r"scan\w*|saniti[sz]\w*|assert|classif\w*|guard\w*|block\w*|flag\w*|such[ \t]+as|e\.g)\b")
+        # A heading naming the class of attack the code under it shows ("### Instruction Override").
+        self.heading_cue = re.compile(
+            r"(?i)\b(?:override|extraction|exfiltration|leak\w*|hijack\w*|manipulation|smuggling|obfuscation|"
+            r"evasion|bypass\w*|escalation|poisoning)\b")
         self.example_cue = re.compile(
             r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
             r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
-            r"testing|saying|says|said|typed|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
+            r"testing|saying|says|said|typed|typing|types|asks?|asked|asking|writes|writing|tells|telling|enters|"
+            r"entering|found|match(?:es|ed)?|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
             r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
             r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
+            r"|(?:^|\s)--?[A-Za-z][\w-]*[ =]\0"  # an argument on a command line: -i "…", --input="…"
         )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -1486,14 +1523,47 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
 _SHOWN_IN_CODE = frozenset({
     "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
     "instruction template header", "fake role header", "image URL carrying data", "link URL carrying data",
+    "fake system block", "fake block boundary", "fake dialogue turn",
 })
 """Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
+
+
+def _code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """Markdown code in ``text``: fenced blocks (fences included) and inline code spans outside them.
+
+    A fence with an info string (```` ```xml ````) always opens a block (a closing fence has none): met
+    inside a block, it shows that the fence before was a closing one, as in a piece of a page that starts
+    inside a block (then the text up to that first fence is code)."""
+    blocks: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    first = True
+    for fence in compiled.fence.finditer(text):
+        marker, info = fence.group(1), fence.group(2)
+        if opened is None:
+            opened = (fence.start(), marker)
+        elif marker != opened[1]:
+            pass  # a ~~~ line inside a ``` block is its content
+        elif not info:
+            blocks.append((opened[0], fence.end()))
+            opened = None
+        else:
+            if first:
+                blocks.append((0, text.find("\n", opened[0]) + 1 or len(text)))
+            opened = (fence.start(), marker)
+        first = False
+    if opened is not None:
+        blocks.append((opened[0], len(text)))
+    spans = list(blocks)
+    for match in compiled.inline_code.finditer(text):
+        if not any(b_start <= match.start() < b_end for b_start, b_end in blocks):
+            spans.append(match.span())
+    return sorted(spans)
 
 
 def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
     """``spans`` without the template tokens and message markup that stand inside Markdown code (a fenced
     block or an inline code span), where pages that explain prompts show them; every other finding stays."""
-    code = [m.span() for m in compiled.markdown_code.finditer(text)]
+    code = _code_spans(text, compiled)
     if not code:
         return spans
     kept = []
@@ -1530,7 +1600,9 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 code = _example_code(text, compiled) if "`" in text else []
             if any(c_start <= start and end <= c_end for c_start, c_end in code) or _only_in_examples(
                 text, start, end, compiled
-            ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled):
+            ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
+                _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
+            ):
                 continue
         kept.append(span)
     return kept
@@ -1578,13 +1650,76 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
 
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
     """Markdown code that shows attacks as examples: code (or the line before it) that names them as
-    payloads, tests, detections. Code without such words is read like the rest of the page."""
+    payloads, tests, detections, or holds them as the values of a test case's keys (``payload:``,
+    ``"prompt":``), or a block under a heading that names a class of attack ("### Instruction Override").
+    Code without such words is read like the rest of the page."""
     spans = []
-    for match in compiled.markdown_code.finditer(text):
-        before = text[text.rfind("\n", 0, max(0, match.start() - 1)) + 1:match.start()]
-        if compiled.code_cue.search(match.group()) or compiled.code_cue.search(before):
-            spans.append(match.span())
+    for start, end in _code_spans(text, compiled):
+        before = text[text.rfind("\n", 0, max(0, start - 1)) + 1:start]
+        code = text[start:end]
+        if compiled.code_cue.search(code) or compiled.code_cue.search(before) or (
+            code.startswith(("```", "~~~")) and (compiled.data_key.search(code) or _under_attack_heading(
+                text, start, compiled))
+        ):
+            spans.append((start, end))
     return spans
+
+
+def _under_attack_heading(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether the nearest line above ``text[start]`` that is not blank is a heading (``#``, or a line
+    ending with a colon) that names examples or a class of attack."""
+    position = start
+    for _ in range(4):
+        line_start = text.rfind("\n", 0, max(0, position - 1)) + 1
+        line = text[line_start:position].strip()
+        if line:
+            return (line.startswith("#") or line.endswith(":")) and (
+                compiled.code_cue.search(line) is not None or compiled.heading_cue.search(line) is not None)
+        if line_start == 0:
+            return False
+        position = line_start
+    return False
+
+
+def _data_value(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is the value of a test case's key in structured data shown on the page:
+    on a line such as ``payload: "…"`` or ``{"prompt": "…"}``, or in a YAML block (``payload: |``) under
+    such a key. A chat message (a ``role`` key on the line) is not a test case."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    if compiled.data_key.match(line) is not None:
+        return "role" not in line.lower() and text.find("\n", start, end) == -1
+    indent = len(line) - len(line.lstrip(" \t"))
+    position = line_start - 1
+    for _ in range(20):  # up through the block to its key
+        if position <= 0 or indent == 0:
+            return False
+        above_start = text.rfind("\n", 0, position) + 1
+        above = text[above_start:position]
+        position = above_start - 1
+        if not above.strip():
+            continue
+        above_indent = len(above) - len(above.lstrip(" \t"))
+        if above_indent < indent:
+            key = compiled.block_scalar_key.match(above)
+            return key is not None and compiled.data_key.match(above) is not None
+    return False
+
+
+def _in_regex_literal(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` says nothing once its regular expression literals are blanked out
+    (``.pattern(/ignora.*instrucciones/i)``): patterns that match attacks, written in regex syntax no one
+    reads as an order."""
+    if "/" not in text[start:end]:
+        return False
+    piece = text[start:end]
+    literals = [m for m in compiled.regex_literal.finditer(piece) if compiled.regex_syntax.search(m.group(1))]
+    if not literals:
+        return False
+    for literal in literals:
+        piece = piece[:literal.start()] + " " * (literal.end() - literal.start()) + piece[literal.end():]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
 
 
 def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
@@ -1607,8 +1742,10 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
                 if q_start < q_end:
                     piece[q_start - start:q_end - start] = " " * (q_end - q_start)
                     blanked = True
-    if text.startswith("|", line_start) and text.rfind("\n", start, end) == -1:
-        return True  # a row of a Markdown table: pages list example attacks in tables
+    if text.startswith("|", line_start) and all(
+        row.lstrip().startswith("|") for row in text[line_start:end].split("\n") if row.strip()
+    ):
+        return True  # rows of a Markdown table: pages list example attacks in tables
     if not blanked:
         return False
     rest = "".join(piece)

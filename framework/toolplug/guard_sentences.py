@@ -159,6 +159,8 @@ _SECOND_PERSON = _words(
     r"jestes", r"jsi", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
     r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
 )
+SECOND_PERSON = _SECOND_PERSON
+"""Words for "you" and "your" in many languages (lower case, accents folded), one alternation."""
 _MODEL = _words(
     r"ai", r"a\.i\.", r"llms?", r"gpt", r"chatgpt", r"claude", r"gemini", r"copilot", r"assistants?", r"chatbots?",
     r"bots?", r"language[ ]models?", r"models?", r"agents?", r"coding[ ]agents?",
@@ -211,8 +213,10 @@ _HIJACK = _words(
     r"as[ ]of[ ]now",
     r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
         word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
-        r"requests|summary|conversation|conversations)" for word in ("every", "each", "all", "any")
+        r"requests|summary|conversation|conversations)" for word in ("every", "each", "any")
     ),
+    # "all" takes the plural: "all request data" is a compound, not every request
+    r"all[ ](?:future[ ])?(?:replies|responses|answers|questions|requests|summaries|conversations)",
     r"the[ ]next[ ](?:question|reply|response|answer)", r"only[ ]with", r"nothing[ ]else",
     r"without[ ](?:telling|asking|informing|confirmation|confirming)", r"quietly", r"secretly",
     r"ab[ ]sofort", r"ab[ ]jetzt", r"von[ ]nun[ ]an", r"a[ ]partir[ ]de[ ](?:maintenant|ahora|agora)", r"desormais",
@@ -311,6 +315,12 @@ _IMPERATIVE = _words(
     r"recommande", r"recomienda", r"raccomanda", r"recomende",
 )
 
+
+UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<!never to )"
+"""A lookbehind: the word that follows is not negated ("does not upload", "never ignores", "won't send")."""
+_UNRELATED = r"(?<!\bthat )(?<!\bwhich )(?<!\bwho )"
+"""A lookbehind: the verb that follows does not open a relative clause ("injections that bypass the rules"
+describe what attacks do)."""
 
 _PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201c\u201d\u2014"})
 
@@ -438,13 +448,18 @@ class SentenceJudge:
                 ("model", _MODEL), ("reveal", _REVEAL), ("hijack", _HIJACK), ("say", _SAY),
             ) if (gate := _GATES[lexicon]) is not None
         }
-        self.override = c(r"\b" + _OVERRIDE + r"\b")
+        # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
+        self.override = c(r"\b" + UNNEGATED + _UNRELATED + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])"
+                          r"(?!(?<=bypass)[ ]?[,.;:)])")
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
         self.model = c(r"\b" + _MODEL + r"\b")
-        self.reveal = c(r"\b" + _REVEAL + r"\b")
-        self.secret = c(r"\b" + _SECRET + r"\b")
+        # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
+        # is one the reader writes, not the model's own.
+        self.reveal = c(r"\b(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\btool )(?<!\bmodel )(?<!\bits )(?<!\btheir )"
+                        r"(?<!\bour )" + _REVEAL + r"\b")
+        self.secret = c(r"\b(?<!\ba )(?<!\ban )" + _SECRET + r"\b")
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         self.say = c(r"\b" + _SAY + r"\b")
@@ -472,7 +487,8 @@ class SentenceJudge:
                                   r"|regels|"
                                   r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
         self.send_verb = c(
-            r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
+            r"\b" + UNNEGATED + r"(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|"
+            r"envie\w*|mande\w*|"
             r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
             r"gui)\b")
         self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
@@ -548,8 +564,10 @@ class SentenceJudge:
             r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
             r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
             r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
-        self.override_control = c(r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
-                                  + r"\b[^;:]{0,40}?\b" + _OVERRIDE + r"\b")
+        # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
+        self.override_control = c(r"\b" + UNNEGATED + _UNRELATED + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL
+                                  + r"\b|\b" + _CONTROL + r"\b(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b"
+                                  + _OVERRIDE + r"\b")
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -561,8 +579,9 @@ class SentenceJudge:
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
                               r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
-        self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your|the)[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
-                          + r"|instructions|rules|guidelines|prompt)\b|\bprevious[ ]user'?s?[ ](?:question|message|"
+        self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
+                          + r"|instructions|rules|guidelines|prompt)|the[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
+                          + r"))\b|\bprevious[ ]user'?s?[ ](?:question|message|"
                           r"request|input)|\bwhat[ ](?:instructions|rules|guidelines|system[ ]prompt|prompt)[ ]"
                           r"(?:were|are|"
                           r"have|did)[ ]you\b|\bwhat[ ](?:were|have)[ ]you[ ](?:been[ ])?(?:told|instructed|asked|"

@@ -117,11 +117,12 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"yok[ ]?say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
     r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
     r"non[ ]rispettare", r"no[ ]obedezcas", r"befolge[ ]\w+[ ]nicht", r"niet[ ]opvolgen",
+    r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
 _CONTROL = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
@@ -131,7 +132,8 @@ _CONTROL = _words(
     r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
-    r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinie\w*", r"systemprompt\w*",
+    r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"angaben", r"richtlinie\w*",
+    r"systemprompt\w*",
     r"einschrankung\w*", r"consignes?", r"regles", r"instruccion\w*", r"indicacion\w*", r"reglas", r"directrices",
     r"normas", r"restricciones", r"istruzion\w*", r"regole", r"indicazion\w*", r"direttive", r"restrizioni",
     r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"orientacoes", r"restricoes", r"instructies",
@@ -291,9 +293,15 @@ _ROLE = (
     r"|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
     r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
-    r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b"
+    r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b|\bals[ ](?:[\w-]+[ ,]+){1,6}?(?:fungier\w*|agier\w*)\b"
 )
-_MODAL = r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
+_MODAL = (
+    r"\byou[ ](?:must|should|will|shall|need[ ]to|have[ ]to|are[ ]to|are[ ]required|are[ ]now|can[ ]now)\b"
+    # a request: "I want you to …", "ich möchte, dass Sie …", "je veux que tu …"
+    r"|\b(?:i|we)[ ](?:want|would[ ]like|need)[ ]you[ ]to\b|\b(?:ich|wir)[ ](?:mochte\w*|will|wollen)[ ,]+dass[ ]"
+    r"(?:sie|du|ihr)\b|\bje[ ](?:veux|voudrais)[ ]que[ ](?:tu|vous)\b|\b(?:quiero|quisiera)[ ]que[ ](?:tu|usted)?\b"
+    r"|\b(?:voglio|vorrei)[ ]che[ ](?:tu|lei)\b|\b(?:quero|queria)[ ]que[ ](?:voce|tu)\b"
+)
 _IMPERATIVE = _words(
     r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set", r"put", r"discard", r"drop", r"abandon",
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
@@ -346,8 +354,9 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "new_task": ("task", "objective", "goal", "directive", "role", "purpose", "mission", "instructions", "prompt",
                  "guidelines", "rules"),
     "role": ("act as", "behave as", "respond as", "answer as", "reply as", "pretend", "roleplay", "play the role",
-             "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt"),
-    "modal": ("you ",),
+             "introduce yourself", "you are", "you will be", "your new role", "as dan", "as freegpt", "fungier",
+             "agier"),
+    "modal": ("you ", "dass ", "que ", "che "),
     "email": ("@",),
     "tool_call": ("_",),
     "evasion": ("filter", "moderation", "safety", "monitoring", "base64", "rot", "hex", "binary", "morse", "leet",
@@ -399,7 +408,8 @@ _FIRST_WORDS = (
     "agora", "ora", "desormais", "neue", "nuevas", "nouvelles", "nuove", "novas", "nieuwe", "nowe", "du", "tu",
     "revele-moi", "revele", "recolha", "recopila", "raccogli", "verzamel", "rassemble", "sammle", "complete",
     "completa", "vervollstandige", "abaikan", "lupakan", "bo", "unohda", "glom", "glem", "ignorera", "uita",
-    "zabudni", "zapomen", "hagyd", "onceki", "tum",
+    "zabudni", "zapomen", "hagyd", "onceki", "tum", "yoksay", "puuza", "sahau", "bitte", "lassen", "lass", "nun",
+    "jetzt", "ich", "i",
 )
 """First words of sentences that give orders (lower case, accents folded)."""
 _TARGET_WORDS = (
@@ -548,7 +558,8 @@ class SentenceJudge:
             r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
             r"(?:behaviou?r|instructions|rules|settings)\b")
         self.foreign_imperative = c(
-            r"\b(?:gormezden[ ]gel\w*|yok[ ]say\w*|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet|zignoruj"
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet"
+            r"|zignoruj"
             r"|ignoruj\w*|"
             r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
@@ -732,6 +743,7 @@ ANCHORS = (
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
+    "yoksay", "angaben", "hinter", "fungieren", "fungierst", "fungiert", "fungierest", "agieren", "agierst",
     "zbierz",
     "sammle", "rassemble",
 )
@@ -772,6 +784,7 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "ignoriere", "dimentica", "esqueca", "esquece", "desconsidere", "uita", "felejtsd", "hagas", "przestrzegaj",
       "suis", "deixe", "deja", "ignorer", "rispettare", "obedezcas", "befolge", "opvolgen", "kurallarini"), ()),
     (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
+    (("act", "acting"), ("want", "like", "need", "must", "should", "will", "now")),
     (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
                                                         "visitors")),
 )
@@ -802,6 +815,7 @@ NEEDS = (
     "odpowiedzi", "svar", "answer", "reply", "response", "lautet", "dice", "dit", "diz", "zegt", "sagt", "brzmi",
     "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
     "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
-    "rendszerpromptot", "systemprompt", "sistem", "sistemini",
+    "rendszerpromptot", "systemprompt", "sistem", "sistemini", "angaben", "fungieren", "fungierst", "fungiert",
+    "fungierest", "agieren", "agierst",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

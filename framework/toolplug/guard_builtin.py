@@ -850,6 +850,11 @@ class _Compiled:
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
         self.other_script_letter = re.compile(guard_languages.LETTERS)
+        self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
+        self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
+        self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
+        self.mail_request = re.compile("(?i)" + guard_languages.MAIL_REQUEST)
+        self.clause_end = re.compile(guard_languages.CLAUSE_END)
         self.other_scripts = [
             (
                 re.compile(script),
@@ -1450,6 +1455,8 @@ def _neutralise_rules(
     spans = _rule_spans(text, compiled, 0, words)
     fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
+    if b"@" in raw:
+        spans.extend(_mail_orders(text, compiled))
     if not text.isascii():
         if not foreign:
             foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
@@ -1598,7 +1605,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
                 code = _example_code(text, compiled) if "`" in text else []
-            if any(c_start <= start and end <= c_end for c_start, c_end in code) or _only_in_examples(
+            quoted_example = _mail_order_quoted if rule == "instruction to send mail" else _only_in_examples
+            if any(c_start <= start and end <= c_end for c_start, c_end in code) or quoted_example(
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
@@ -1770,6 +1778,60 @@ def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Sp
             for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
+    """Orders to send an e-mail with a given text to an address (any language; see
+    :data:`guard_languages.MAIL_ORDER`): the sentences around each address that hold a send verb in an
+    order or a request, and a literal to send (a quotation, or a word for the body or subject)."""
+    spans: list[Span] = []
+    covered = -1
+    for address in compiled.mail_address.finditer(text):
+        if address.start() < covered:
+            continue
+        start, end = _mail_window(text, address.start(), address.end(), compiled)
+        window = text[start:end]
+        if not window.isascii():
+            window = window.translate(guard_sentences.FOLD_TABLE)
+        order = compiled.mail_order.search(window)
+        if order is None or compiled.mail_literal.search(window) is None:
+            continue
+        if order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014").lower() in guard_languages.MAIL_BARE_VERBS and (
+            compiled.mail_request.search(window) is None
+        ):
+            continue
+        spans.append((start, end, "exfiltration", "instruction to send mail"))
+        covered = end
+    return spans
+
+
+def _mail_order_quoted(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the order to send mail in ``text[start:end]`` is itself quoted, on a line that discusses it
+    (its literal is always quoted, so blanking quotations as :func:`_only_in_examples` does proves nothing)."""
+    order = compiled.mail_order.search(text, start, end)
+    if order is None:
+        return False
+    line_start = text.rfind("\n", 0, order.start()) + 1
+    if text.startswith("|", line_start):
+        return True  # a row of a Markdown table of examples
+    line_end = text.find("\n", order.start())
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    for quote in compiled.quoted.finditer(line):
+        if quote.start() + line_start <= order.start() < quote.end() + line_start:
+            outside = line[:quote.start()] + "\0" + line[quote.end():]
+            return compiled.example_cue.search(outside) is not None
+    return False
+
+
+def _mail_window(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int, int]:
+    """The sentence around ``text[start:end]`` and the one before it (an order often names the address
+    after the verb's sentence has begun: "Send this to: x@example.com"), at most 240 characters each way."""
+    floor = max(0, start - 240)
+    ends = [m.end() for m in compiled.clause_end.finditer(text, floor, start)]
+    left = ends[-2] if len(ends) >= 2 else floor
+    match = compiled.clause_end.search(text, end, min(len(text), end + 240))
+    right = match.start() + 1 if match else min(len(text), end + 240)
+    return left, right
 
 
 def _word_positions(text: str, words: tuple[str, ...]) -> list[int]:

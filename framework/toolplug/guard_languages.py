@@ -156,3 +156,42 @@ LETTERS = (
     "\uac00-\ud7af\u01a0\u01a1\u01af\u01b0\u0111\u0110]"
 )
 """A letter of one of the scripts above (Vietnamese by its letters with horn and stroke)."""
+
+# --- an order to send mail with a given text, in any language ---------------------------------------
+#
+# "Send an e-mail to ADDRESS with the body 'confirmation'" asks whoever reads the page to act for its
+# author: an order (an imperative, or a request such as "can you", "please", "ください", "请") that names
+# an address and a literal text to send. A page that describes sending mail ("we will send you an e-mail")
+# or only gives an address to write to ("questions? write to press@example.com") is not one.
+
+CLAUSE_END = r"[.!?。！？]\s|\n\s*\n|[。！？]"
+"""Where a sentence ends, in Latin and in CJK punctuation."""
+MAIL_ADDRESS = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+MAIL_ORDER = (
+    # English: an imperative where a clause starts, or a request
+    # (not a label, "Email: …", nor a call, "mailer.send(…)")
+    r"(?:(?:^|[.!?]\s+|[:;,\]\[(\"'*>\-—]\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
+    r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:send|e-?mail|mail|forward|write)|\byou\s+(?:must|should|need\s+to|have\s+to)\s+"
+    r"(?:send|e-?mail|mail|forward|write))\b(?!\s*[:=(])(?!_)"
+    # other Latin-script languages (accents folded): imperatives, and requests before an infinitive
+    r"|\b(?:envie|envia|envie-me|envoie|envoyez|envoie-moi|senden\s+sie|sende|schick\w*|schreib\w*|invia|inviate|manda|mandate|mande|"
+    r"stuur|verstuur|wyslij|przeslij|gonder|gonderin|kirim|kirimkan|skicka|posli|gui)\b"
+    r"|\b(?:puedes|podrias|puede|podria|puoi|potresti|pode|podes|poderia|peux-tu|pouvez-vous|kannst\s+du|konnen\s+sie|konntest\s+du|"
+    r"bitte|por\s+favor|per\s+favore|lutfen|prosze|moet|moeten|devi|debes|deve|devez)\b[^.!?]{0,60}?\b(?:enviar|inviare|envoyer|senden|"
+    r"schicken|sturen|versturen|wyslac|gondermek|mandar)\b"
+    # other scripts
+    r"|(?:отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
+    r"תשלח|ส่ง|送信して|送って|送り|お送り|送信を|发送|發送|发一封|發一封|寄给|寄給|寄一封|보내|전송)"
+)
+MAIL_LITERAL = (
+    r"[\"'“”‘’「『«][^\"'“”‘’「」『』«»\n@]{2,80}[\"'“”‘’」』»]"
+    r"|\b(?:body|text|subject|content|saying|cuerpo|texto|asunto|contenido|corps|texte|objet|contenu|inhalt|betreff|testo|oggetto|corpo|"
+    r"assunto|conteudo|onderwerp|inhoud|tresc|temat)\b"
+    r"|текст|тема|содержани|κείμενο|μήνυμα|θέμα|النص|نص|محتوى|موضوع|متن|پیام|בגוף|תוכן|טקסט|ข้อความ|เนื้อหา|本文|件名|内容|正文|主题|主題|내용|제목|본문|noi\s+dung"
+)
+MAIL_REQUEST = (
+    # where the send verb of a script without marked imperatives must come with a request or a task
+    r"(?:ください|下さい|お願い|请|請|帮我|幫我|你的任务|你的任務|주세요|줘|십시오|하세요|กรุณา|ช่วย|ให้|\b(?:please|bitte|por\s+favor|per\s+favore)\b)"
+)
+MAIL_BARE_VERBS = ("ส่ง", "发送", "發送", "寄给", "寄給", "보내", "전송", "送り", "お送り", "送信を")
+"""Send verbs that are the same in an order and a statement: they count only with :data:`MAIL_REQUEST`."""

@@ -136,7 +136,8 @@ _CONTROL = _words(
     r"systemprompt\w*",
     r"einschrankung\w*", r"consignes?", r"regles", r"instruccion\w*", r"indicacion\w*", r"reglas", r"directrices",
     r"normas", r"restricciones", r"istruzion\w*", r"regole", r"indicazion\w*", r"direttive", r"restrizioni",
-    r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"orientacoes", r"restricoes", r"instructies",
+    r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"lineamientos", r"orientacoes", r"restricoes",
+    r"instructies",
     r"opdrachten", r"regels", r"richtlijnen", r"beperkingen", r"systeemprompt", r"instrukcj\w*", r"polecen\w*",
     r"zasad\w*", r"wytyczn\w*", r"ograniczen\w*", r"pokyn\w*", r"instrukc\w*", r"pravidl\w*", r"instruktion\w*",
     r"instruks\w*", r"regler", r"riktlinjer", r"retningslinjer", r"ohjee\w*", r"ohjeet", r"saanno\w*", r"kehot\w*",
@@ -181,7 +182,8 @@ _REVEAL = _words(
     r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
     r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
-    r"onyesha", r"fichua", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj",
+    r"onyesha", r"fichua", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
+    r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -271,6 +273,10 @@ _HEADER = (
     r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
     r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
     r"|^[\[(*#=\- ]*(?:conversation|context|session|chat|memory)[ ](?:reset|cleared|restarted|wiped)\b"
+    r"|^[\[(*#=\- ]*(?:(?:now|nun|jetzt|ahora|maintenant|ora|agora)[ ])?(?:follow|folgen|siguen|suivent|seguono|seguem)"
+    r"[ ]"
+    r"(?:neue|weitere|nuevas|nouvelles|nuove|novas|new|further)[ ](?:aufgaben|anweisungen|tareas|instrucciones|taches|"
+    r"instructions|compiti|istruzioni|tarefas|instrucoes|tasks)\b"
     r"|^[\[(*#=\- ]*(?:for|pour|para|per|fur|an|voor|dla)[ ](?:the[ ]|les[ ]|los[ ]|las[ ]|gli[ ]|i[ ]|die[ ]|de[ ]|"
     r"all[ ]|any[ ]|alle[ ])?(?:automated[ ])?(?:ki|ia|ai|llms?|bots?|assistants?|assistent\w*|asistentes?|"
     r"assistenti|modell\w*|models?|agents?|agentes?)(?:-\w+)?[ ]*[:\]]"
@@ -785,6 +791,14 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "suis", "deixe", "deja", "ignorer", "rispettare", "obedezcas", "befolge", "opvolgen", "kurallarini"), ()),
     (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
     (("act", "acting"), ("want", "like", "need", "must", "should", "will", "now")),
+    (("escribe", "escribir", "enumera", "repite", "imprime", "scrivi", "elenca", "ripeti", "stampa", "schreibe",
+      "schreib", "wiederhole", "nenne", "ecris", "ecrivez", "repete", "repetez", "escreva", "repita", "imprima",
+      "herhaal", "schrijf", "noem", "napisz", "powtorz", "wypisz", "podaj"),
+     ("instrucciones", "instructions", "istruzioni", "anweisungen", "instrucoes", "instructies", "instrukcje", "prompt",
+      "reglas", "regole", "regeln", "regras", "lineamientos", "directrices", "consignes", "systemprompt")),
+    (("folgen", "follow", "siguen", "suivent", "seguono", "seguem"),
+     ("aufgaben", "anweisungen", "tareas", "instrucciones", "taches", "instructions", "compiti", "istruzioni",
+      "tarefas", "instrucoes", "tasks")),
     (("tell", "inform", "warn", "convince", "remind"), ("user", "users", "reader", "readers", "customers",
                                                         "visitors")),
 )

@@ -851,6 +851,7 @@ class _Compiled:
         self.sentences = _SentenceScorer()
         self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
+        self.letters_word = re.compile(r"[^\W\d_]+")
         self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
         self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
         self.mail_request = re.compile("(?i)" + guard_languages.MAIL_REQUEST)
@@ -1457,6 +1458,8 @@ def _neutralise_rules(
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if b"@" in raw:
         spans.extend(_mail_orders(text, compiled))
+    if script:
+        spans.extend(_mixed_word_spans(text, compiled, utf8))
     if not text.isascii():
         if not foreign:
             foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
@@ -1778,6 +1781,30 @@ def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Sp
             for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+_MIXED_WORDS = 2
+"""A text with this many words that mix Latin with Cyrillic or Greek letters (a Latin letter standing in
+for a Cyrillic one inside a Russian word) is written to slip past word matching: the sentences holding
+them are neutralised."""
+
+
+def _mixed_word_spans(text: str, compiled: _Compiled, utf8: bytes | None) -> list[Span]:
+    """The sentences of ``text`` that hold words of four or more letters mixing Latin with Cyrillic or Greek
+    letters, when there are at least :data:`_MIXED_WORDS` of them (one such word is more likely a typo)."""
+    if utf8 is None:
+        utf8 = text.encode("utf-8", "surrogatepass")
+    words: dict[tuple[int, int], None] = {}
+    for position, _end in _mixed_script_matches(text, utf8):
+        found = compiled.letters_word.search(text, max(0, position - 40), position + 41)
+        while found is not None and found.end() <= position:
+            found = compiled.letters_word.search(text, found.end(), position + 41)
+        if found is not None and found.start() <= position and len(found.group()) >= 4:
+            words[found.span()] = None
+    if len(words) < _MIXED_WORDS:
+        return []
+    return [(*_sentence(text, start, end, compiled), "encoded", "obfuscated words: mixed scripts")
+            for start, end in words]
 
 
 def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:

@@ -1851,11 +1851,12 @@ def _mail_order_quoted(text: str, start: int, end: int, compiled: _Compiled) -> 
 
 
 def _mail_window(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int, int]:
-    """The sentence around ``text[start:end]`` and the one before it (an order often names the address
-    after the verb's sentence has begun: "Send this to: x@example.com"), at most 240 characters each way."""
+    """The sentence around ``text[start:end]`` and the one before it in its paragraph (the order's verb
+    may stand a sentence before the address), at most 240 characters each way."""
     floor = max(0, start - 240)
-    ends = [m.end() for m in compiled.clause_end.finditer(text, floor, start)]
-    left = ends[-2] if len(ends) >= 2 else floor
+    ends = [(m.end(), m.group().count("\n") > 1) for m in compiled.clause_end.finditer(text, floor, start)]
+    # never back across a paragraph break
+    left = ends[-1][0] if ends and ends[-1][1] else ends[-2][0] if len(ends) >= 2 else floor
     match = compiled.clause_end.search(text, end, min(len(text), end + 240))
     right = match.start() + 1 if match else min(len(text), end + 240)
     return left, right

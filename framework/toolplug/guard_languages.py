@@ -176,7 +176,7 @@ LETTERS = (
 # an address and a literal text to send. A page that describes sending mail ("we will send you an e-mail")
 # or only gives an address to write to ("questions? write to press@example.com") is not one.
 
-CLAUSE_END = r"[.!?。！？]\s|\n\s*\n|[。！？]"
+CLAUSE_END = r"[.!?。！？]\s+|\n\s*\n|[。！？]"
 """Where a sentence ends, in Latin and in CJK punctuation."""
 MAIL_ADDRESS = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 MAIL_ORDER = (

@@ -632,8 +632,9 @@ class _SentenceScorer:
         # stretch of text, whichever of its words was found first.
         bucket = position // 150 * 150
         floor = max(0, bucket - 150)
-        start = max(text.rfind(".", floor, position), text.rfind("\n", floor, position),
-                    text.rfind("!", floor, position), text.rfind("?", floor, position), floor - 1) + 1
+        # A sentence ends at a stop before a space, not at the dots of a link ("https://docs.example/…").
+        start = max(text.rfind(". ", floor, position), text.rfind("\n", floor, position),
+                    text.rfind("! ", floor, position), text.rfind("? ", floor, position), floor - 1) + 1
         match = _SENTENCE_END.search(text, position, min(len(text), bucket + 300))
         end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), bucket + 300)
         return start, end
@@ -1661,16 +1662,15 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
 
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
     """Markdown code that shows attacks as examples: code (or the line before it) that names them as
-    payloads, tests, detections, or holds them as the values of a test case's keys (``payload:``,
-    ``"prompt":``), or a block under a heading that names a class of attack ("### Instruction Override").
-    Code without such words is read like the rest of the page."""
+    payloads, tests, detections, or a block under a heading that names a class of attack ("### Instruction
+    Override"). Code without such words is read like the rest of the page (values of a test case's keys
+    are found line by line, :func:`_data_value`)."""
     spans = []
     for start, end in _code_spans(text, compiled):
         before = text[text.rfind("\n", 0, max(0, start - 1)) + 1:start]
         code = text[start:end]
         if compiled.code_cue.search(code) or compiled.code_cue.search(before) or (
-            code.startswith(("```", "~~~")) and (compiled.data_key.search(code) or _under_attack_heading(
-                text, start, compiled))
+            code.startswith(("```", "~~~")) and _under_attack_heading(text, start, compiled)
         ):
             spans.append((start, end))
     return spans

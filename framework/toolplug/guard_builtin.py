@@ -214,7 +214,9 @@ _RULES: tuple[_RuleSpec, ...] = (
         "text addressed to the model", "override", _AI_WORDS, 40,
     ),
     _RuleSpec(
-        r"(?i)\b(?:note|message|instructions?|attention|notice|directive|command|warning|request)[ \t]+(?:to|for)"
+        # (not somebody's: "add each tool's instructions to the agent")
+        r"(?i)(?<!'s )(?<!s' )(?<!\bits )(?<!\btheir )\b(?:note|message|instructions?|attention|notice|directive"
+        r"|command|warning|request)[ \t]+(?:to|for)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?" + _AI + r"\b[ \t]*(?:[:,.!-]|reading|processing|summari[sz]ing)",
         "text addressed to the model", "override", _AI_WORDS, 30,
     ),
@@ -392,7 +394,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
                "summarizing", "summarising", "translating", "continuing", "proceeding", "doing"),
     ),
     _RuleSpec(
-        r"(?i)\b(?:important|urgent|critical|attention|notice|note|message|reminder|instructions?)[ \t]+(?:for|to)"
+        r"(?i)(?<!'s )(?<!s' )(?<!\bits )(?<!\btheir )\b(?:important|urgent|critical|attention|notice|note|message"
+        r"|reminder|instructions?)[ \t]+(?:for|to)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?(?:AI|LLMs?|assistants?|models?|agents?|bots?|chatbots?|"
         r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b",
         "text addressed to the model", "override",
@@ -853,6 +856,7 @@ class _Compiled:
         self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
+        self.link_only = re.compile(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
         self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
         self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
         self.mail_request = re.compile("(?i)" + guard_languages.MAIL_REQUEST)
@@ -895,7 +899,8 @@ class _Compiled:
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
         self.data_key = re.compile(
             r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w+[_-])?(?:payloads?|prompts?|attacks?|examples?|tests?|"""
-            r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique)"""
+            r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
+            r"""content|instructions|system_?prompt)"""
             r"""["']?[ \t]*[:=]""")
         self.block_scalar_key = re.compile(
             r"""(?i)^([ \t]*)(?:-[ \t]+)?["']?[\w-]+["']?[ \t]*:[ \t]*[|>][-+]?[ \t]*$""")
@@ -1534,7 +1539,7 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
 _SHOWN_IN_CODE = frozenset({
     "chat template token", "instruction token", "system token", "turn token", "fake role object", "fake message tag",
     "instruction template header", "fake role header", "image URL carrying data", "link URL carrying data",
-    "fake system block", "fake block boundary", "fake dialogue turn",
+    "fake system block", "fake block boundary", "fake dialogue turn", "fake tool call",
 })
 """Markup that pages about prompts show in code (a chat template, a messages list): left alone there."""
 
@@ -1606,6 +1611,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         start, end, family, rule = span
         if rule in _NAMED_MARKUP and _named_on_its_line(text, start, end, compiled):
             continue
+        if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
+            continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
                 code = _example_code(text, compiled) if "`" in text else []
@@ -1618,6 +1625,14 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 continue
         kept.append(span)
     return kept
+
+
+def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:
+    """Whether all that follows the model's name on its line is a link ("docs index (for AI agents):
+    https://…"): a page that points agents to a file gives them no order."""
+    line_end = text.find("\n", end)
+    rest = text[end:len(text) if line_end == -1 else line_end]
+    return compiled.link_only.fullmatch(rest) is not None
 
 
 def _named_on_its_line(text: str, start: int, end: int, compiled: _Compiled) -> bool:
@@ -1700,7 +1715,9 @@ def _data_value(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     line_end = text.find("\n", start)
     line = text[line_start:len(text) if line_end == -1 else line_end]
     if compiled.data_key.match(line) is not None:
-        return "role" not in line.lower() and text.find("\n", start, end) == -1
+        # a chat message (a role next to its content) is not a test case
+        item = text[max(0, text.rfind("\n", 0, max(0, line_start - 1)) - 200):line_start + len(line)].lower()
+        return "role" not in item[-300:] and text.find("\n", start, end) == -1
     indent = len(line) - len(line.lstrip(" \t"))
     position = line_start - 1
     for _ in range(20):  # up through the block to its key

@@ -1830,8 +1830,12 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
     order or a request, and a literal to send (a quotation, or a word for the body or subject)."""
     spans: list[Span] = []
     covered = -1
-    for address in compiled.mail_address.finditer(text):
-        if address.start() < covered:
+    at = text.find("@")
+    while at != -1:
+        # the address around this "@" (a regex scan for addresses from every position costs far more)
+        address = compiled.mail_address.search(text, max(0, at - 64), at + 256)
+        at = text.find("@", at + 1)
+        if address is None or address.start() < covered:
             continue
         start, end = _mail_window(text, address.start(), address.end(), compiled)
         window = text[start:end]

@@ -416,7 +416,7 @@ _FIRST_WORDS = (
     "revele-moi", "revele", "recolha", "recopila", "raccogli", "verzamel", "rassemble", "sammle", "complete",
     "completa", "vervollstandige", "abaikan", "lupakan", "bo", "unohda", "glom", "glem", "ignorera", "uita",
     "zabudni", "zapomen", "hagyd", "onceki", "tum", "yoksay", "puuza", "sahau", "bitte", "lassen", "lass", "nun",
-    "jetzt", "ich", "i",
+    "jetzt", "ich",
 )
 """First words of sentences that give orders (lower case, accents folded)."""
 _TARGET_WORDS = (
@@ -791,7 +791,7 @@ WEAK_ANCHORS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "ignoriere", "dimentica", "esqueca", "esquece", "desconsidere", "uita", "felejtsd", "hagas", "przestrzegaj",
       "suis", "deixe", "deja", "ignorer", "rispettare", "obedezcas", "befolge", "opvolgen", "kurallarini"), ()),
     (("ignored", "disregarded"), ("messages", "instructions", "rules", "user", "previous", "above", "earlier")),
-    (("act", "acting"), ("want", "like", "need", "must", "should", "will", "now")),
+    (("act",), ("want", "like")),
     (("escribe", "escribir", "enumera", "repite", "imprime", "scrivi", "elenca", "ripeti", "stampa", "schreibe",
       "schreib", "wiederhole", "nenne", "ecris", "ecrivez", "repete", "repetez", "escreva", "repita", "imprima",
       "herhaal", "schrijf", "noem", "napisz", "powtorz", "wypisz", "podaj"),

@@ -532,14 +532,20 @@ class _ProseScorer:
     """Judges the paragraph around a cue word (see above); compiled once, with the rules."""
 
     def __init__(self) -> None:
-        self.strong = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG))
-        self.weak = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK))
-        self.discussion = re.compile(
-            r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
+        # Compiled without (?i): they run over a lower-case copy of the paragraph (:func:`_lowered`), several
+        # times faster than folding the case of every character; the case-insensitive versions compile only
+        # for the rare paragraph that copy would misread (:meth:`_case_insensitive`).
+        self.sources = (
+            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG),
+            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK),
+            r"\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b")
+            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b",
+        )
+        self.lower_case = tuple(re.compile(source) for source in self.sources)
+        self._folding: tuple[re.Pattern[str], ...] = ()
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
@@ -564,26 +570,57 @@ class _ProseScorer:
         if self._judged:
             self._judged.clear()
 
+    def _case_insensitive(self) -> tuple[re.Pattern[str], ...]:
+        if not self._folding:
+            self._folding = tuple(re.compile("(?i)" + source) for source in self.sources)
+        return self._folding
+
     def _judge(self, text: str, start: int, end: int) -> tuple[int, int] | None:
-        strong_matches = list(self.strong.finditer(text, start, end))
+        lowered = _lowered(text, start, end)
+        if lowered is None:
+            strong_pattern, weak_pattern, discussion = self._case_insensitive()
+            view, view_start, view_end = text, start, end
+        else:
+            strong_pattern, weak_pattern, discussion = self.lower_case
+            view, view_start = lowered
+            view_end = len(view)
+        strong_matches = list(strong_pattern.finditer(view, view_start, view_end))
         if not strong_matches:
             return None
         strong = {m.group().lower() for m in strong_matches}
         taken = [m.span() for m in strong_matches]
         # A weak cue inside a strong one ("hypothetically" in "hypothetically speaking") is not a second cue.
-        weak = {m.group().lower() for m in self.weak.finditer(text, start, end)
+        weak = {m.group().lower() for m in weak_pattern.finditer(view, view_start, view_end)
                 if not any(s <= m.start() < e for s, e in taken)}
         if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
             return None
         # A paragraph about jailbreaks (a guard's documentation, a security report) names them among words
         # of defence; jailbreak prose itself does not.
-        if len({m.group().lower() for m in self.discussion.finditer(text, start, end)}) >= 2:
+        if len({m.group().lower() for m in discussion.finditer(view, view_start, view_end)}) >= 2:
             return None
         while start < end and text[start] in " \t\n":
             start += 1
         while end > start and text[end - 1] in " \t\n":
             end -= 1
         return start, end
+
+_CASE_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+"""The characters other than ASCII letters that a case-insensitive pattern matches with an ASCII letter
+(capital I with a dot, dotless i, long s and the Kelvin sign: i, i, s, k)."""
+
+
+def _lowered(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """``text[start - 1:end]`` in lower case and where ``text[start]`` is in it, for a case-insensitive
+    pattern of lower-case ASCII letters compiled without ``(?i)``: it matches the copy where the pattern
+    matches ``text`` (the character before ``start`` is kept for a look-behind). None when the copy could
+    differ: some character folds to an ASCII letter only under ``(?i)``, or changes length in lower case."""
+    low = max(0, start - 1)
+    piece = text[low:end]
+    if not piece.isascii() and any(char in piece for char in _CASE_FOLDS_TO_ASCII):
+        return None
+    lowered = piece.lower()
+    return (lowered, start - low) if len(lowered) == len(piece) else None
+
 
 _PROSE_NEEDS = (
     "divider", "l33tspeak", "leetspeak", "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
@@ -788,23 +825,65 @@ such rule ends some 100 characters after its word; the search stops here when no
 
 
 class _Rule:
-    __slots__ = ("back", "family", "needs", "pattern", "rule")
+    __slots__ = ("_pattern", "back", "family", "lower", "needs", "rule", "source")
 
     def __init__(
-        self, pattern: re.Pattern[str], rule: str, family: str, back: int, needs: frozenset[bytes] | None = None
+        self, source: str, rule: str, family: str, back: int, needs: frozenset[bytes] | None = None, *,
+        twin: bool = False,
     ) -> None:
-        self.pattern = pattern
+        self.source = source
         self.rule = rule
         self.family = family
         self.back = back
         self.needs = needs
+        # A case-insensitive rule of ASCII lower-case letters runs over the text in lower case (see
+        # _lower_case_twin); its pattern as written compiles only for a text that copy would misread.
+        self.lower = _lower_case_twin(source) if twin else None
+        self._pattern = None if self.lower is not None else re.compile(source)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The rule's pattern as written (compiled on first use when the rule has a lower-case twin)."""
+        if self._pattern is None:
+            self._pattern = re.compile(self.source)
+        return self._pattern
+
+
+def _lower_case_twin(source: str) -> re.Pattern[str] | None:
+    """``source`` without its leading ``(?i)``, compiled, when that pattern matches a text in lower case
+    exactly where ``source`` matches the text: every letter it names is an ASCII lower-case one (no
+    escape names a character, no group turns case-insensitivity off). None for any other pattern.
+
+    With ``(?i)`` the engine folds the case of every character it compares; on a lower-case copy it
+    compares them as they are, several times faster (the copy must pass :func:`_lowered_text`)."""
+    body = source.removeprefix("(?i)")
+    if body == source or not body.isascii() or re.search(r"\\[uUxN0-9]|\(\?-i|\(\?P=", body):
+        return None
+    if re.search("[A-Z]", re.sub(r"\\.", "", body)):
+        return None
+    return re.compile(body)
+
+
+def _lowered_text(text: str) -> str | None:
+    """``text`` in lower case, for the rules' lower-case twins; None when that copy could differ from what
+    ``(?i)`` sees: a character that folds to an ASCII letter only under ``(?i)``, or one that changes
+    length in lower case (every other character keeps its length, and whether it is a word character,
+    a digit or a space)."""
+    if text.isascii():
+        return text.lower()
+    if any(char in text for char in _CASE_FOLDS_TO_ASCII):
+        return None
+    # Only the ASCII letters: the other characters meet a twin's pattern only through classes that do not
+    # depend on case (word characters, digits, spaces, negated sets of ASCII characters). In UTF-8 every
+    # byte of a character beyond ASCII is above 127, so bytes.lower leaves them alone.
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 class _Compiled:
     """Everything the built-in filter matches with, compiled once on first use."""
 
     def __init__(self) -> None:
-        self.markup = [_Rule(re.compile(s.pattern), s.rule, s.family, 0) for s in _RULES if not s.anchors]
+        self.markup = [_Rule(s.pattern, s.rule, s.family, 0) for s in _RULES if not s.anchors]
         # One pass over the text finds where any markup rule matches; every branch starts with a literal.
         self.markup_gate = re.compile("|".join(f"(?:{s.pattern})" for s in _RULES if not s.anchors))
         # Anchor words are looked for in a one-byte-per-character copy of the text where every letter is
@@ -815,7 +894,7 @@ class _Compiled:
         for spec in _RULES:
             if spec.anchors:
                 needs = frozenset(word.encode("ascii") for word in spec.needs) if spec.needs else None
-                compiled = _Rule(re.compile(spec.pattern), spec.rule, spec.family, spec.back, needs)
+                compiled = _Rule(spec.pattern, spec.rule, spec.family, spec.back, needs, twin=True)
                 for anchor in spec.anchors:
                     rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
                     if compiled not in rules:
@@ -823,7 +902,10 @@ class _Compiled:
         self.anchor_words = frozenset(self.by_anchor)
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
-        self.leet_word = re.compile(r"[A-Za-z013457@$]*(?:[A-Za-z][013457@$]|[013457@$][A-Za-z])[A-Za-z013457@$]*")
+        # A word with leetspeak in it: a run of letters and leet characters with a letter next to a leet one
+        # (:func:`_leet_words`).
+        self.leet_run = re.compile(r"[A-Za-z013457@$]+")
+        self.leet_pair = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
@@ -1173,25 +1255,33 @@ def _neutralise_run(
 Span = tuple[int, int, str, str]
 
 
-def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None) -> list[Span]:
+def _rule_spans(
+    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None
+) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
-    ``words``: ``" " + text + " "`` one byte per character through :data:`_WORD_BYTES`, when the caller
-    already has it.
+    ``raw`` and ``words``: ``" " + text + " "`` one byte per character (:func:`_one_byte_copy`), and that
+    through :data:`_WORD_BYTES`, when the caller already has them.
     """
     spans: set[Span] = set()
     compiled.prose.forget()
     compiled.sentences.forget()
-    gate = compiled.markup_gate.search(text)
-    while gate is not None:
-        position = gate.start()
+    if raw is None:
+        raw = _one_byte_copy(text)
+    for position in _markup_gates(text, raw, compiled):
         for rule in compiled.markup:
             match = rule.pattern.match(text, position)
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
-        gate = compiled.markup_gate.search(text, position + 1)
     if words is None:
-        words = _one_byte_copy(text).translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
+        words = raw.translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
+    _anchor_spans(text, words, compiled, offset, spans)
+    return sorted(spans)
+
+
+def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span]) -> None:
+    """The matches of the rules under the anchor words of ``text`` (``words``: its copy through
+    :data:`_WORD_BYTES`), added to ``spans``."""
     # Where anchor words occur, chunk by chunk (a long text is cut at spaces into pieces of about
     # _CHUNK characters): ``bytes.split`` and a set say which anchor words a chunk has (C speed), a
     # ``bytes.find`` per such word, bounded to the chunk, where. A chunk has few of them, so this costs
@@ -1200,6 +1290,7 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
     # the word is at ``position``: the word is text[position].
     anchor_words = compiled.anchor_words
     by_anchor = compiled.by_anchor
+    lowered: list[str | None] = []  # text in lower case, made when a rule first needs it
     size = len(words)
     start = 0
     while start < size - 1:
@@ -1220,17 +1311,45 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
             needle = b" " + word + b" "
             position = words.find(needle, start, end + 1)
             while position != -1:
-                _anchored(text, position, rules, offset, spans)
+                _anchored(text, position, rules, offset, spans, lowered)
                 position = words.find(needle, position + 1, end + 1)
         start = end
-    return sorted(spans)
 
 
 _CHUNK = 2048
 
+_MARKUP_STARTS = (b"<", b"[", b"{", b"![", b"###", b'"role', b"'role")
+"""What a markup rule's match starts with (in the one-byte copy), but for ``(`` (:func:`_markup_gates`)."""
 
-def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span]) -> None:
-    """The matches of the rules of an anchor word found at ``text[position]``."""
+
+def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
+    """Where in ``text`` some markup rule matches (``compiled.markup_gate`` matches there), in order.
+
+    Every markup rule starts with one of :data:`_MARKUP_STARTS`, or with ``(`` and a letter that may be
+    ``f``, ``t`` or ``a`` in any case (non-ASCII letters are ``?`` in ``raw``, the one-byte copy), so the
+    gate runs only where ``bytes.find`` sees such a start: prose has few of them. Text with many of them
+    (markup, code) is searched with the gate alone, which is then cheaper.
+    """
+    found: set[int] = set()
+    for needle in _MARKUP_STARTS:
+        found.update(_all_finds(raw, needle, -1))
+    found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
+    gate = compiled.markup_gate
+    if len(found) * 32 > len(text):
+        positions: list[int] = []
+        match = gate.search(text)
+        while match is not None:
+            positions.append(match.start())
+            match = gate.search(text, match.start() + 1)
+        return positions
+    return [position for position in sorted(found) if gate.match(text, position) is not None]
+
+
+def _anchored(
+    text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span], lowered: list[str | None]
+) -> None:
+    """The matches of the rules of an anchor word found at ``text[position]``; ``lowered``: empty, or holds
+    ``text`` in lower case (:func:`_lowered_text`) for the rules that have a lower-case twin."""
     for rule in rules:
         if rule.family == "jailbreak":
             found = _compiled().prose.span(text, position)
@@ -1242,13 +1361,21 @@ def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: 
             if sentence is not None:
                 spans.add((sentence[0] + offset, sentence[1] + offset, rule.family, sentence[2]))
             continue
+        pattern, haystack = rule.pattern if rule.lower is None else rule.lower, text
+        if rule.lower is not None:
+            if not lowered:
+                lowered.append(_lowered_text(text))
+            if lowered[0] is None:
+                pattern = rule.pattern
+            else:
+                haystack = lowered[0]
         if not rule.back:
-            match = rule.pattern.match(text, position)
+            match = pattern.match(haystack, position)
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
             continue
         end = min(len(text), position + _LOOK_AHEAD)
-        for match in rule.pattern.finditer(text, max(0, position - rule.back), end):
+        for match in pattern.finditer(haystack, max(0, position - rule.back), end):
             if match.start() > position:
                 break
             if match.end() > match.start():
@@ -1298,6 +1425,13 @@ def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
     return matches
 
 
+def _leet_words(text: str, start: int, end: int, compiled: _Compiled) -> list[str]:
+    """The words of ``text[start:end]`` with a letter next to a leetspeak character: its runs of letters and
+    leet characters that hold such a pair. (What ``findall`` of ``[run]*(?:pair)[run]*`` gives, since a
+    match is a whole run, without that pattern's backtracking over every run that has no pair.)"""
+    return [run for run in compiled.leet_run.findall(text, start, end) if compiled.leet_pair.search(run)]
+
+
 def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     """Where a Greek or Cyrillic letter touches a Latin one, as ``(start, end)`` of the pair in ``text``
     (``utf8``: ``text`` encoded), found with ``bytes.find`` in a one-byte-per-character shape."""
@@ -1333,11 +1467,10 @@ def _view_spans(
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
     for start, end in _merged_windows(len(text), _leet_matches(letters)):
-        view = text[start:end].translate(_LEET)
         # Only a window where a word with leetspeak in it reads as a word the rules know.
-        if any(word.lower() in compiled.rule_words for word in compiled.leet_word.findall(text, start, end)
+        if any(word.lower() in compiled.rule_words for word in _leet_words(text, start, end, compiled)
                for word in (word.translate(_LEET),)):
-            scan(start, end, view)
+            scan(start, end, text[start:end].translate(_LEET))
     if script is None:
         script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
     if script:
@@ -1385,7 +1518,7 @@ def _neutralise_rules(
 ) -> str:
     """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
     words = raw.translate(_WORD_BYTES)
-    spans = _rule_spans(text, compiled, 0, words)
+    spans = _rule_spans(text, compiled, 0, words, raw)
     fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if not text.isascii():

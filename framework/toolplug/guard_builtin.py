@@ -644,6 +644,9 @@ class _SentenceScorer:
     def __init__(self) -> None:
         self.judge = guard_sentences.SentenceJudge()
         self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
+        # The judge's verdict is a function of the sentence alone: the re-spelt windows of a text (folded,
+        # leetspeak, homoglyphs) hold many of its sentences again. Kept for one text (new_text()).
+        self._verdicts: dict[str, str | None] = {}
 
     def bounds(self, text: str, position: int) -> tuple[int, int]:
         """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
@@ -666,13 +669,22 @@ class _SentenceScorer:
         sentence = text[start:end].lower()
         if not sentence.isascii():
             sentence = sentence.translate(guard_sentences.FOLD_TABLE)
-        rule = self.judge.judge(sentence)
+        if sentence in self._verdicts:
+            rule = self._verdicts[sentence]
+        else:
+            rule = self._verdicts[sentence] = self.judge.judge(sentence)
         self._judged[key] = found = None if rule is None else (start, end, rule)
         return found
 
     def forget(self) -> None:
+        """Drop the judgements of the previous text or window."""
         if self._judged:
             self._judged.clear()
+
+    def new_text(self) -> None:
+        """Drop the verdicts of the previous text."""
+        if self._verdicts:
+            self._verdicts.clear()
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
@@ -917,6 +929,7 @@ class _Compiled:
                 re.compile(script),
                 tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
                 re.compile("|".join(patterns)),
+                _lead_bytes(script),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
@@ -943,6 +956,8 @@ class _Compiled:
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.fancy_letter = re.compile("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
+        self.fancy_starts = _lead_bytes(self.fancy_letter.pattern)
+        self.accented_starts = _lead_bytes(guard_sentences.LATIN_EXTENDED.pattern)
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
@@ -972,6 +987,39 @@ class _Compiled:
         self.base32 = re.compile(r"[A-Z2-7]+=*")
         self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
         self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
+
+
+def _lead_bytes(letters: str) -> tuple[bytes, ...]:
+    """The first UTF-8 bytes of the characters of the class ``letters`` (``[...]`` of characters and
+    ranges, as in :data:`guard_languages.SCRIPT_GROUPS`): a text where none of them occurs has no letter
+    of the class, which ``bytes.find`` (``memchr``) tells faster than the class searched over long text."""
+    inner = letters[1:-1]
+    assert letters[0] == "[" and letters[-1] == "]" and "\\" not in inner and "[" not in inner, letters
+    leads: set[int] = set()
+    narrow: set[bytes] = set()
+    i = 0
+    while i < len(inner):
+        if i + 2 < len(inner) and inner[i + 1] == "-":
+            first, last, i = ord(inner[i]), ord(inner[i + 2]), i + 3
+        else:
+            first = last = ord(inner[i])
+            i += 1
+        # Within one length of encoding the first byte grows with the code point: split the range there.
+        for low, high in ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)):
+            if first <= high and last >= low:
+                lead = (chr(max(first, low)).encode("utf-8", "surrogatepass")[0],
+                        chr(min(last, high)).encode("utf-8", "surrogatepass")[0])
+                leads.update(range(lead[0], lead[1] + 1))
+                # U+2000-U+2FFF (first byte E2) holds the punctuation most texts have (quotes, dashes): there
+                # the first two bytes are looked for.
+                punctuation = range(max(first, 0x2000), min(last, 0x2FFF) + 1)
+                narrow.update(chr(code).encode("utf-8")[:2] for code in punctuation)
+    leads.discard(0xE2)
+    return tuple(sorted(bytes([lead]) for lead in leads)) + tuple(sorted(narrow))
+
+
+def _has_any(haystack: bytes, needles: tuple[bytes, ...]) -> bool:
+    return any(needle in haystack for needle in needles)
 
 
 @functools.cache
@@ -1008,9 +1056,6 @@ _SPACED_BYTES = bytes(
 the copy both the spaced-out gate and the leetspeak search (:func:`_leet_matches`) read."""
 _UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 """Deleted from UTF-8, these leave one byte per character: ASCII as itself, the first byte of the rest."""
-_ONE_BYTE = bytes(range(128)) + b"?" * 128
-"""UTF-8 with :data:`_UTF8_CONTINUATION` deleted to the one-byte copy: ``?`` for every non-ASCII character
-(every table here treats them alike: none is a letter, a digit or a separator)."""
 _SCRIPT_SHAPE = bytes(
     ord("a") if chr(i) in _LETTERS else ord("c") if 0xCD <= i <= 0xD3 else ord(" ") for i in range(256)
 )
@@ -1018,16 +1063,10 @@ _SCRIPT_SHAPE = bytes(
 (Greek and Cyrillic, and a few combining marks: checked), a space for the rest."""
 
 
-def _one_byte_copy(text: str, utf8: bytes | None = None) -> bytes:
-    """``" " + text + " "`` as one byte per character: ASCII as itself, ``?`` for the rest.
-
-    ``utf8``: ``text`` encoded, when the caller has it.
-    """
-    if text.isascii():
-        return b" " + text.encode("ascii") + b" "
-    if utf8 is None:
-        utf8 = text.encode("utf-8", "surrogatepass")
-    return b" " + utf8.translate(_ONE_BYTE, _UTF8_CONTINUATION) + b" "
+def _one_byte_copy(text: str) -> bytes:
+    """``" " + text + " "`` as one byte per character: ASCII as itself, ``?`` for the rest (every table
+    here treats those alike: none is a letter, a digit or a separator)."""
+    return b" " + text.encode("ascii", "replace") + b" "
 
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
@@ -1083,15 +1122,18 @@ def neutralise(text: str) -> FilteredText:
     """What :meth:`toolplug.guard.BuiltinInjectionFilter.filter_one` does: neutralise one text in place
     (the same object back when nothing was found)."""
     compiled = _compiled()
+    compiled.sentences.new_text()
     findings: list[InjectionFinding] = []
     script = False
     utf8: bytes | None = None
     foreign = ""
+    foreign_utf8 = b""
     if not text.isascii():
         # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
         # fraction of the text, so the character-class scans below run over it rather than over the text.
         utf8 = text.encode("utf-8", "surrogatepass")
-        foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        foreign_utf8 = utf8.translate(None, _ASCII_BYTES)
+        foreign = foreign_utf8.decode("utf-8", "surrogatepass")
         hidden = set(compiled.hidden.findall(foreign))
         if hidden:
             neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
@@ -1100,9 +1142,9 @@ def neutralise(text: str) -> FilteredText:
         script = compiled.cyrillic_or_greek.search(foreign) is not None
     # One byte per character, and its letters/separators/leet shape, shared by the scans (and the UTF-8
     # copy, by the mixed-script one).
-    raw = _one_byte_copy(text, utf8)
+    raw = _one_byte_copy(text)
     letters = raw.translate(_SPACED_BYTES)
-    text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, foreign)
+    text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, (foreign, foreign_utf8))
     if findings:
         text = _neutralise_encoded(text, None, findings, compiled)
     else:
@@ -1514,19 +1556,23 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
 
 def _neutralise_rules(
     text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
-    utf8: bytes | None = None, letters: bytes | None = None, foreign: str = "",
+    utf8: bytes | None = None, letters: bytes | None = None, foreign_parts: tuple[str, bytes] = ("", b""),
 ) -> str:
-    """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
+    """Neutralise what the rules find; ``foreign_parts``: the text's non-ASCII characters, in order, and
+    their UTF-8."""
+    foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
     spans = _rule_spans(text, compiled, 0, words, raw)
-    fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
+    fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
+        compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if not text.isascii():
         if not foreign:
-            foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
-                "utf-8", "surrogatepass")
-        spans.extend(_other_script_spans(text, foreign, compiled))
-        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign))
+            foreign_utf8 = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES)
+            foreign = foreign_utf8.decode("utf-8", "surrogatepass")
+        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled))
+        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign)) if _has_any(
+            foreign_utf8, compiled.accented_starts) else set()
         if accented:
             spans.extend(_folded_spans(text, compiled, accented))
     if spans and "`" in text:
@@ -1723,16 +1769,18 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
-def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Span]:
+def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
-    that has a letter of that script (found in ``foreign``, the text's non-ASCII characters alone)."""
+    that has a letter of that script (found in ``foreign_parts``: the text's non-ASCII characters alone,
+    and their UTF-8, where the first byte of each letter of the script is looked for first)."""
+    foreign, foreign_utf8 = foreign_parts
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
-    for script, words, pattern in compiled.other_scripts:
+    for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
-            scripts[script.pattern] = script.search(foreign) is not None
+            scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
         if not scripts[script.pattern]:
             continue
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).

@@ -920,6 +920,9 @@ class _Compiled:
         self.leet_pair = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
+        # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
+        self.scan_words = self.anchor_words.union(*(r.needs for rules in self.by_anchor.values() for r in rules
+                                                    if r.needs))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
@@ -1340,13 +1343,12 @@ def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spa
         if end == -1:
             end = size - 1  # the copy ends with a space
         # Words between the spaces at ``start`` and ``end`` (both in the chunk: a word is in exactly one).
-        chunk = words[start:end].split()
-        present: set[bytes] | None = None
-        for word in anchor_words.intersection(chunk):
+        # The chunk's anchor words and needed words, in one pass over its words: a rule's needs meet the
+        # chunk where they meet this (usually small) set.
+        present = compiled.scan_words.intersection(words[start:end].split())
+        for word in anchor_words.intersection(present):
             rules = by_anchor[word]
             if word in compiled.needy:
-                if present is None:
-                    present = set(chunk)
                 rules = [r for r in rules if r.needs is None or not r.needs.isdisjoint(present)]
                 if not rules:
                     continue

@@ -18,7 +18,7 @@ from toolplug import guard_languages, guard_sentences
 from toolplug.guard import BuiltinInjectionFilter
 
 COMPILED = gb._compiled()
-SPECIAL = "\u0130\u0131\u017f\u212a"  # İ ı ſ and the Kelvin sign: ASCII letters only under (?i)
+SPECIAL = "\u0130\u0131\u017f\u212a"  # capital I with a dot, dotless i, long s, Kelvin: ASCII letters under (?i)
 
 
 def _gate_positions(text: str) -> list[int]:
@@ -110,7 +110,7 @@ def test_most_case_insensitive_rules_have_a_lower_case_twin() -> None:
 
 VOCABULARY = sorted({word.decode() for word in COMPILED.anchor_words} | set(gb._RULE_WORDS)
                     | {"the", "to", "of", "and", "a", "you", "your", "are", "now", "all", "previous", "from",
-                       "send", "data", "to", "https://x.example", "user@mail.example", "it\u2019s", "caf\u00e9",
+                       "send", "data", "https://x.example", "user@mail.example", "it\u2019s", "caf\u00e9",
                        "AI", "LLM", "no", "longer", "mode", "--", "==", "###", "[", "]", ":", ".", ",", "\n"})
 
 
@@ -232,3 +232,19 @@ def test_one_byte_copy_is_the_utf8_with_continuation_bytes_dropped(text: str) ->
     utf8 = text.encode("utf-8", "surrogatepass")
     want = b" " + utf8.translate(bytes(range(128)) + b"?" * 128, bytes(range(0x80, 0xC0))) + b" "
     assert gb._one_byte_copy(text) == want
+
+
+def _old_word_around(text: str, position: int) -> tuple[int, int] | None:
+    found = COMPILED.word.search(text, max(0, position - 30), position + 31)
+    while found is not None and found.end() <= position:
+        found = COMPILED.word.search(text, found.end(), position + 31)
+    return None if found is None else found.span()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab\u00e9\u00c9\u00d7_ 1.\u00f7-", min_size=1, max_size=90), st.integers(0, 89))
+def test_word_start_finds_the_word_the_search_loop_found(text: str, position: int) -> None:
+    # REQ: WEB-9
+    position = min(position, len(text) - 1)
+    found = COMPILED.word.search(text, gb._word_start(text, position, max(0, position - 30)), position + 31)
+    assert (None if found is None else found.span()) == _old_word_around(text, position)

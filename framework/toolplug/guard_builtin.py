@@ -1623,9 +1623,7 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
     for position in _word_positions(text, tuple(accented)):  # the text's accented letters, found with str.find
         if position < last_end:
             continue  # another accent of the same word
-        found = compiled.word.search(text, max(0, position - 30), position + 31)
-        while found is not None and found.end() <= position:
-            found = compiled.word.search(text, found.end(), position + 31)
+        found = compiled.word.search(text, _word_start(text, position, max(0, position - 30)), position + 31)
         if found is None:
             continue
         last_end = found.end()
@@ -1637,6 +1635,18 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
         folded = text[start:end].translate(guard_sentences.FOLD_TABLE)
         spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
     return spans
+
+
+def _word_start(text: str, position: int, floor: int) -> int:
+    """Where the word holding ``text[position]`` starts (not before ``floor``), or ``position`` when that
+    character is not a word character: from there the first ``\\w+`` is the first word in
+    ``text[floor:]`` that ends after ``position``."""
+    char = text[position]
+    if not (char.isalnum() or char == "_"):
+        return position
+    while position > floor and ((char := text[position - 1]).isalnum() or char == "_"):
+        position -= 1
+    return position
 
 
 _SHOWN_IN_CODE = frozenset({

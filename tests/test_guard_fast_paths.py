@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolplug import guard_builtin as gb
@@ -243,6 +243,7 @@ def _old_word_around(text: str, position: int) -> tuple[int, int] | None:
 
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="ab\u00e9\u00c9\u00d7_ 1.\u00f7-", min_size=1, max_size=90), st.integers(0, 89))
+@example("a" * 50 + "\u00e9 b", 45)  # a word longer than the 30 characters looked back over
 def test_word_start_finds_the_word_the_search_loop_found(text: str, position: int) -> None:
     # REQ: WEB-9
     position = min(position, len(text) - 1)

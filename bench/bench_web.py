@@ -274,6 +274,31 @@ def bench_guard_throughput(articles: list[str] | None = None, runs: int = 3) -> 
           f"{size / 1e6:.1f} MB; min {min(rates):.1f}, max {max(rates):.1f})")
 
 
+def bench_guard_more_dev() -> None:
+    """The guard on the larger development material of ``bench/guard_dev_more.py`` (run it first): benign
+    pages about prompts changed, recall per language of foreign attacks planted into articles, and benign
+    foreign paragraphs changed. Development data only: these figures are tuned on, never held out."""
+    import guard_dev_more
+
+    material = guard_dev_more.load()
+    if not material or not (CORPUS / "ground-truth.json").exists():
+        print("guard (more development data): skipped; run python bench/guard_dev_more.py first (downloads "
+              f"packages to {guard_dev_more.guard_data.cache_dir()})")
+        return
+    articles = [truth for _, _, truth, _ in load_corpus()]
+    result = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, material)
+    changed, total = result["prompt"]
+    print(f"guard DEVELOPMENT (more), benign pages about prompts changed: {changed}/{total} = {changed / total:.1%}")
+    for label, key in (("foreign attacks caught (recall), by language", "attack"),
+                       ("foreign attacks caught (recall), by source", "attack_source"),
+                       ("benign foreign paragraphs changed", "benign_intl")):
+        counts = result[key]
+        hit, count = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+        per_language = "  ".join(f"{lang} {c[0]}/{c[1]}" for lang, c in
+                                 sorted(counts.items(), key=lambda item: -item[1][1]))
+        print(f"guard DEVELOPMENT (more), {label}: {hit}/{count} = {hit / count:.3f}; {per_language}")
+
+
 def bench_guard(target_bytes: int, runs: int = 5) -> None:
     """Recall per family (the planted corpus and the held-out one), benign figures, and MB/s (median of
     ``runs``) on benign text, both per text as the guard receives it and as one long concatenation."""
@@ -371,9 +396,15 @@ def main() -> None:
                              "article pages are scored by its own split")
     parser.add_argument("--dev-only", action="store_true",
                         help="score only the development splits (for tuning runs; held-out splits stay unseen)")
+    parser.add_argument("--more-dev", action="store_true",
+                        help="only the guard on the larger development material of bench/guard_dev_more.py "
+                             "(development data: tuned on, not a held-out figure)")
     args = parser.parse_args()
     if args.guard_throughput_only:
         bench_guard_throughput(runs=args.guard_runs)
+        return
+    if args.more_dev:
+        bench_guard_more_dev()
         return
     if args.guard_only:
         bench_guard_public(args.extra_corpus)

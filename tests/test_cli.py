@@ -408,7 +408,10 @@ def test_check_reports_a_failed_plugin(install: Install) -> None:
 
 # --- call -----------------------------------------------------------------------------------------------
 
-CALL_KEYS = {"status", "output_type", "text", "json", "content", "sources", "required_provider_confidence", "trace"}
+CALL_KEYS = {
+    "status", "output_type", "text", "json", "content", "display_content", "sources",
+    "required_provider_confidence", "trace",
+}
 
 
 def test_call_prints_the_result_and_exits_0(install: Install) -> None:

@@ -43,3 +43,42 @@ def test_listing_tools_reads_no_network_stack(tmp_path: Path) -> None:
     # REQ: UX-1 — a tool's configuration check does not import the HTTP client it would fetch with.
     loaded = modules_after(tmp_path, "tools")
     assert not {"httpx2", "toolplug.net", "selectolax", "mcp"} & loaded
+
+
+def test_listing_tools_loads_no_guard(tmp_path: Path) -> None:
+    # REQ: UX-1 — registering the built-in filter and building the host do not import the guard: it is
+    # made when a tool first runs.
+    loaded = modules_after(tmp_path, "tools")
+    assert "toolplug_web.plugin" in loaded  # the web plugin and its filter were registered
+    assert not {"toolplug.guard", "toolplug.guard_builtin"} & loaded
+
+
+GC_PROBE = (
+    "import gc, json, toolplug.cli, toolplug.console as console\n"
+    "seen = {}\n"
+    "def command():\n"
+    "    seen['command'] = gc.isenabled()\n"
+    "    with console.start_up_phase():\n"
+    "        seen['building'] = gc.isenabled()\n"
+    "    seen['after'] = gc.isenabled()\n"
+    "    seen['frozen'] = gc.get_freeze_count()\n"
+    "toolplug.cli.main = command\n"
+    "outside = {'frozen': gc.get_freeze_count()}\n"
+    "with console.start_up_phase():\n"
+    "    outside['building'] = gc.isenabled()\n"
+    "console.main()\n"
+    "print(json.dumps({'outside': outside, 'console': seen}))\n"
+)
+
+
+def test_the_command_collects_garbage_as_usual_once_started(tmp_path: Path) -> None:
+    # REQ: UX-1 — the collector is off only while the command imports and builds its host; the objects
+    # made then are frozen, and the command itself runs with collections on. A host app or a test that
+    # uses the start-up phase without the command never has its collector touched.
+    done = subprocess.run([sys.executable, "-c", GC_PROBE], capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["outside"] == {"frozen": 0, "building": True}
+    assert report["console"]["command"] is True
+    assert report["console"]["building"] is False
+    assert report["console"]["after"] is True
+    assert report["console"]["frozen"] > 1000

@@ -164,6 +164,32 @@ def test_call_prints_content_parts_readably(install: Install) -> None:
     assert "Sources used by tools:\n  - Shot: https://example.org/shot" in result.stdout
 
 
+DISPLAY_TOOL = (
+    '[function_tool("ask", "Asks.", NO_ARGS, lambda arguments: ToolExecutionResult('
+    'text_content="Done.", display_content=['
+    '{"type": "text", "text": "A note for the user only."}, '
+    '{"type": "file", "media_type": "image/png", "filename": "chart.png", '
+    f'"data": __import__("base64").b64encode({PNG!r}).decode()}}]))]'
+)
+
+
+def test_call_shows_what_a_tool_shows_the_user_only(install: Install) -> None:
+    # REQ: EXE-3, UX-1 — content a tool (an MCP server's user-only blocks) addresses to the person, not the
+    # model: in --json as display_content, and in text after a heading that says the model does not see it.
+    installed = install(DISPLAY_TOOL)
+    payload = json_of(installed.invoke("call", "ask", "--json"))
+    assert payload["text"] == "Done."
+    assert payload["display_content"] == [
+        {"type": "text", "text": "A note for the user only."},
+        {"type": "file", "media_type": "image/png", "filename": "chart.png", "size": len(PNG)},
+    ]
+    text = installed.invoke("call", "ask").stdout
+    assert text.startswith(
+        "Done.\n\nFor you only (the model does not see this):\nA note for the user only.\n"
+        "[file: image/png, 2.9 KiB, chart.png]\n"
+    )
+
+
 def test_call_prints_json_output_indented(install: Install) -> None:
     # REQ: EXE-3, UX-1
     result = install().invoke("call", "add", "--args", '{"a": 2, "b": 40}')

@@ -34,6 +34,6 @@ def register_option_sources() -> Sequence[toolplug.OptionSource]:
 @toolplug.hookimpl
 def register_injection_filters() -> Sequence[InjectionFilter]:
     """The built-in prompt-injection filter."""
-    from toolplug.guard import BuiltinInjectionFilter
+    from toolplug.builtin_filter import BuiltinInjectionFilter
 
     return [BuiltinInjectionFilter()]

@@ -18,6 +18,10 @@ from toolplug.cli_errors import handles_errors as handles_errors  # commands of 
 from toolplug.errors import InvalidToolInputError, ToolNotRunnableError, ToolplugError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from toolplug.chat import ChatResult, ChatStreamPrinter
+    from toolplug.definitions import Source
     from toolplug.host import Host
     from toolplug.plugins import PluginRecord
 
@@ -42,9 +46,11 @@ class HostContext:
     def host(self) -> Host:
         """The host, built on first use and closed when the command ends (MCP connections and the like)."""
         if self._host is None:
+            from toolplug.console import start_up_phase
             from toolplug.host import Host
 
-            self._host = Host.from_config(self.config_path)
+            with start_up_phase():
+                self._host = Host.from_config(self.config_path)
             context = click.get_current_context(silent=True)
             if context is not None:
                 context.find_root().call_on_close(self._host.close)
@@ -348,7 +354,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
         if as_json:
             _emit_json({
                 "status": "blocked", "output_type": "error-text", "text": str(exc), "json": None, "content": None,
-                "sources": [],
+                "display_content": None, "sources": [],
                 "required_provider_confidence": None, "trace": None, "reasons": exc.reasons,
             })
         _fail(str(exc), 1)
@@ -360,10 +366,7 @@ def call(state: HostContext, tool_id: str, arguments: str, component: str, provi
         _emit_json(payload)
     else:
         click.echo(render_result(result))
-        if result.sources:
-            click.echo("\nSources used by tools:")
-            for source in result.sources:
-                click.echo(f"  - {source.title or source.url}: {source.url}")
+        _echo_sources(result.sources)
         _echo_guard_findings([(outcome.trace.tool_id, report) for report in outcome.trace.guard_reports])
         if outcome.status.value not in ("ok", "error"):  # a failure was already logged in one line
             click.echo(f"[{outcome.status.value}]", err=True)
@@ -590,31 +593,38 @@ def chat(
             record_dir=record_dir, chat_options={"tool_choice": tool_choice},
         )
         return
+    from toolplug.chat import ChatStreamPrinter
+
+    printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
+    options = {"provider_id": provider, "component": component, "stream": stream, "record_dir": record_dir,
+               "tool_choice": tool_choice, "system": system}
+    result = _run_one_chat(state.host, prompt, printer if stream and not as_json else None, as_json, options)
+    if as_json:
+        _emit_json(result.as_dict())
+    else:
+        _echo_answer(result, printer)
+    notice = result.stop_notice()
+    if notice is not None:
+        click.echo(notice, err=True)
+    if not result.answered:
+        sys.exit(1)
+
+
+def _run_one_chat(
+    host: Host, prompt: str, printer: ChatStreamPrinter | None, as_json: bool, options: dict[str, Any]
+) -> ChatResult:
+    """One chat run; a provider failure prints what already happened and exits 1."""
+    import asyncio
     import traceback
 
-    from toolplug.chat import ChatStreamPrinter, partial_chat_error, run_host_chat
+    from toolplug.chat import partial_chat_error, run_host_chat
     from toolplug.cli_errors import debugging
     from toolplug.errors import ProviderError, ToolChoiceViolationError
 
-    printer = ChatStreamPrinter(lambda text: click.echo(text, nl=False))
     try:
-        import asyncio
-
-        result = asyncio.run(
-            run_host_chat(
-                state.host,
-                prompt,
-                provider_id=provider,
-                component=component,
-                stream=stream,
-                on_event=printer if stream and not as_json else None,
-                record_dir=record_dir,
-                tool_choice=tool_choice,
-                system=system,
-            )
-        )
+        return asyncio.run(run_host_chat(host, prompt, on_event=printer, **options))
     except (ProviderError, ToolChoiceViolationError) as exc:
-        if printer.printed:
+        if printer is not None and printer.printed:
             click.echo()
         if debugging():
             click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
@@ -624,29 +634,29 @@ def chat(
         for line in lines:
             click.echo(line, err=True)
         sys.exit(1)
-    if as_json:
-        _emit_json(result.as_dict())
-    else:
-        if printer.printed:
-            # the answer is the last step's text; earlier steps streamed text before their tool calls
-            if result.text and not printer.text_of_last_step.endswith(result.text):
-                click.echo(f"\n{result.text}", nl=False)
-            click.echo()
-        elif result.text:
-            click.echo(result.text)
-        if result.sources:
-            click.echo("\nSources used by tools:")
-            for source in result.sources:
-                click.echo(f"  - {source.title or source.url}: {source.url}")
-        for search in result.loop_result.tool_searches:
-            found = ", ".join(search.found) or "nothing"
-            click.echo(f"Searched tools: {search.query!r} → {found}")
-        _echo_guard_findings(result.loop_result.guard_reports)
-    notice = result.stop_notice()
-    if notice is not None:
-        click.echo(notice, err=True)
-    if not result.answered:
-        sys.exit(1)
+
+
+def _echo_answer(result: ChatResult, printer: ChatStreamPrinter) -> None:
+    """The answer (unless it streamed already), the sources, the tool searches and the guard's findings."""
+    if printer.printed:
+        # the answer is the last step's text; earlier steps streamed text before their tool calls
+        if result.text and not printer.text_of_last_step.endswith(result.text):
+            click.echo(f"\n{result.text}", nl=False)
+        click.echo()
+    elif result.text:
+        click.echo(result.text)
+    _echo_sources(result.sources)
+    for search in result.loop_result.tool_searches:
+        found = ", ".join(search.found) or "nothing"
+        click.echo(f"Searched tools: {search.query!r} → {found}")
+    _echo_guard_findings(result.loop_result.guard_reports)
+
+
+def _echo_sources(sources: Sequence[Source]) -> None:
+    if sources:
+        click.echo("\nSources used by tools:")
+        for source in sources:
+            click.echo(f"  - {source.title or source.url}: {source.url}")
 
 
 def _echo_guard_findings(reports: list[tuple[str, Any]]) -> None:

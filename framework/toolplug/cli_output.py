@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from toolplug.execution import ToolCallOutcome
 
 FILE_TYPES = frozenset({"file", "image", "audio"})
+DISPLAY_HEADING = "\nFor you only (the model does not see this):"
 
 
 def content_for_people(parts: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
@@ -42,6 +43,7 @@ def result_payload(outcome: ToolCallOutcome) -> dict[str, Any]:
         "text": result.text_content,
         "json": result.json_content,
         "content": content_for_people(result.content),
+        "display_content": content_for_people(result.display_content),
         "sources": [s.model_dump() for s in result.sources],
         "required_provider_confidence": (
             None if result.required_provider_confidence is None else result.required_provider_confidence.label
@@ -59,6 +61,9 @@ def render_result(result: ToolExecutionResult) -> str:
         blocks.append(json.dumps(result.json_content, indent=2, ensure_ascii=False))
     if result.content is not None:
         blocks += [_render_part(part) for part in content_for_people(result.content) or []]
+    if result.display_content:
+        blocks.append(DISPLAY_HEADING)
+        blocks += [_render_part(part) for part in content_for_people(result.display_content) or []]
     return "\n".join(blocks)
 
 

@@ -31,7 +31,8 @@ DEFAULT_COMPONENTS = ("chat", "assistants")
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built on first validation: a command run without a config file never validates one.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class HostSection(_Section):
@@ -220,14 +221,14 @@ class ToolSearchSection(_Section):
 class HostConfig(_Section):
     """The whole host configuration."""
 
-    host: HostSection = HostSection()
-    plugins: PluginsSection = PluginsSection()
+    host: HostSection = Field(default_factory=HostSection.model_construct)
+    plugins: PluginsSection = Field(default_factory=PluginsSection.model_construct)
     tools: dict[str, ToolSection] = Field(default_factory=dict)
     providers: dict[str, ProviderSection] = Field(default_factory=dict)
     trusted_provider_ids: tuple[str, ...] = ()
     """Providers that may continue chats whose data requires a higher confidence (as ``trusted = true``)."""
-    limits: LimitsSection = LimitsSection()
-    tool_search: ToolSearchSection = ToolSearchSection()
+    limits: LimitsSection = Field(default_factory=LimitsSection.model_construct)
+    tool_search: ToolSearchSection = Field(default_factory=ToolSearchSection.model_construct)
     mcp: dict[str, Any] = Field(default_factory=dict)
     """``[mcp]``: read by the MCP plugin (``[mcp.servers.<name>]``)."""
     plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -294,7 +295,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> HostConfig:
     """
     file, origin = config_path_in_effect(path)
     if origin == "default" and not file.is_file():
-        return HostConfig()
+        # The built-in defaults need no validation, and skipping it spares building the validators.
+        return HostConfig.model_construct()
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from toolplug.builtin_filter import BuiltinInjectionFilter
+
 if TYPE_CHECKING:
     from toolplug.execution import ToolExecutionContext
 
@@ -283,31 +285,6 @@ class PromptInjectionGuard:
         return checked
 
 
-
-class BuiltinInjectionFilter:
-    """Neutralises, in place and visibly, what fetched text can use to speak as someone else.
-
-    Families: ``invisible`` (zero-width, tag and bidirectional override characters), ``tokens``
-    (chat-template and role tokens), ``fake_block`` (fake system or tool-result blocks),
-    ``exfiltration`` (Markdown or HTML links and images built to carry data away, and instructions to
-    do so), ``encoded`` (base64, hex, URL-encoded, spaced-out, leetspeak, homoglyph and rot13 forms of
-    the above) and ``override`` (instruction-like text aimed at the model). Ordinary prose — about
-    prompts, roles, base64, in right-to-left scripts, with emoji — is left exactly as it is.
-
-    Creating one is free: the patterns are compiled, once per process, the first time a text is filtered.
-    """
-
-    name = "toolplug.builtin"
-
-    def filter(self, texts: Sequence[str]) -> list[FilteredText]:
-        """Filter each text independently."""
-        return [self.filter_one(text) for text in texts]
-
-    def filter_one(self, text: str) -> FilteredText:
-        """Neutralise one text; unchanged (the same object) when nothing was found."""
-        from toolplug.guard_builtin import neutralise  # its rules load with the first text, never at start-up
-
-        return neutralise(text)
 
 _BUILTIN_NAMES = frozenset({"OPEN", "CLOSE", "QUOTE_PREFIX"})
 

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ from toolplug.tools import ToolImplementation
 
 if TYPE_CHECKING:
     from toolplug.chat import ChatResult
-    from toolplug.guard import GuardReport
+    from toolplug.guard import GuardReport, PromptInjectionGuard
     from toolplug.messages import Message
 
 
@@ -143,7 +144,6 @@ class Host:
         self.option_sources: dict[str, OptionSource] = self._claim(
             options, "register_option_sources", lambda source: source.name, {}
         )
-        self.injection_filters = [c.item for c in self.plugins.loaded(filters)]
         self.adapter_factories: dict[str, Any] = self._claim(
             adapters, "register_provider_adapters", lambda factory: factory.api, _builtin_adapter_factories()
         )
@@ -163,12 +163,23 @@ class Host:
             option_sources=self.option_sources,
         )
         self.selector = ToolSelector(self.registry, self.settings, config)
-        self.guard = _build_guard(self.injection_filters, on_guard_report)
-        self.executor = ToolExecutor(self.settings.for_execution, guard=self.guard)
+        self._on_guard_report = on_guard_report
         self.admin_diagnostics = self._admin_mistakes(read)
         """Config entries that name nothing: a plugin, a default tool or an API nobody provides."""
         for diagnostic in self.admin_diagnostics:
             logger.warning("%s", diagnostic.message)
+
+    @cached_property
+    def guard(self) -> PromptInjectionGuard:
+        """The prompt-injection guard over the plugins' filters, made when a tool first needs it."""
+        from toolplug.guard import PromptInjectionGuard
+
+        return PromptInjectionGuard(self.injection_filters, self._on_guard_report)
+
+    @cached_property
+    def executor(self) -> ToolExecutor:
+        """The executor that runs every tool call, with the guard."""
+        return ToolExecutor(self.settings.for_execution, guard=self.guard)
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Host:
@@ -236,7 +247,7 @@ class Host:
         self, contributions: Sequence[Contribution], hook: str, name_of: Any, taken: dict[str, Any]
     ) -> dict[str, Any]:
         """Each name to the first plugin that registers it (built-ins first); later ones are diagnostics."""
-        owners = dict.fromkeys(taken, "toolplug (built-in)")
+        owners: dict[str, PluginRecord | None] = dict.fromkeys(taken)  # None: toolplug's own
         for contribution in self.plugins.loaded(contributions):
             record = contribution.plugin
             try:
@@ -245,13 +256,13 @@ class Host:
                 self.plugins.fail(record.name, f"reading a name raised {exc!r}", exc, hook=hook)
                 continue
             if name in taken:
-                where = f" ({record.distribution})" if record.distribution else ""
-                message = f"{name!r} belongs to {owners[name]}; this one of plugin {record.name!r}{where} is left out"
+                owner, this_one = _owner_phrase(owners[name]), _owner_phrase(record)
+                message = f"{name!r} belongs to {owner}; this one of {this_one} is left out"
                 self.plugin_diagnostics.append(Diagnostic("*", record.name, hook, message))
                 logger.warning("%s: %s", hook, message)
                 continue
             taken[name] = contribution.item
-            owners[name] = f"plugin {record.name!r}" + (f" ({record.distribution})" if record.distribution else "")
+            owners[name] = record
         return taken
 
     def _build_registry(
@@ -532,10 +543,11 @@ def _close_quietly(source: Any) -> None:
         logger.exception("Closing a definition source of type %s failed", type(source).__name__)
 
 
-def _build_guard(filters: Sequence[Any], on_report: Callable[[GuardReport], None] | None) -> Any:
-    from toolplug.guard import PromptInjectionGuard
-
-    return PromptInjectionGuard(filters, on_report)
+def _owner_phrase(record: PluginRecord | None) -> str:
+    """``plugin 'x' (its-distribution)``; reads the distribution's METADATA, so only for a message."""
+    if record is None:
+        return "toolplug (built-in)"
+    return f"plugin {record.name!r}" + (f" ({record.distribution})" if record.distribution else "")
 
 
 def _builtin_adapter_factories() -> dict[str, Any]:

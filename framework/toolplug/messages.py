@@ -644,63 +644,69 @@ def _convert_block(
             if part.state == "input-streaming":
                 continue
             tool_parts.append(part)
-            call_input = part.input
-            if part.state == "output-error" and call_input is None:
-                call_input = part.raw_input
-            content.append(
-                ToolCallPart(
-                    part.tool_call_id,
-                    part.tool_name,
-                    call_input,
-                    provider_executed=part.provider_executed,
-                    dynamic=part.dynamic,
-                    title=part.title,
-                    tool_metadata=part.tool_metadata,
-                    provider_metadata=part.call_provider_metadata,
-                )
-            )
-            if part.approval is not None:
-                content.append(
-                    ToolApprovalRequestPart(
-                        part.approval.id, part.tool_call_id, is_automatic=part.approval.is_automatic
-                    )
-                )
-            if part.provider_executed and part.state in _RESULT_STATES:
-                content.append(_ui_tool_result(part, tools))
+            content += _assistant_tool_parts(part, tools)
         # file, reasoning-file, source and unknown parts never reach the model from an assistant turn
     if content:
         converted.append(AssistantMessage(content))
     for part in tool_parts:
-        if part.approval is not None and part.approval.approved is not None:
-            response = ToolApprovalResponsePart(
-                part.approval.id,
-                part.approval.approved,
-                part.approval.reason,
-                provider_executed=part.provider_executed,
-            )
-            converted.append(ToolMessage([response]))
-        if part.provider_executed:
-            continue
-        if part.state == "output-denied":
-            reason = part.approval.reason if part.approval is not None else None
-            converted.append(
-                ToolMessage(
-                    [
-                        ToolResultPart(
-                            part.tool_call_id,
-                            part.tool_name,
-                            reason,
-                            OutputType.EXECUTION_DENIED,
-                            dynamic=part.dynamic,
-                            title=part.title,
-                            tool_metadata=part.tool_metadata,
-                            provider_metadata=part.result_provider_metadata,
-                        )
-                    ]
-                )
-            )
-        elif part.state in _RESULT_STATES:
-            converted.append(ToolMessage([_ui_tool_result(part, tools)]))
+        converted += _tool_messages(part, tools)
+
+
+def _assistant_tool_parts(part: ToolUIPart, tools: Mapping[str, Any] | None) -> list[AssistantPart]:
+    """The call, its approval request, and the result of a call the provider ran, in the assistant turn."""
+    call_input = part.input
+    if part.state == "output-error" and call_input is None:
+        call_input = part.raw_input
+    parts: list[AssistantPart] = [
+        ToolCallPart(
+            part.tool_call_id,
+            part.tool_name,
+            call_input,
+            provider_executed=part.provider_executed,
+            dynamic=part.dynamic,
+            title=part.title,
+            tool_metadata=part.tool_metadata,
+            provider_metadata=part.call_provider_metadata,
+        )
+    ]
+    if part.approval is not None:
+        parts.append(
+            ToolApprovalRequestPart(part.approval.id, part.tool_call_id, is_automatic=part.approval.is_automatic)
+        )
+    if part.provider_executed and part.state in _RESULT_STATES:
+        parts.append(_ui_tool_result(part, tools))
+    return parts
+
+
+def _tool_messages(part: ToolUIPart, tools: Mapping[str, Any] | None) -> list[Message]:
+    """The tool messages after the assistant turn: the approval answer, then the result or the denial."""
+    messages: list[Message] = []
+    if part.approval is not None and part.approval.approved is not None:
+        response = ToolApprovalResponsePart(
+            part.approval.id,
+            part.approval.approved,
+            part.approval.reason,
+            provider_executed=part.provider_executed,
+        )
+        messages.append(ToolMessage([response]))
+    if part.provider_executed:
+        return messages
+    if part.state == "output-denied":
+        reason = part.approval.reason if part.approval is not None else None
+        denied = ToolResultPart(
+            part.tool_call_id,
+            part.tool_name,
+            reason,
+            OutputType.EXECUTION_DENIED,
+            dynamic=part.dynamic,
+            title=part.title,
+            tool_metadata=part.tool_metadata,
+            provider_metadata=part.result_provider_metadata,
+        )
+        messages.append(ToolMessage([denied]))
+    elif part.state in _RESULT_STATES:
+        messages.append(ToolMessage([_ui_tool_result(part, tools)]))
+    return messages
 
 
 def _ui_tool_result(part: ToolUIPart, tools: Mapping[str, Any] | None) -> ToolResultPart:

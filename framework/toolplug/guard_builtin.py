@@ -914,9 +914,8 @@ class _Compiled:
         self.anchor_words = frozenset(self.by_anchor)
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
-        # A word with leetspeak in it: a run of letters and leet characters with a letter next to a leet one
-        # (:func:`_leet_words`).
-        self.leet_run = re.compile(r"[A-Za-z013457@$]+")
+        # A letter next to a leetspeak character: what makes a run of letters and leet characters a word with
+        # leetspeak in it (:func:`_leet_words`).
         self.leet_pair = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
@@ -1469,11 +1468,28 @@ def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
     return matches
 
 
+_LEET_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz013457@$")
+
+
 def _leet_words(text: str, start: int, end: int, compiled: _Compiled) -> list[str]:
     """The words of ``text[start:end]`` with a letter next to a leetspeak character: its runs of letters and
     leet characters that hold such a pair. (What ``findall`` of ``[run]*(?:pair)[run]*`` gives, since a
-    match is a whole run, without that pattern's backtracking over every run that has no pair.)"""
-    return [run for run in compiled.leet_run.findall(text, start, end) if compiled.leet_pair.search(run)]
+    match is a whole run, without that pattern's backtracking over every run that has no pair.) Each pair,
+    rare in prose, is widened to its run."""
+    words: list[str] = []
+    end = min(end, len(text))
+    taken = start
+    for pair in compiled.leet_pair.finditer(text, start, end):
+        if pair.start() < taken:
+            continue  # another pair of the run just taken
+        left, right = pair.start(), pair.end()
+        while left > taken and text[left - 1] in _LEET_RUN:
+            left -= 1
+        while right < end and text[right] in _LEET_RUN:
+            right += 1
+        words.append(text[left:right])
+        taken = right
+    return words
 
 
 def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:

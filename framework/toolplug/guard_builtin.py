@@ -544,14 +544,20 @@ class _ProseScorer:
     """Judges the paragraph around a cue word (see above); compiled once, with the rules."""
 
     def __init__(self) -> None:
-        self.strong = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG))
-        self.weak = re.compile(r"(?i)(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK))
-        self.discussion = re.compile(
-            r"(?i)\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
+        # Compiled without (?i): they run over a lower-case copy of the paragraph (:func:`_lowered`), several
+        # times faster than folding the case of every character; the case-insensitive versions compile only
+        # for the rare paragraph that copy would misread (:meth:`_case_insensitive`).
+        self.sources = (
+            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG),
+            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK),
+            r"\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b")
+            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b",
+        )
+        self.lower_case = tuple(re.compile(source) for source in self.sources)
+        self._folding: tuple[re.Pattern[str], ...] = ()
         self.addressee = re.compile(r"(?i)(?<![\w])" + guard_sentences.SECOND_PERSON + r"(?![\w])|\b(?:you're|u)\b")
         self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
 
@@ -577,20 +583,33 @@ class _ProseScorer:
         if self._judged:
             self._judged.clear()
 
+    def _case_insensitive(self) -> tuple[re.Pattern[str], ...]:
+        if not self._folding:
+            self._folding = tuple(re.compile("(?i)" + source) for source in self.sources)
+        return self._folding
+
     def _judge(self, text: str, start: int, end: int) -> tuple[int, int] | None:
-        strong_matches = list(self.strong.finditer(text, start, end))
+        lowered = _lowered(text, start, end)
+        if lowered is None:
+            strong_pattern, weak_pattern, discussion = self._case_insensitive()
+            view, view_start, view_end = text, start, end
+        else:
+            strong_pattern, weak_pattern, discussion = self.lower_case
+            view, view_start = lowered
+            view_end = len(view)
+        strong_matches = list(strong_pattern.finditer(view, view_start, view_end))
         if not strong_matches:
             return None
         strong = {m.group().lower() for m in strong_matches}
         taken = [m.span() for m in strong_matches]
         # A weak cue inside a strong one ("hypothetically" in "hypothetically speaking") is not a second cue.
-        weak = {m.group().lower() for m in self.weak.finditer(text, start, end)
+        weak = {m.group().lower() for m in weak_pattern.finditer(view, view_start, view_end)
                 if not any(s <= m.start() < e for s, e in taken)}
         if 3 * len(strong) + len(weak) < _PROSE_THRESHOLD:
             return None
         # A paragraph about jailbreaks (a guard's documentation, a security report) names them among words
         # of defence; jailbreak prose itself does not.
-        if len({m.group().lower() for m in self.discussion.finditer(text, start, end)}) >= 2:
+        if len({m.group().lower() for m in discussion.finditer(view, view_start, view_end)}) >= 2:
             return None
         while start < end and text[start] in " \t\n":
             start += 1
@@ -604,6 +623,24 @@ class _ProseScorer:
         if all(cue.startswith("jailbr") for cue in strong) and self.addressee.search(text, start, end) is None:
             return None
         return start, end
+
+_CASE_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+"""The characters other than ASCII letters that a case-insensitive pattern matches with an ASCII letter
+(capital I with a dot, dotless i, long s and the Kelvin sign: i, i, s, k)."""
+
+
+def _lowered(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """``text[start - 1:end]`` in lower case and where ``text[start]`` is in it, for a case-insensitive
+    pattern of lower-case ASCII letters compiled without ``(?i)``: it matches the copy where the pattern
+    matches ``text`` (the character before ``start`` is kept for a look-behind). None when the copy could
+    differ: some character folds to an ASCII letter only under ``(?i)``, or changes length in lower case."""
+    low = max(0, start - 1)
+    piece = text[low:end]
+    if not piece.isascii() and any(char in piece for char in _CASE_FOLDS_TO_ASCII):
+        return None
+    lowered = piece.lower()
+    return (lowered, start - low) if len(lowered) == len(piece) else None
+
 
 _PROSE_NEEDS = (
     "divider", "l33tspeak", "leetspeak", "l33tsp34k", "l33t", "unrestrictedly", "liberate", "query",
@@ -628,6 +665,9 @@ class _SentenceScorer:
         self.judge = guard_sentences.SentenceJudge()
         self.url = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s)\]>\"'`]+")
         self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
+        # The judge's verdict is a function of the sentence alone: the re-spelt windows of a text (folded,
+        # leetspeak, homoglyphs) hold many of its sentences again. Kept for one text (new_text()).
+        self._verdicts: dict[str, str | None] = {}
 
     def bounds(self, text: str, position: int) -> tuple[int, int]:
         """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
@@ -653,13 +693,22 @@ class _SentenceScorer:
             sentence = sentence.translate(guard_sentences.FOLD_TABLE)
         if "://" in sentence:
             sentence = self.url.sub(" ", sentence)  # a link's path words ("…/system-prompt-scrubber") say nothing
-        rule = self.judge.judge(sentence)
+        if sentence in self._verdicts:
+            rule = self._verdicts[sentence]
+        else:
+            rule = self._verdicts[sentence] = self.judge.judge(sentence)
         self._judged[key] = found = None if rule is None else (start, end, rule)
         return found
 
     def forget(self) -> None:
+        """Drop the judgements of the previous text or window."""
         if self._judged:
             self._judged.clear()
+
+    def new_text(self) -> None:
+        """Drop the verdicts of the previous text."""
+        if self._verdicts:
+            self._verdicts.clear()
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
@@ -812,23 +861,65 @@ such rule ends some 100 characters after its word; the search stops here when no
 
 
 class _Rule:
-    __slots__ = ("back", "family", "needs", "pattern", "rule")
+    __slots__ = ("_pattern", "back", "family", "lower", "needs", "rule", "source")
 
     def __init__(
-        self, pattern: re.Pattern[str], rule: str, family: str, back: int, needs: frozenset[bytes] | None = None
+        self, source: str, rule: str, family: str, back: int, needs: frozenset[bytes] | None = None, *,
+        twin: bool = False,
     ) -> None:
-        self.pattern = pattern
+        self.source = source
         self.rule = rule
         self.family = family
         self.back = back
         self.needs = needs
+        # A case-insensitive rule of ASCII lower-case letters runs over the text in lower case (see
+        # _lower_case_twin); its pattern as written compiles only for a text that copy would misread.
+        self.lower = _lower_case_twin(source) if twin else None
+        self._pattern = None if self.lower is not None else re.compile(source)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The rule's pattern as written (compiled on first use when the rule has a lower-case twin)."""
+        if self._pattern is None:
+            self._pattern = re.compile(self.source)
+        return self._pattern
+
+
+def _lower_case_twin(source: str) -> re.Pattern[str] | None:
+    """``source`` without its leading ``(?i)``, compiled, when that pattern matches a text in lower case
+    exactly where ``source`` matches the text: every letter it names is an ASCII lower-case one (no
+    escape names a character, no group turns case-insensitivity off). None for any other pattern.
+
+    With ``(?i)`` the engine folds the case of every character it compares; on a lower-case copy it
+    compares them as they are, several times faster (the copy must pass :func:`_lowered_text`)."""
+    body = source.removeprefix("(?i)")
+    if body == source or not body.isascii() or re.search(r"\\[uUxN0-9]|\(\?-i|\(\?P=", body):
+        return None
+    if re.search("[A-Z]", re.sub(r"\\.", "", body)):
+        return None
+    return re.compile(body)
+
+
+def _lowered_text(text: str) -> str | None:
+    """``text`` in lower case, for the rules' lower-case twins; None when that copy could differ from what
+    ``(?i)`` sees: a character that folds to an ASCII letter only under ``(?i)``, or one that changes
+    length in lower case (every other character keeps its length, and whether it is a word character,
+    a digit or a space)."""
+    if text.isascii():
+        return text.lower()
+    if any(char in text for char in _CASE_FOLDS_TO_ASCII):
+        return None
+    # Only the ASCII letters: the other characters meet a twin's pattern only through classes that do not
+    # depend on case (word characters, digits, spaces, negated sets of ASCII characters). In UTF-8 every
+    # byte of a character beyond ASCII is above 127, so bytes.lower leaves them alone.
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 class _Compiled:
     """Everything the built-in filter matches with, compiled once on first use."""
 
     def __init__(self) -> None:
-        self.markup = [_Rule(re.compile(s.pattern), s.rule, s.family, 0) for s in _RULES if not s.anchors]
+        self.markup = [_Rule(s.pattern, s.rule, s.family, 0) for s in _RULES if not s.anchors]
         # One pass over the text finds where any markup rule matches; every branch starts with a literal.
         self.markup_gate = re.compile("|".join(f"(?:{s.pattern})" for s in _RULES if not s.anchors))
         # Anchor words are looked for in a one-byte-per-character copy of the text where every letter is
@@ -839,7 +930,7 @@ class _Compiled:
         for spec in _RULES:
             if spec.anchors:
                 needs = frozenset(word.encode("ascii") for word in spec.needs) if spec.needs else None
-                compiled = _Rule(re.compile(spec.pattern), spec.rule, spec.family, spec.back, needs)
+                compiled = _Rule(spec.pattern, spec.rule, spec.family, spec.back, needs, twin=True)
                 for anchor in spec.anchors:
                     rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
                     if compiled not in rules:
@@ -847,9 +938,14 @@ class _Compiled:
         self.anchor_words = frozenset(self.by_anchor)
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
-        self.leet_word = re.compile(r"[A-Za-z013457@$]*(?:[A-Za-z][013457@$]|[013457@$][A-Za-z])[A-Za-z013457@$]*")
+        # A letter next to a leetspeak character: what makes a run of letters and leet characters a word with
+        # leetspeak in it (:func:`_leet_words`).
+        self.leet_pair = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
+        # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
+        self.scan_words = self.anchor_words.union(*(r.needs for rules in self.by_anchor.values() for r in rules
+                                                    if r.needs))
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
@@ -866,6 +962,7 @@ class _Compiled:
                 re.compile(script),
                 tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
                 re.compile("|".join(patterns)),
+                _lead_bytes(script),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
@@ -892,6 +989,8 @@ class _Compiled:
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
         self.fancy_letter = re.compile("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
+        self.fancy_starts = _lead_bytes(self.fancy_letter.pattern)
+        self.accented_starts = _lead_bytes(guard_sentences.LATIN_EXTENDED.pattern)
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.fence = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
@@ -941,6 +1040,39 @@ class _Compiled:
         self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
 
 
+def _lead_bytes(letters: str) -> tuple[bytes, ...]:
+    """The first UTF-8 bytes of the characters of the class ``letters`` (``[...]`` of characters and
+    ranges, as in :data:`guard_languages.SCRIPT_GROUPS`): a text where none of them occurs has no letter
+    of the class, which ``bytes.find`` (``memchr``) tells faster than the class searched over long text."""
+    inner = letters[1:-1]
+    assert letters[0] == "[" and letters[-1] == "]" and "\\" not in inner and "[" not in inner, letters
+    leads: set[int] = set()
+    narrow: set[bytes] = set()
+    i = 0
+    while i < len(inner):
+        if i + 2 < len(inner) and inner[i + 1] == "-":
+            first, last, i = ord(inner[i]), ord(inner[i + 2]), i + 3
+        else:
+            first = last = ord(inner[i])
+            i += 1
+        # Within one length of encoding the first byte grows with the code point: split the range there.
+        for low, high in ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)):
+            if first <= high and last >= low:
+                lead = (chr(max(first, low)).encode("utf-8", "surrogatepass")[0],
+                        chr(min(last, high)).encode("utf-8", "surrogatepass")[0])
+                leads.update(range(lead[0], lead[1] + 1))
+                # U+2000-U+2FFF (first byte E2) holds the punctuation most texts have (quotes, dashes): there
+                # the first two bytes are looked for.
+                punctuation = range(max(first, 0x2000), min(last, 0x2FFF) + 1)
+                narrow.update(chr(code).encode("utf-8")[:2] for code in punctuation)
+    leads.discard(0xE2)
+    return tuple(sorted(bytes([lead]) for lead in leads)) + tuple(sorted(narrow))
+
+
+def _has_any(haystack: bytes, needles: tuple[bytes, ...]) -> bool:
+    return any(needle in haystack for needle in needles)
+
+
 @functools.cache
 def _compiled() -> _Compiled:
     _FANCY.update(_fancy_table())
@@ -975,9 +1107,6 @@ _SPACED_BYTES = bytes(
 the copy both the spaced-out gate and the leetspeak search (:func:`_leet_matches`) read."""
 _UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 """Deleted from UTF-8, these leave one byte per character: ASCII as itself, the first byte of the rest."""
-_ONE_BYTE = bytes(range(128)) + b"?" * 128
-"""UTF-8 with :data:`_UTF8_CONTINUATION` deleted to the one-byte copy: ``?`` for every non-ASCII character
-(every table here treats them alike: none is a letter, a digit or a separator)."""
 _SCRIPT_SHAPE = bytes(
     ord("a") if chr(i) in _LETTERS else ord("c") if 0xCD <= i <= 0xD3 else ord(" ") for i in range(256)
 )
@@ -985,16 +1114,10 @@ _SCRIPT_SHAPE = bytes(
 (Greek and Cyrillic, and a few combining marks: checked), a space for the rest."""
 
 
-def _one_byte_copy(text: str, utf8: bytes | None = None) -> bytes:
-    """``" " + text + " "`` as one byte per character: ASCII as itself, ``?`` for the rest.
-
-    ``utf8``: ``text`` encoded, when the caller has it.
-    """
-    if text.isascii():
-        return b" " + text.encode("ascii") + b" "
-    if utf8 is None:
-        utf8 = text.encode("utf-8", "surrogatepass")
-    return b" " + utf8.translate(_ONE_BYTE, _UTF8_CONTINUATION) + b" "
+def _one_byte_copy(text: str) -> bytes:
+    """``" " + text + " "`` as one byte per character: ASCII as itself, ``?`` for the rest (every table
+    here treats those alike: none is a letter, a digit or a separator)."""
+    return b" " + text.encode("ascii", "replace") + b" "
 
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
@@ -1050,15 +1173,18 @@ def neutralise(text: str) -> FilteredText:
     """What :meth:`toolplug.guard.BuiltinInjectionFilter.filter_one` does: neutralise one text in place
     (the same object back when nothing was found)."""
     compiled = _compiled()
+    compiled.sentences.new_text()
     findings: list[InjectionFinding] = []
     script = False
     utf8: bytes | None = None
     foreign = ""
+    foreign_utf8 = b""
     if not text.isascii():
         # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
         # fraction of the text, so the character-class scans below run over it rather than over the text.
         utf8 = text.encode("utf-8", "surrogatepass")
-        foreign = utf8.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        foreign_utf8 = utf8.translate(None, _ASCII_BYTES)
+        foreign = foreign_utf8.decode("utf-8", "surrogatepass")
         hidden = set(compiled.hidden.findall(foreign))
         if hidden:
             neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
@@ -1067,9 +1193,9 @@ def neutralise(text: str) -> FilteredText:
         script = compiled.cyrillic_or_greek.search(foreign) is not None
     # One byte per character, and its letters/separators/leet shape, shared by the scans (and the UTF-8
     # copy, by the mixed-script one).
-    raw = _one_byte_copy(text, utf8)
+    raw = _one_byte_copy(text)
     letters = raw.translate(_SPACED_BYTES)
-    text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, foreign)
+    text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, (foreign, foreign_utf8))
     if findings:
         text = _neutralise_encoded(text, None, findings, compiled)
     else:
@@ -1247,25 +1373,33 @@ def _neutralise_run(
 Span = tuple[int, int, str, str]
 
 
-def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None) -> list[Span]:
+def _rule_spans(
+    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None
+) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
-    ``words``: ``" " + text + " "`` one byte per character through :data:`_WORD_BYTES`, when the caller
-    already has it.
+    ``raw`` and ``words``: ``" " + text + " "`` one byte per character (:func:`_one_byte_copy`), and that
+    through :data:`_WORD_BYTES`, when the caller already has them.
     """
     spans: set[Span] = set()
     compiled.prose.forget()
     compiled.sentences.forget()
-    gate = compiled.markup_gate.search(text)
-    while gate is not None:
-        position = gate.start()
+    if raw is None:
+        raw = _one_byte_copy(text)
+    for position in _markup_gates(text, raw, compiled):
         for rule in compiled.markup:
             match = rule.pattern.match(text, position)
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
-        gate = compiled.markup_gate.search(text, position + 1)
     if words is None:
-        words = _one_byte_copy(text).translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
+        words = raw.translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
+    _anchor_spans(text, words, compiled, offset, spans)
+    return sorted(spans)
+
+
+def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span]) -> None:
+    """The matches of the rules under the anchor words of ``text`` (``words``: its copy through
+    :data:`_WORD_BYTES`), added to ``spans``."""
     # Where anchor words occur, chunk by chunk (a long text is cut at spaces into pieces of about
     # _CHUNK characters): ``bytes.split`` and a set say which anchor words a chunk has (C speed), a
     # ``bytes.find`` per such word, bounded to the chunk, where. A chunk has few of them, so this costs
@@ -1274,6 +1408,7 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
     # the word is at ``position``: the word is text[position].
     anchor_words = compiled.anchor_words
     by_anchor = compiled.by_anchor
+    lowered: list[str | None] = []  # text in lower case, made when a rule first needs it
     size = len(words)
     start = 0
     while start < size - 1:
@@ -1281,30 +1416,57 @@ def _rule_spans(text: str, compiled: _Compiled, offset: int = 0, words: bytes | 
         if end == -1:
             end = size - 1  # the copy ends with a space
         # Words between the spaces at ``start`` and ``end`` (both in the chunk: a word is in exactly one).
-        chunk = words[start:end].split()
-        present: set[bytes] | None = None
-        for word in anchor_words.intersection(chunk):
+        # The chunk's anchor words and needed words, in one pass over its words: a rule's needs meet the
+        # chunk where they meet this (usually small) set.
+        present = compiled.scan_words.intersection(words[start:end].split())
+        for word in anchor_words.intersection(present):
             rules = by_anchor[word]
             if word in compiled.needy:
-                if present is None:
-                    present = set(chunk)
                 rules = [r for r in rules if r.needs is None or not r.needs.isdisjoint(present)]
                 if not rules:
                     continue
             needle = b" " + word + b" "
             position = words.find(needle, start, end + 1)
             while position != -1:
-                _anchored(text, position, rules, offset, spans)
+                _anchored(text, position, rules, offset, spans, lowered)
                 position = words.find(needle, position + 1, end + 1)
         start = end
-    return sorted(spans)
 
 
 _CHUNK = 2048
 
+_MARKUP_STARTS = (b"<", b"[", b"{", b"![", b"###", b'"role', b"'role")
+"""What a markup rule's match starts with (in the one-byte copy), but for ``(`` (:func:`_markup_gates`)."""
 
-def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span]) -> None:
-    """The matches of the rules of an anchor word found at ``text[position]``."""
+
+def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
+    """Where in ``text`` some markup rule matches (``compiled.markup_gate`` matches there), in order.
+
+    Every markup rule starts with one of :data:`_MARKUP_STARTS`, or with ``(`` and a letter that may be
+    ``f``, ``t`` or ``a`` in any case (non-ASCII letters are ``?`` in ``raw``, the one-byte copy), so the
+    gate runs only where ``bytes.find`` sees such a start: prose has few of them. Text with many of them
+    (markup, code) is searched with the gate alone, which is then cheaper.
+    """
+    found: set[int] = set()
+    for needle in _MARKUP_STARTS:
+        found.update(_all_finds(raw, needle, -1))
+    found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
+    gate = compiled.markup_gate
+    if len(found) * 32 > len(text):
+        positions: list[int] = []
+        match = gate.search(text)
+        while match is not None:
+            positions.append(match.start())
+            match = gate.search(text, match.start() + 1)
+        return positions
+    return [position for position in sorted(found) if gate.match(text, position) is not None]
+
+
+def _anchored(
+    text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span], lowered: list[str | None]
+) -> None:
+    """The matches of the rules of an anchor word found at ``text[position]``; ``lowered``: empty, or holds
+    ``text`` in lower case (:func:`_lowered_text`) for the rules that have a lower-case twin."""
     for rule in rules:
         if rule.family == "jailbreak":
             found = _compiled().prose.span(text, position)
@@ -1316,13 +1478,21 @@ def _anchored(text: str, position: int, rules: list[_Rule], offset: int, spans: 
             if sentence is not None:
                 spans.add((sentence[0] + offset, sentence[1] + offset, rule.family, sentence[2]))
             continue
+        pattern, haystack = rule.pattern if rule.lower is None else rule.lower, text
+        if rule.lower is not None:
+            if not lowered:
+                lowered.append(_lowered_text(text))
+            if lowered[0] is None:
+                pattern = rule.pattern
+            else:
+                haystack = lowered[0]
         if not rule.back:
-            match = rule.pattern.match(text, position)
+            match = pattern.match(haystack, position)
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
             continue
         end = min(len(text), position + _LOOK_AHEAD)
-        for match in rule.pattern.finditer(text, max(0, position - rule.back), end):
+        for match in pattern.finditer(haystack, max(0, position - rule.back), end):
             if match.start() > position:
                 break
             if match.end() > match.start():
@@ -1372,6 +1542,30 @@ def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
     return matches
 
 
+_LEET_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz013457@$")
+
+
+def _leet_words(text: str, start: int, end: int, compiled: _Compiled) -> list[str]:
+    """The words of ``text[start:end]`` with a letter next to a leetspeak character: its runs of letters and
+    leet characters that hold such a pair. (What ``findall`` of ``[run]*(?:pair)[run]*`` gives, since a
+    match is a whole run, without that pattern's backtracking over every run that has no pair.) Each pair,
+    rare in prose, is widened to its run."""
+    words: list[str] = []
+    end = min(end, len(text))
+    taken = start
+    for pair in compiled.leet_pair.finditer(text, start, end):
+        if pair.start() < taken:
+            continue  # another pair of the run just taken
+        left, right = pair.start(), pair.end()
+        while left > taken and text[left - 1] in _LEET_RUN:
+            left -= 1
+        while right < end and text[right] in _LEET_RUN:
+            right += 1
+        words.append(text[left:right])
+        taken = right
+    return words
+
+
 def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     """Where a Greek or Cyrillic letter touches a Latin one, as ``(start, end)`` of the pair in ``text``
     (``utf8``: ``text`` encoded), found with ``bytes.find`` in a one-byte-per-character shape."""
@@ -1407,11 +1601,10 @@ def _view_spans(
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
     for start, end in _merged_windows(len(text), _leet_matches(letters)):
-        view = text[start:end].translate(_LEET)
         # Only a window where a word with leetspeak in it reads as a word the rules know.
-        if any(word.lower() in compiled.rule_words for word in compiled.leet_word.findall(text, start, end)
+        if any(word.lower() in compiled.rule_words for word in _leet_words(text, start, end, compiled)
                for word in (word.translate(_LEET),)):
-            scan(start, end, view)
+            scan(start, end, text[start:end].translate(_LEET))
     if script is None:
         script = not text.isascii() and compiled.cyrillic_or_greek.search(text) is not None
     if script:
@@ -1455,12 +1648,15 @@ def _reversed_spans(text: str, compiled: _Compiled) -> list[Span]:
 
 def _neutralise_rules(
     text: str, raw: bytes, findings: list[InjectionFinding], compiled: _Compiled, script: bool,
-    utf8: bytes | None = None, letters: bytes | None = None, foreign: str = "",
+    utf8: bytes | None = None, letters: bytes | None = None, foreign_parts: tuple[str, bytes] = ("", b""),
 ) -> str:
-    """Neutralise what the rules find; ``foreign``: the text's non-ASCII characters, in order."""
+    """Neutralise what the rules find; ``foreign_parts``: the text's non-ASCII characters, in order, and
+    their UTF-8."""
+    foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
-    spans = _rule_spans(text, compiled, 0, words)
-    fancy = bool(foreign) and compiled.fancy_letter.search(foreign) is not None
+    spans = _rule_spans(text, compiled, 0, words, raw)
+    fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
+        compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
     if b"@" in raw:
         spans.extend(_mail_orders(text, compiled))
@@ -1468,10 +1664,11 @@ def _neutralise_rules(
         spans.extend(_mixed_word_spans(text, compiled, utf8))
     if not text.isascii():
         if not foreign:
-            foreign = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES).decode(
-                "utf-8", "surrogatepass")
-        spans.extend(_other_script_spans(text, foreign, compiled))
-        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign))
+            foreign_utf8 = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES)
+            foreign = foreign_utf8.decode("utf-8", "surrogatepass")
+        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled))
+        accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign)) if _has_any(
+            foreign_utf8, compiled.accented_starts) else set()
         if accented:
             spans.extend(_folded_spans(text, compiled, accented))
     if spans and "`" in text:
@@ -1520,9 +1717,7 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
     for position in _word_positions(text, tuple(accented)):  # the text's accented letters, found with str.find
         if position < last_end:
             continue  # another accent of the same word
-        found = compiled.word.search(text, max(0, position - 30), position + 31)
-        while found is not None and found.end() <= position:
-            found = compiled.word.search(text, found.end(), position + 31)
+        found = compiled.word.search(text, _word_start(text, position, max(0, position - 30)), position + 31)
         if found is None:
             continue
         last_end = found.end()
@@ -1534,6 +1729,18 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
         folded = text[start:end].translate(guard_sentences.FOLD_TABLE)
         spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
     return spans
+
+
+def _word_start(text: str, position: int, floor: int) -> int:
+    """Where the word holding ``text[position]`` starts (not before ``floor``), or ``position`` when that
+    character is not a word character: from there the first ``\\w+`` is the first word in
+    ``text[floor:]`` that ends after ``position``."""
+    char = text[position]
+    if not (char.isalnum() or char == "_"):
+        return position
+    while position > floor and ((char := text[position - 1]).isalnum() or char == "_"):
+        position -= 1
+    return position
 
 
 _SHOWN_IN_CODE = frozenset({
@@ -1780,16 +1987,18 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
-def _other_script_spans(text: str, foreign: str, compiled: _Compiled) -> list[Span]:
+def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
-    that has a letter of that script (found in ``foreign``, the text's non-ASCII characters alone)."""
+    that has a letter of that script (found in ``foreign_parts``: the text's non-ASCII characters alone,
+    and their UTF-8, where the first byte of each letter of the script is looked for first)."""
+    foreign, foreign_utf8 = foreign_parts
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
-    for script, words, pattern in compiled.other_scripts:
+    for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
-            scripts[script.pattern] = script.search(foreign) is not None
+            scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
         if not scripts[script.pattern]:
             continue
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).

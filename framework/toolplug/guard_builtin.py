@@ -952,6 +952,7 @@ class _Compiled:
         self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
+        self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
         self.link_only = re.compile(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
         self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
         self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
@@ -1274,6 +1275,22 @@ def _is_tag(code: int) -> bool:
     return 0xE0000 <= code <= 0xE007F
 
 
+def _shown_in_inline_code(text: str, position: int, compiled: _Compiled) -> bool:
+    """Whether ``text[position]`` stands inside inline code on a line that discusses what it shows (the
+    example cues of :func:`_only_in_examples`, or a table row): a page about the zero-width trick."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    if "`" not in line or len(line) > 4000:
+        return False
+    spans = [m.span() for m in compiled.inline_code.finditer(line)]
+    if not any(start <= position - line_start < end for start, end in spans):
+        return False
+    starts, ends = [0, *(end for _s, end in spans)], [*(start for start, _e in spans), len(line)]
+    outside = "\0".join(line[a:b] for a, b in zip(starts, ends, strict=True))
+    return line.lstrip().startswith("|") or compiled.example_cue.search(outside) is not None
+
+
 def _in_joining_script(char: str) -> bool:
     """Whether ``char`` is a letter or mark of a script written with zero-width joiners and break marks:
     Hebrew and Arabic-script (Arabic, Persian, Urdu), Syriac, Thaana, the Indic scripts, Thai, Lao,
@@ -1357,6 +1374,8 @@ def _neutralise_run(
                 pass  # a byte-order mark at the start is an encoding artefact
             elif len(run) == 1 and not (before.isalnum() and after.isalnum()):
                 out.append(run)  # a lone break opportunity between words hides nothing
+            elif len(run) <= 2 and _shown_in_inline_code(text, i, compiled):
+                out.append(run)  # a page showing the trick: "catches `ig\u200bnore …`", on a line about it
             else:
                 findings.append(InjectionFinding("invisible", "zero-width characters", f"{len(run)} characters"))
                 # Inside a word the characters only split it to slip past filters: drop them so the
@@ -1820,6 +1839,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             continue
         if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
             continue
+        if rule == "instruction to call a tool" and _names_a_package(text, start, end, compiled):
+            continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
                 code = _example_code(text, compiled) if "`" in text else []
@@ -1832,6 +1853,19 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 continue
         kept.append(span)
     return kept
+
+
+def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the snake_case name in ``text[start:end]`` is a package the page imports or installs
+    (``import agent_tools``, ``pip install agent-tools``): "use agent_tools for …" recommends a library, it
+    calls no tool."""
+    for name in compiled.snake_name.findall(text, start, end):
+        dashed = name.replace("_", "-")
+        if f"import {name}" in text or f"from {name}" in text or f"install {name}" in text or (
+            f"install {dashed}" in text
+        ):
+            return True
+    return False
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:

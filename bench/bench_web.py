@@ -210,10 +210,12 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
               f"interleaved rounds (min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
 
 
-def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
+def bench_guard_public(extra: Path | None, runs: int = 3, held_out: bool = True) -> None:
     """The guard on attacks from public red-teaming packages planted into real articles
     (``bench/guard_data.py`` builds them; run it first): recall by family on the development and the
-    held-out split, benign texts changed (articles; pages about prompts), and MB/s on articles."""
+    held-out split, benign texts changed (articles; pages about prompts), and MB/s on articles.
+    ``held_out=False`` scores the development splits only (for tuning runs)."""
+    splits = ("dev", "dev + extra", "held_out") if held_out else ("dev", "dev + extra")
     import guard_data
 
     attacks = guard_data.load()
@@ -224,7 +226,7 @@ def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
     flt = BuiltinInjectionFilter()
     articles = [truth for _, _, truth, _ in load_corpus()]
     extra_rows = guard_data.load("attacks-extra")  # development only (see guard_data.build_extra)
-    for split in ("dev", "dev + extra", "held_out"):
+    for split in splits:
         caught: Counter[str] = Counter()
         total: Counter[str] = Counter()
         for row in attacks + extra_rows if split == "dev + extra" else attacks:
@@ -238,13 +240,13 @@ def bench_guard_public(extra: Path | None, runs: int = 3) -> None:
         print(f"guard recall, public attacks, {split}: overall {sum(caught.values()) / sum(total.values()):.3f} "
               f"({sum(caught.values())}/{sum(total.values())}); {per_family}")
     benign = guard_data.load("benign")
-    for split in ("dev", "dev + extra", "held_out"):
+    for split in splits:
         rows = benign + guard_data.load("benign-extra") if split == "dev + extra" else benign
         pages = [row["text"] for row in rows if row["split"] == split.split()[0]]
         changed = sum(flt.filter_one(text).text != text for text in pages)
         print(f"guard benign pages about prompts changed, {split}: {changed}/{len(pages)}")
     news = {"corpus articles (dev)": articles}
-    if extra is not None and (extra / "ground-truth.json").exists():
+    if held_out and extra is not None and (extra / "ground-truth.json").exists():
         known = frozenset(json.loads((CORPUS / "ground-truth.json").read_text(encoding="utf-8")))
         news["unseen public articles (held out)"] = [truth for _, _, truth, _ in load_corpus(extra, skip=known)]
     for label, texts in news.items():
@@ -299,17 +301,20 @@ def bench_guard_more_dev() -> None:
         print(f"guard DEVELOPMENT (more), {label}: {hit}/{count} = {hit / count:.3f}; {per_language}")
 
 
-def bench_guard(target_bytes: int, runs: int = 5) -> None:
+def bench_guard(target_bytes: int, runs: int = 5, held_out: bool = True) -> None:
     """Recall per family (the planted corpus and the held-out one), benign figures, and MB/s (median of
-    ``runs``) on benign text, both per text as the guard receives it and as one long concatenation."""
+    ``runs``) on benign text, both per text as the guard receives it and as one long concatenation.
+    ``held_out=False`` leaves the held-out samples out (for tuning runs)."""
     import _web_guard_corpus as corpus
 
     flt = BuiltinInjectionFilter()
     started = time.perf_counter()
     flt.filter_one("warm-up: compiles the rules once")
     print(f"guard first call (compiles the rules): {(time.perf_counter() - started) * 1000:.1f} ms")
-    for label, samples in (("planted", planted_samples()), ("held-out", corpus.held_out_samples()),
-                           ("held-out 2", corpus.held_out_2_samples())):
+    sets = [("planted", planted_samples())]
+    if held_out:
+        sets += [("held-out", corpus.held_out_samples()), ("held-out 2", corpus.held_out_2_samples())]
+    for label, samples in sets:
         caught: Counter[str] = Counter()
         total: Counter[str] = Counter()
         for family, _payload, text in samples:
@@ -326,10 +331,11 @@ def bench_guard(target_bytes: int, runs: int = 5) -> None:
     articles = corpus.article_texts()
     changed = sum(flt.filter_one(text).text != text for text in benign)
     articles_changed = sum(flt.filter_one(text).text != text for text in articles)
-    held_out_benign = sum(flt.filter_one(text).text != text for text in corpus.HELD_OUT_2_BENIGN)
+    held_out_benign = (f"; held-out 2 benign changed: "
+                       f"{sum(flt.filter_one(t).text != t for t in corpus.HELD_OUT_2_BENIGN)}/"
+                       f"{len(corpus.HELD_OUT_2_BENIGN)}") if held_out else ""
     print(f"guard benign texts changed: {changed}/{len(benign)} = {changed / len(benign):.3%} "
-          f"(news articles changed: {articles_changed}/{len(articles)}; held-out 2 benign changed: "
-          f"{held_out_benign}/{len(corpus.HELD_OUT_2_BENIGN)})")
+          f"(news articles changed: {articles_changed}/{len(articles)}{held_out_benign})")
     blob = "\n\n".join(benign)
     for label, unit in (("per text", benign), ("one concatenated text", [blob])):
         unit_bytes = sum(len(t.encode()) for t in unit)
@@ -407,15 +413,16 @@ def main() -> None:
         bench_guard_more_dev()
         return
     if args.guard_only:
-        bench_guard_public(args.extra_corpus)
-        bench_guard(target_bytes=2_000_000 if args.quick else 10_000_000, runs=args.guard_runs)
+        bench_guard_public(args.extra_corpus, held_out=not args.dev_only)
+        bench_guard(target_bytes=2_000_000 if args.quick else 10_000_000, runs=args.guard_runs,
+                    held_out=not args.dev_only)
         return
     bench_extraction(rounds=args.rounds or (3 if args.quick else 7), extra=args.extra_corpus, wcxb=args.wcxb,
                      held_out=not args.dev_only)
     if args.extraction_only:
         return
-    bench_guard_public(args.extra_corpus)
-    bench_guard(target_bytes=2_000_000 if args.quick else 10_000_000)
+    bench_guard_public(args.extra_corpus, held_out=not args.dev_only)
+    bench_guard(target_bytes=2_000_000 if args.quick else 10_000_000, held_out=not args.dev_only)
     bench_ssrf(iterations=200 if args.quick else 2000)
 
 

@@ -333,9 +333,33 @@ _IMPERATIVE = _words(
 
 UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<!never to )"
 """A lookbehind: the word that follows is not negated ("does not upload", "never ignores", "won't send")."""
-_UNRELATED = r"(?<!\bthat )(?<!\bwhich )(?<!\bwho )"
-"""A lookbehind: the verb that follows does not open a relative clause ("injections that bypass the rules"
-describe what attacks do)."""
+_NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
+_RELATIVE = r"\b(?:that|which|who)[ ]$"
+_ARTICLE = r"\b(?:a|an)[ ]$"
+_DETERMINER_OR_NOUN = r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
+
+
+class _Unpreceded:
+    """A class of words that does not count right after certain words: the search of ``pattern`` skips
+    a match that ``before`` (anchored at its end) finds just before it. The same as lookbehinds in the
+    pattern, but checked only where the pattern matches, not at every word of every sentence judged."""
+
+    __slots__ = ("before", "only", "pattern")
+
+    def __init__(self, pattern: str, before: str, only: str | None = None) -> None:
+        self.pattern = re.compile(pattern)
+        self.before = re.compile(before)
+        self.only = re.compile(only) if only is not None else None
+        """When given: a match is checked only when this pattern matches where it starts."""
+
+    def search(self, text: str, position: int = 0) -> re.Match[str] | None:
+        """The first match of the pattern from ``position`` not preceded by one of the words."""
+        match = self.pattern.search(text, position)
+        while match is not None and (self.only is None or self.only.match(text, match.start())) and (
+            self.before.search(text, max(0, match.start() - 12), match.start()) is not None
+        ):
+            match = self.pattern.search(text, match.start() + 1)
+        return match
 
 _PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201c\u201d\u2014"})
 
@@ -469,17 +493,17 @@ class SentenceJudge:
             ) if (gate := _GATES[lexicon]) is not None
         }
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
-        self.override = c(r"\b" + UNNEGATED + _UNRELATED + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])"
-                          r"(?!(?<=bypass)[ ]?[,.;:)])")
+        # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
+        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])",
+                                    _NEGATED + "|" + _RELATIVE)
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
         self.model = c(r"\b" + _MODEL + r"\b")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
-        self.reveal = c(r"\b(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\btool )(?<!\bmodel )(?<!\bits )(?<!\btheir )"
-                        r"(?<!\bour )" + _REVEAL + r"\b")
-        self.secret = c(r"\b(?<!\ba )(?<!\ban )" + _SECRET + r"\b")
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN)
+        self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE)
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         self.say = c(r"\b" + _SAY + r"\b")
@@ -506,11 +530,10 @@ class SentenceJudge:
         self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
                                   r"|regels|"
                                   r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
-        self.send_verb = c(
-            r"\b" + UNNEGATED + r"(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|"
-            r"envie\w*|mande\w*|"
+        self.send_verb = _Unpreceded(
+            r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
             r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
-            r"gui)\b")
+            r"gui)\b", _NEGATED)
         self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
                            r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
                            r"correos|e-?mails|histori|rozmow|konversation|keskustelu|sohbet|conversa|gesprek|asiakas|"
@@ -586,9 +609,10 @@ class SentenceJudge:
             r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
             r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
-        self.override_control = c(r"\b" + UNNEGATED + _UNRELATED + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL
-                                  + r"\b|\b" + _CONTROL + r"\b(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b"
-                                  + _OVERRIDE + r"\b")
+        self.override_control = _Unpreceded(
+            r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
+            + r"\b(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b" + _OVERRIDE + r"\b",
+            _NEGATED + "|" + _RELATIVE, only=r"\b" + _OVERRIDE)
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"

@@ -1585,9 +1585,22 @@ def _leet_words(text: str, start: int, end: int, compiled: _Compiled) -> list[st
     return words
 
 
+_LAST_MIXED: list[tuple[str, list[tuple[int, int]]]] = []
+"""The last text :func:`_mixed_script_matches` read and its answer: the views and the mixed-word rule
+both ask for the same text."""
+
+
 def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     """Where a Greek or Cyrillic letter touches a Latin one, as ``(start, end)`` of the pair in ``text``
     (``utf8``: ``text`` encoded), found with ``bytes.find`` in a one-byte-per-character shape."""
+    if _LAST_MIXED and _LAST_MIXED[0][0] is text:
+        return _LAST_MIXED[0][1]
+    matches = _find_mixed_script(text, utf8)
+    _LAST_MIXED[:] = [(text, matches)]
+    return matches
+
+
+def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
     shape = utf8.translate(_SCRIPT_SHAPE, _UTF8_CONTINUATION)
     matches: list[tuple[int, int]] = []
     for other in sorted({*_all_finds(shape, b"ac", 1), *_all_finds(shape, b"ca")}):
@@ -2084,8 +2097,10 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
         window = text[start:end]
         if not window.isascii():
             window = window.translate(guard_sentences.FOLD_TABLE)
+        if compiled.mail_literal.search(window) is None:
+            continue
         order = compiled.mail_order.search(window)
-        if order is None or compiled.mail_literal.search(window) is None:
+        if order is None:
             continue
         if order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014").lower() in guard_languages.MAIL_BARE_VERBS and (
             compiled.mail_request.search(window) is None

@@ -1593,8 +1593,9 @@ both ask for the same text."""
 def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     """Where a Greek or Cyrillic letter touches a Latin one, as ``(start, end)`` of the pair in ``text``
     (``utf8``: ``text`` encoded), found with ``bytes.find`` in a one-byte-per-character shape."""
-    if _LAST_MIXED and _LAST_MIXED[0][0] is text:
-        return _LAST_MIXED[0][1]
+    last = _LAST_MIXED[0] if _LAST_MIXED else None  # one read: another thread may replace the entry
+    if last is not None and last[0] is text:
+        return last[1]
     matches = _find_mixed_script(text, utf8)
     _LAST_MIXED[:] = [(text, matches)]
     return matches

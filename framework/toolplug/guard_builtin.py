@@ -853,7 +853,9 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
          "antwoord", "odpowiedz", "ponds", "pondez"), 3,
     ),
 )
-_RULES = (*_RULES, *_FOREIGN_MORE, *_FOREIGN_SEND, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING)
+_FOREIGN_LATIN = tuple(_RuleSpec(pattern, rule, family, anchors, back)
+                       for pattern, rule, family, anchors, back in guard_languages.LATIN_RULES)
+_RULES = (*_RULES, *_FOREIGN_MORE, *_FOREIGN_SEND, *_LATIN_DIACRITICS, *_FOREIGN_EVERYTHING, *_FOREIGN_LATIN)
 
 _LOOK_AHEAD = 200
 """How far after its anchor word a match of a rule that may start before the word may end (the longest

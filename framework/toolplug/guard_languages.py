@@ -373,3 +373,36 @@ MAIL_REQUEST = (
 )
 MAIL_BARE_VERBS = ("ส่ง", "发送", "發送", "寄给", "寄給", "보내", "전송", "送り", "お送り", "送信を")
 """Send verbs that are the same in an order and a statement: they count only with :data:`MAIL_REQUEST`."""
+
+
+# --- Latin-script languages: role orders and sending the conversation to a link ---------------------
+#
+# (pattern, rule, family, anchor words, back): built into the filter's anchored rules. Patterns read the
+# text as written and with its accents folded (``Låtsas`` as ``Latsas``); each starts at its anchor word.
+
+_SEND_LATIN = (
+    r"env[ií]a|env[ií]e|envoie|envoyez|sende|schick\w*|invia|inviate|manda|mande|stuur|verstuur|wy[śs]lij|prze[śs]lij|g[öo]nder\w*|"
+    r"kirim\w*|skicka|trimite|po[šs]li|k[üu]ldd|l[äa]het[äa]|tuma|ipadala|g[ửu]i"
+)
+_HISTORY_OR_DATA = (
+    r"(?:histor|cronolog|verlauf|conversa|gesprek|rozmow|konu[şs]ma|percakapan|samtal|konversation|keskustelu|mazungumzo|"
+    r"usapan|tr[òo][ ]chuy|datos|dados|dati\b|donn[ée]es|daten|gegevens|contrase|passw|senha|mot[ ]de[ ]passe|credenc|"
+    r"credential|ge[çc]mi[şs]|riwayat|beszélget|beszelget|el[őo]zm[ée]ny|heslo|hesla|wachtwoord|klucz|chiavi|claves)"
+)
+LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
+    (r"(?i)\b(?:" + _SEND_LATIN + r")\b[^.\n]{0,80}?" + _HISTORY_OR_DATA + r"[^\n]{0,80}?https?://",
+     "instruction to send data away", "exfiltration",
+     ("envia", "envie", "envoie", "envoyez", "sende", "schicke", "schick", "invia", "inviate", "manda", "mande", "stuur",
+      "verstuur", "wyslij", "przeslij", "gonder", "gonderin", "kirim", "kirimkan", "skicka", "trimite", "posli", "kuldd",
+      "laheta", "tuma", "ipadala", "gui"), 0),
+    (r"(?i)\b(?:finge[ ](?:que[ ](?:eres|tu[ ]eres|usted[ ]es|es)|ser)|finja[ ](?:que[ ](?:voc[eê][ ]|tu[ ])?(?:[ée]s?|est[áa]s?)|"
+     r"ser)|fingi[ ](?:di[ ]essere|che[ ]sei)|fais[ ]semblant[ ]d'?|faites[ ]semblant[ ]d'?|tu[ ]so,?[ ]als[ ](?:ob[ ])?|"
+     r"doe[ ]alsof[ ](?:je|jij|u)|udawaj,?[ ](?:[żz]e|ze)|berpura-pura(?:lah)?[ ](?:menjadi|jadi|bahwa|kamu)|"
+     r"l[åa]tsas[ ]att[ ]du|lad[ ]som[ ]om[ ](?:du|at)|lat[ ]som[ ]om[ ](?:du|at)|p[řr]edst[íi]rej,?[ ](?:[žz]e)|"
+     r"pref[ăa]-te[ ]c[ăa]|tegy[ée]l[ ][úu]gy,?[ ]mintha|teeskentele[ ]olevasi|jifanye[ ](?:kuwa|u)|magkunwari[ ](?:kang|ka)|"
+     r"gi[ảa][ ]v[ờo][ ](?:b[ạa]n|r[ằa]ng|l[àa]))",
+     "role reassignment", "override",
+     ("finge", "finja", "fingi", "fais", "faites", "tu", "doe", "udawaj", "berpura", "latsas", "lad", "lat", "predstirej",
+      "prefa", "tegyel", "teeskentele", "jifanye", "magkunwari", "gia"), 0),
+)
+"""Rules for Latin-script languages (see above)."""

@@ -441,6 +441,10 @@ _FIRST_WORDS = (
     "completa", "vervollstandige", "abaikan", "lupakan", "bo", "unohda", "glom", "glem", "ignorera", "uita",
     "zabudni", "zapomen", "hagyd", "onceki", "tum", "yoksay", "puuza", "sahau", "bitte", "lassen", "lass", "nun",
     "jetzt", "ich",
+    # other languages: time adverbs and imperatives that start an order ("Od teraz …", "Voeg … toe")
+    "od", "voeg", "bundan", "mulai", "lagg", "tilfoj", "lisaa", "adauga", "desde", "termina", "agrega", "anade",
+    "ajoute", "aggiungi", "adicione", "dodaj", "dodawaj", "ekle", "tambahkan", "ongeza", "idagdag", "mostantol",
+    "fuge", "artik", "kuanzia", "mula", "fran", "tasta", "mostra",
 )
 """First words of sentences that give orders (lower case, accents folded)."""
 _TARGET_WORDS = (
@@ -464,7 +468,9 @@ _WORD_NEEDS: dict[str, frozenset[str]] = {
                           "claude", "llm", "llms", "agent", "agents", "automated", "gemini", "copilot", "chatbot",
                           "chatbots", "ki", "ia", "asystent", "assistent", "asistente", "assistente", "language"}),
     "every_answer": frozenset({"end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci", "slutet",
-                               "slutningen", "lopussa", "sonunda", "sfarsitul", "vegen", "akhir", "cuoi"}),
+                               "slutningen", "lopussa", "sonunda", "sfarsitul", "vegen", "akhir", "cuoi", "termina",
+                               "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni",
+                               "dulo"}),
 }
 
 
@@ -525,7 +531,8 @@ class SentenceJudge:
             r"|\b(?:sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul)[ ](?:\w+[ ]){0,2}?"
             r"(?:restrictions?|restricciones|restriccion|restricoes|restricao|restrizioni|einschrankungen?|"
             r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
-            r"rajoituksia|batasan|restrictii|korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
+            r"rajoitu\w*|batasan|restrictii|restrictie|restriccion|restrizione|restricao|beperking|begransninger|ogranicze\w*|"
+            r"korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
             r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b")
         self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
                                   r"|regels|"
@@ -551,7 +558,7 @@ class SentenceJudge:
         self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
         self.every_answer = c(
             r"\b(?:end|ende|fin|final|fine|fim|einde|koncu|konci|slutet|slutningen|lopussa|sonunda|sfarsitul|vegen|"
-            r"akhir|cuoi)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
+            r"akhir|cuoi|termina|terminez|termine|beende|concludi|encerre|zakoncz|loppuun|mwishoni|dulo)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
             r"cualquier|qualsiasi|qualquer|tout|ogni|alle|jedweder|n'importe|quelque|kazda|kazdej|kazde|"
             r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
             r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"

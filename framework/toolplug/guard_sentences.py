@@ -797,6 +797,7 @@ ANCHORS = (
     "gonder", "trimite", "kirim", "kirimkan", "sans", "sin", "sem", "bez", "utan", "uden", "uten", "ilman", "tanpa",
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
+    "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
     "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
     "yoksay", "angaben", "hinter", "fungieren", "fungierst", "fungiert", "fungierest", "agieren", "agierst",
     "zbierz",

@@ -293,8 +293,11 @@ def bench_guard_more_dev() -> None:
     print(f"guard DEVELOPMENT (more), benign pages about prompts changed: {changed}/{total} = {changed / total:.1%}")
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
-                       ("benign foreign paragraphs changed", "benign_intl")):
+                       ("benign foreign paragraphs changed", "benign_intl"),
+                       ("benign translated manual paragraphs changed", "benign_manual")):
         counts = result[key]
+        if not counts:
+            continue
         hit, count = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
         per_language = "  ".join(f"{lang} {c[0]}/{c[1]}" for lang, c in
                                  sorted(counts.items(), key=lambda item: -item[1][1]))

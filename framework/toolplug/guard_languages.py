@@ -133,6 +133,10 @@ _INDIC_AND_OTHERS = (
     r"(?i:(?:είσαι|τώρα)[^.\n]{0,40}?χωρίς[ ](?:περιορισμούς|κανόνες))|(?:คุณ|ตอนนี้)[^\n]{0,30}?ไม่มีข้อจำกัด",
 )
 _VIETNAMESE = (
+    r"(?i:(?:từ[ ]bây[ ]giờ|từ[ ]giờ|bạn)[^.\n]{0,40}?không[ ]có[ ](?:bất[ ]kỳ[ ]|bất[ ]cứ[ ])?(?:giới[ ]hạn|hạn[ ]chế|ràng[ ]buộc|"
+    r"quy[ ]tắc))",
+    r"(?i:cuối[ ](?:mỗi|mọi|từng)[ ](?:câu[ ]trả[ ]lời|phản[ ]hồi|tin[ ]nhắn))",
+    r"(?im:^[ \t>*#=\[(-]*(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|chỉ[ ]thị)[ ]mới[ \t\])]*:)",
     r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên|đừng[ ]làm[ ]theo)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc|"
     r"chỉ[ ]thị))",
     r"(?i:(?:hiển[ ]thị|tiết[ ]lộ|cho[ ]tôi[ ]xem|in[ ]ra)[^.\n]{0,30}?(?:lời[ ]nhắc[ ]hệ[ ]thống|hướng[ ]dẫn[ ]hệ[ ]thống))",
@@ -339,7 +343,7 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("[\uac00-\ud7af]", ("실행", "돌려"), _HANGUL_COMMANDS),
     (_CYRILLIC_LETTER, ("ыполни", "апусти", "иконай", "веди"), _CYRILLIC_COMMANDS),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
-      "cho tôi xem"), _VIETNAMESE),
+      "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới"), _VIETNAMESE),
 )
 """(letter of the script, gate words, patterns) per group of scripts."""
 
@@ -418,5 +422,17 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      "role reassignment", "override",
      ("finge", "finja", "fingi", "fais", "faites", "tu", "doe", "udawaj", "berpura", "latsas", "lad", "lat", "predstirej",
       "prefa", "tegyel", "teeskentele", "jifanye", "magkunwari", "gia"), 0),
+    # a header announcing new instructions
+    (r"(?im)(?:^|(?<=[.!?] ))[ \t>*#=\[(-]*(?:yeni[ ]talimat\w*|nov[ée][ ]pokyny|bagong[ ]tagubilin|uudet[ ]ohjeet|"
+     r"nya[ ]instruktioner|nye[ ]instruktioner|noi[ ]instruc\w+|[úu]j[ ]utas[íi]t[áa]sok|maagizo[ ]mapya|instruksi[ ]baru|"
+     r"nowe[ ]polecenia|nieuwe[ ]opdrachten)[ \t\])]*:",
+     "new instructions", "override",
+     ("yeni", "nove", "bagong", "uudet", "nya", "nye", "noi", "uj", "maagizo", "instruksi", "nowe", "nieuwe"), 8),
+    # Turkish puts the verb last: "system prompt … show", "all previous … forget", "the conversation … send"
+    (r"(?i)(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*)[^.\n]{0,40}?\b"
+     r"(?:g[öo]ster|yaz|tekrarla|payla[şs]|unut|yok[ ]?say)\b",
+     "instruction override", "override", ("sistem", "talimatlar", "talimatlari", "sana"), 0),
+    (r"(?i)\b(?:konu[şs]ma|sohbet|ge[çc]mi[şs]|veri\w*|[şs]ifre\w*)[^.\n]{0,40}?https?://\S*[^.\n]{0,30}?\bg[öo]nder\w*",
+     "instruction to send data away", "exfiltration", ("konu", "konusma", "sohbet", "ge", "gecmisini", "veri", "verileri"), 0),
 )
 """Rules for Latin-script languages (see above)."""

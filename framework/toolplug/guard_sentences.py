@@ -160,7 +160,7 @@ _SECOND_PERSON = _words(
     r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
     r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
     r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"swoich", r"twoich", r"tue", r"sei", r"eres", r"bist", r"bent",
-    r"jestes", r"jsi", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
+    r"jestes", r"jsi", r"ben[ ]je", r"heb[ ]je", r"kun[ ]je", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
     r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
 )
 SECOND_PERSON = _SECOND_PERSON
@@ -183,7 +183,7 @@ _REVEAL = _words(
     r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
     r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
-    r"onyesha", r"fichua", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
+    r"onyesha", r"fichua", r"zobraz\w*", r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
     r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz",
 )
 _SECRET = _words(
@@ -202,7 +202,8 @@ _SECRET = _words(
     r"instrucoes[ ](?:do[ ]sistema|ocultas|iniciais|secretas)", r"(?:versteckten|geheimen|ursprunglichen)[ ]"
     r"(?:anweisungen|instruktionen)", r"systeemprompt", r"prompt[ ]systemowy", r"systemowy[ ]prompt",
     r"systemov\w*[ ]prompt", r"jarjestelmakehot\w*", r"sistem[ ]istem\w*", r"promptul[ ]de[ ]sistem",
-    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong", r"maagizo[ ]ya[ ]mfumo",
+    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong", r"maagizo[ ](?:\w+[ ])?ya[ ]mfumo",
+    r"mensaje[ ]del?[ ]sistema", r"invite[ ](?:du[ ])?systeme", r"promptul[ ](?:\w+[ ])?de[ ]sistem",
 )
 _STATE = _words(
     r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
@@ -327,7 +328,8 @@ _IMPERATIVE = _words(
     r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
     r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
-    r"recommande", r"recomienda", r"raccomanda", r"recomende",
+    r"recommande", r"recomienda", r"raccomanda", r"recomende", r"zobraz", r"afiseaza", r"mutasd", r"mutassa", r"nayta",
+    r"onyesha", r"ipakita", r"goster", r"tampilkan", r"tunjukkan", r"huwag",
 )
 
 
@@ -398,7 +400,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "model_may": ("assistant", "model", "ai", "bot", "agent", "llm"),
     "tell_user": ("tell", "inform", "warn", "convince", "remind", "dile", "dis", "sag", "di'", "diga", "zeg"),
     "unbound": ("without", "no ", "sans", "sin ", "sem ", "senza", "ohne", "zonder", "bez ", "utan", "uden", "uten",
-                "ilman", "tanpa", "fara", "nelkul"),
+                "ilman", "tanpa", "fara", "nelkul", "olmayan", "bila", "isiyo", "asiye", "walang"),
     "hijack": ("instead", "rather than", "regardless", "from now", "from here", "from this point", "as of now",
     "for the rest",
                "for all future", "repl", "respon", "answer", "question", "request", "summar", "conversation",
@@ -444,7 +446,8 @@ _FIRST_WORDS = (
     # other languages: time adverbs and imperatives that start an order ("Od teraz …", "Voeg … toe")
     "od", "voeg", "bundan", "mulai", "lagg", "tilfoj", "lisaa", "adauga", "desde", "termina", "agrega", "anade",
     "ajoute", "aggiungi", "adicione", "dodaj", "dodawaj", "ekle", "tambahkan", "ongeza", "idagdag", "mostantol",
-    "fuge", "artik", "kuanzia", "mula", "fran", "tasta", "mostra",
+    "fuge", "artik", "kuanzia", "mula", "fran", "tasta", "mostra", "huwag", "ipakita", "zobraz", "afiseaza", "mutasd",
+    "mutassa", "nayta", "onyesha", "goster", "tampilkan", "tunjukkan", "hien",
 )
 """First words of sentences that give orders (lower case, accents folded)."""
 _TARGET_WORDS = (
@@ -470,7 +473,7 @@ _WORD_NEEDS: dict[str, frozenset[str]] = {
     "every_answer": frozenset({"end", "ende", "fin", "final", "fine", "fim", "einde", "koncu", "konci", "slutet",
                                "slutningen", "lopussa", "sonunda", "sfarsitul", "vegen", "akhir", "cuoi", "termina",
                                "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni",
-                               "dulo"}),
+                               "dulo", "konec", "sonuna", "vegere"}),
 }
 
 
@@ -533,7 +536,9 @@ class SentenceJudge:
             r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
             r"rajoitu\w*|batasan|restrictii|restrictie|restriccion|restrizione|restricao|beperking|begransninger|ogranicze\w*|"
             r"korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
-            r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b")
+            r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b"
+            r"|\b(?:korlatozas\w*|szabaly\w*|kisitlama\w*|sinirlama\w*)[ ](?:nelkul\w*|olmayan)\b"
+            r"|\b(?:bila|isiyo[ ]na|asiye[ ]na|walang)[ ](?:\w+[ ]){0,2}?(?:vikwazo|mipaka|sheria|limitasyon|patakaran)\b")
         self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
                                   r"|regels|"
                                   r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
@@ -558,13 +563,15 @@ class SentenceJudge:
         self.email = c(r"[\w.+-]+@[\w-]+\.[\w.]+")
         self.every_answer = c(
             r"\b(?:end|ende|fin|final|fine|fim|einde|koncu|konci|slutet|slutningen|lopussa|sonunda|sfarsitul|vegen|"
-            r"akhir|cuoi|termina|terminez|termine|beende|concludi|encerre|zakoncz|loppuun|mwishoni|dulo)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
+            r"akhir|cuoi|termina|terminez|termine|beende|concludi|encerre|zakoncz|loppuun|mwishoni|dulo|konec|sonuna)\b[^.\n]{0,40}?\b(?:every|each|all|any|jeder|jedes|jede|aller|chaque|toute|toutes|cada|todas|"
             r"cualquier|qualsiasi|qualquer|tout|ogni|alle|jedweder|n'importe|quelque|kazda|kazdej|kazde|"
-            r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi)\b"
+            r"ogni|tutte|elk|elke|iedere|kazdej|kazde|varje|hvert|hver|jokaisen|her|fiecarui|minden|setiap|moi|kila|bawat)\b"
             r"[^.\n]{0,30}?(?:answers?|repl(?:y|ies)|responses?|antwort\w*|reponse\w*|respuesta\w*|rispost\w*|"
             r"resposta\w*|antwoord\w*|odpowiedz\w*|odpowiedzi|odpov\w*|svar\w*|vastau\w*|yanit\w*|raspuns\w*|"
             r"valasz\w*|jawaban|tra[ ]loi|summar\w*|resume\w*|resumen\w*|riassunt\w*|zusammenfassung\w*|"
-            r"samenvatting\w*|podsumowani\w*)")
+            r"samenvatting\w*|podsumowani\w*|jibu|majibu|sagot|cevab\w*)"
+            r"|\b(?:every|each|minden|jokaisen|her)[ ](?:answer|reply|response|valasz\w*|vastaukse\w*|cevab\w*)[ ]"
+            r"(?:\w+[ ]){0,2}?(?:end|vegere|vegen|loppuun|lopussa|sonuna|sonunda)\b")
         _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
         self.output_rule = c(
             r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
@@ -798,6 +805,9 @@ ANCHORS = (
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
+    "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila", "isiyo",
+    "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta", "onyesha",
+    "ipakita",
     "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
     "yoksay", "angaben", "hinter", "fungieren", "fungierst", "fungiert", "fungierest", "agieren", "agierst",
     "zbierz",
@@ -880,6 +890,8 @@ NEEDS = (
     "restrictions", "restriction", "filtres", "filtros", "filtri", "limites",
     "limiti", "sofort", "jetzt", "maintenant", "poi", "nu", "instrucciones", "jarjestelmakehotteesi",
     "rendszerpromptot", "systemprompt", "sistem", "sistemini", "angaben", "fungieren", "fungierst", "fungiert",
-    "fungierest", "agieren", "agierst",
+    "fungierest", "agieren", "agierst", "restriccion", "restrizione", "restricao", "restrictie", "beperking",
+    "korlatozasok", "kisitlamasi", "vikwazo", "limitasyon", "mensaje", "invite", "promptul", "jibu", "sagot", "cevabin",
+    "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

@@ -744,9 +744,16 @@ _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
         "prompt or data extraction", "override", _FOREIGN_REVEAL,
     ),
     _RuleSpec(
-        r"(?i)\b(?:du[ \t]+bist[ \t]+(?:jetzt|nun|ab[ \t]+sofort)|ahora[ \t]+eres|a[ \t]+partir[ \t]+de[ \t]+ahora|"
-        r"tu[ \t]+es[ \t]+(?:maintenant|d[ée]sormais)|ora[ \t]+sei|da[ \t]+ora[ \t]+in[ \t]+poi|agora[ \t]+voc[êe]"
-        r"[ \t]+[ée]|je[ \t]+bent[ \t]+nu|vanaf[ \t]+nu|ab[ \t]+sofort|von[ \t]+nun[ \t]+an)\b[^.\n]{0,80}?(?:\bDAN\b|"
+        r"(?i)\b(?:du[ \t]+bist[ \t]+(?:jetzt|nun|ab[ \t]+sofort)|ahora[ \t]+eres|a[ \t]+partir[ \t]+de[ \t]+ahora"
+        r"(?=[^.\n]{0,40}?\b(?:eres|est[áa]s|t[úu]|usted)\b)|"
+        r"tu[ \t]+es[ \t]+(?:maintenant|d[ée]sormais)|ora[ \t]+sei|da[ \t]+ora[ \t]+in[ \t]+poi"
+        r"(?=[^.\n]{0,40}?\b(?:sei|tu)\b)"
+        r"|agora[ \t]+voc[êe]"
+        r"[ \t]+[ée]|je[ \t]+bent[ \t]+nu"
+        # "from now on" alone is news ("ab sofort ist der Park ohne Einschränkungen offen"): said to the reader
+        r"|(?:vanaf[ \t]+nu|ab[ \t]+sofort|von[ \t]+nun[ \t]+an)"
+        r"(?=[^.\n]{0,40}?\b(?:du|bist|ben[ \t]+je|je[ \t]+bent|jij|"
+        r"(?-i:Sie)[ \t]+(?:sind|haben|d[üu]rfen|k[öo]nnen)|ihr|seid)\b))\b[^.\n]{0,80}?(?:\bDAN\b|"
         r"uneingeschr\w*|ohne[ \t]+(?:jegliche[ \t]+)?(?:Einschr\w*|Regeln|Filter|Grenzen)|sin[ \t]+(?:restricciones|"
         r"reglas|filtros|l[íi]mites)|sans[ \t]+(?:restrictions|r[èe]gles|filtres|limites)|senza[ \t]+(?:restrizioni|"
         r"regole|filtri|limiti)|sem[ \t]+(?:restri\w*|regras|filtros|limites)|zonder[ \t]+(?:beperkingen|regels|"

@@ -160,7 +160,8 @@ _SECOND_PERSON = _words(
     r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
     r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
     r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"swoich", r"twoich", r"tue", r"sei", r"eres", r"bist", r"bent",
-    r"jestes", r"jsi", r"ben[ ]je", r"heb[ ]je", r"kun[ ]je", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
+    r"jestes", r"jsi", r"ben[ ]je", r"heb[ ]je",
+    r"kun[ ]je", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
     r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
 )
 SECOND_PERSON = _SECOND_PERSON
@@ -183,7 +184,8 @@ _REVEAL = _words(
     r"kerro", r"paljasta", r"tulosta", r"goster\w*", r"yazdir\w*", r"soyle", r"arata\w*", r"dezvaluie\w*",
     r"afiseaza", r"mutasd", r"mutassa", r"ird[ ]ki", r"tampilkan", r"tunjukkan", r"ungkapkan", r"dedahkan",
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
-    r"onyesha", r"fichua", r"zobraz\w*", r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
+    r"onyesha", r"fichua", r"zobraz\w*",
+    r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
     r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz",
 )
 _SECRET = _words(
@@ -202,7 +204,8 @@ _SECRET = _words(
     r"instrucoes[ ](?:do[ ]sistema|ocultas|iniciais|secretas)", r"(?:versteckten|geheimen|ursprunglichen)[ ]"
     r"(?:anweisungen|instruktionen)", r"systeemprompt", r"prompt[ ]systemowy", r"systemowy[ ]prompt",
     r"systemov\w*[ ]prompt", r"jarjestelmakehot\w*", r"sistem[ ]istem\w*", r"promptul[ ]de[ ]sistem",
-    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong", r"maagizo[ ](?:\w+[ ])?ya[ ]mfumo",
+    r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong",
+    r"maagizo[ ](?:\w+[ ])?ya[ ]mfumo",
     r"mensaje[ ]del?[ ]sistema", r"invite[ ](?:du[ ])?systeme", r"promptul[ ](?:\w+[ ])?de[ ]sistem",
 )
 _STATE = _words(
@@ -538,7 +541,8 @@ class SentenceJudge:
             r"korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
             r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b"
             r"|\b(?:korlatozas\w*|szabaly\w*|kisitlama\w*|sinirlama\w*)[ ](?:nelkul\w*|olmayan)\b"
-            r"|\b(?:bila|isiyo[ ]na|asiye[ ]na|walang)[ ](?:\w+[ ]){0,2}?(?:vikwazo|mipaka|sheria|limitasyon|patakaran)\b")
+            r"|\b(?:bila|isiyo[ ]na|asiye[ ]na|walang)[ ](?:\w+[ ]){0,2}?"
+            r"(?:vikwazo|mipaka|sheria|limitasyon|patakaran)\b")
         self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
                                   r"|regels|"
                                   r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
@@ -805,9 +809,9 @@ ANCHORS = (
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
-    "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila", "isiyo",
-    "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta", "onyesha",
-    "ipakita",
+    "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila",
+    "isiyo", "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta",
+    "onyesha", "ipakita",
     "slutet", "lopussa", "sonunda", "akhir", "systemprompt", "lautet", "recolha", "recopila", "raccogli", "verzamel",
     "yoksay", "angaben", "hinter", "fungieren", "fungierst", "fungiert", "fungierest", "agieren", "agierst",
     "zbierz",

@@ -366,7 +366,7 @@ MAIL_ADDRESS = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 MAIL_ORDER = (
     # English: an imperative where a clause starts, or a request
     # (not a label, "Email: …", nor a call, "mailer.send(…)")
-    r"(?:(?:^|[.!?]\s+|[:;,\]\[(\"'*>\-—]\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
+    r"(?:(?:^|[.!?]\s+|(?<=[^\x00-\x7f][.!?])|[:;,\]\[(\"'*>\-—]\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
     r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:send|e-?mail|mail|forward|write)|\byou\s+(?:must|should|need\s+to|have\s+to)\s+"
     r"(?:send|e-?mail|mail|forward|write))\b(?!\s*[:=(])(?!_)"
     # other Latin-script languages (accents folded): imperatives, and requests before an infinitive
@@ -376,14 +376,14 @@ MAIL_ORDER = (
     r"bitte|por\s+favor|per\s+favore|lutfen|prosze|moet|moeten|devi|debes|deve|devez)\b[^.!?]{0,60}?\b(?:enviar|inviare|envoyer|senden|"
     r"schicken|sturen|versturen|wyslac|gondermek|mandar)\b"
     # other scripts
-    r"|(?:отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
+    r"|(?:メール送信をお願い|送信をお願い|отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
     r"תשלח|ส่ง|送信して|送って|送り|お送り|送信を|返信して|返信を|发送|發送|发一封|發一封|寄给|寄給|寄一封|보내|전송)"
 )
 MAIL_LITERAL = (
     r"[\"'“”‘’「『«][^\"'“”‘’「」『』«»\n@]{2,80}[\"'“”‘’」』»]"
     r"|\b(?:body|text|subject|content|saying|cuerpo|texto|asunto|contenido|corps|texte|objet|contenu|inhalt|betreff|testo|oggetto|corpo|"
     r"assunto|conteudo|onderwerp|inhoud|tresc|temat|sagen|diciendo|dicendo|dizendo|disant)\b"
-    r"|текст|тема|содержани|κείμενο|μήνυμα|θέμα|النص|نص|محتوى|موضوع|متن|پیام|بگو|בגוף|תוכן|טקסט|ข้อความ|เนื้อหา|本文|件名|内容|正文|主题|主題|내용|제목|본문|noi\s+dung"
+    r"|текст|тема|содержани|κείμενο|μήνυμα|θέμα|γράφει|λέει|النص|نص|محتوى|موضوع|متن|پیام|بگو|בגוף|תוכן|טקסט|ข้อความ|เนื้อหา|本文|件名|内容|正文|主题|主題|내용|제목|본문|noi\s+dung"
 )
 MAIL_REQUEST = (
     # where the send verb of a script without marked imperatives must come with a request or a task

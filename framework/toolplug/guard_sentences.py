@@ -186,7 +186,7 @@ _REVEAL = _words(
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
     r"onyesha", r"fichua", r"zobraz\w*",
     r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
-    r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz",
+    r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz", r"geben[ ]sie",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -207,6 +207,11 @@ _SECRET = _words(
     r"rendszerprompt\w*", r"prompt[ ]sistem", r"arahan[ ]sistem", r"loi[ ]nhac[ ]he[ ]thong",
     r"maagizo[ ](?:\w+[ ])?ya[ ]mfumo",
     r"mensaje[ ]del?[ ]sistema", r"invite[ ](?:du[ ])?systeme", r"promptul[ ](?:\w+[ ])?de[ ]sistem",
+    # the conversation so far and the secret the page wants ("Nachrichtenverlauf", "la clave secreta")
+    r"(?:nachrichten|chat|gesprachs|unterhaltungs)verlauf\w*", r"historial[ ]de[ ](?:la[ ])?conversacion",
+    r"historique[ ]de[ ](?:la[ ])?conversation", r"cronologia[ ]della[ ]conversazione", r"historico[ ]da[ ]conversa",
+    r"(?:clave|chiave|chave|palabra|parola|codigo|codice|mot|cle)[ ](?:secret[ao]|segret[ao]|secrete?)",
+    r"(?:geheime[nr]?[ ](?:schlussel|wort|code)|geheimwort|geheime[ ]sleutel)",
 )
 _STATE = _words(
     r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
@@ -331,7 +336,8 @@ _IMPERATIVE = _words(
     r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
     r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
-    r"recommande", r"recomienda", r"raccomanda", r"recomende", r"zobraz", r"afiseaza", r"mutasd", r"mutassa", r"nayta",
+    r"recommande", r"recomienda", r"raccomanda", r"recomende", r"geben", r"zobraz", r"afiseaza", r"mutasd",
+    r"mutassa", r"nayta",
     r"onyesha", r"ipakita", r"goster", r"tampilkan", r"tunjukkan", r"huwag",
 )
 

@@ -780,7 +780,10 @@ _FOREIGN_MORE: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         r"(?i)\b(?:am[ \t]+ende[ \t]+(?:jeder|aller)|[àa][ \t]+la[ \t]+fin[ \t]+de[ \t]+(?:chaque|toute)|alla[ \t]+fine"
         r"[ \t]+di[ \t]+ogni|al[ \t]+final[ \t]+de[ \t]+cada|no[ \t]+final[ \t]+de[ \t]+cada)[ \t]+(?:antwort|"
-        r"r[ée]ponse|risposta|respuesta|resposta)",
+        r"r[ée]ponse|risposta|respuesta|resposta)"
+        # with a verb that puts something there after it (a verb before it is the sentence judge's)
+        r"(?=[^.\n]{0,80}?\b(?:f[üu]ge|schreib\w*|setze|h[äa]nge|ajout\w*|[ée]cri\w*|mets|aggiung\w*|scriv\w*|metti|a[ñn]ad\w*|"
+        r"agreg\w*|escrib\w*|incluy\w*|pon|adicion\w*|escrev\w*|inclua|coloque|ponha)\b)",
         "instruction to change every answer", "override",
         ("antwort", "reponse", "risposta", "respuesta", "resposta", "ponse"), 40,
     ),
@@ -842,7 +845,10 @@ _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
 )
 _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
     _RuleSpec(
-        r"(?i)\b(?:ignora|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
+        # not a past participle after its auxiliary ("le ministre a oublié tout ce qui précède")
+        r"(?i)(?<!\ba[ \t])(?<!\bai[ \t])(?<!\bas[ \t])(?<!\bont[ \t])(?<!\bavons[ \t])(?<!\bavez[ \t])"
+        r"(?<!\bavait[ \t])"
+        r"\b(?:ignora|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
         r"[ \t]+(?:todo|tout|alles|tutto|alle|tudo)[ \t,]+(?:lo[ \t]+anterior|lo[ \t]+que[ \t]+te[ \t]+dije|ce[ \t]+qui"
         r"[ \t]+pr[ée]c[èe]de|ce[ \t]+qu'on[ \t]+t'a[ \t]+dit|vorherige|bisherige|oben|davor|quanto[ \t]+(?:detto|"
         r"sopra)|ci[òo][ \t]+che|was[ \t]+(?:vorher|davor|oben)|o[ \t]+que[ \t]+foi|hierboven|voorgaande|das[ \t]+"

@@ -470,6 +470,9 @@ _TARGET_WORDS = (
     "vorige", "poprzednie", "tidigare", "sebelumnya", "toutes", "todas", "tutte", "alle", "instructions",
     "instruction", "system", "prompt", "sistema", "systeme", "safety", "restrictions", "rules", "developer",
     "developers", "admin", "administrator", "operator", "creator",
+    # imperatives of adding something to the answer ("… aggiungi alla fine di ogni risposta …")
+    "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodaj", "dodawaj",
+    "tambahkan", "adauga", "lisaa", "ekle",
 )
 """Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
 
@@ -662,6 +665,13 @@ class SentenceJudge:
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
                               r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
+        # verbs that put something into an answer (folded; many languages)
+        self.add_verb = c(
+            r"\b(?:append|add|include|insert|put|place|write|attach|prepend|fuge|schreib\w*|setze|hange|"
+            r"ajout\w*|ecri\w*|mets|aggiung\w*|scriv\w*|metti|anad\w*|agreg\w*|escrib\w*|incluy\w*|pon|"
+            r"adicion\w*|escrev\w*|inclua|coloque|ponha|voeg|zet|schrijf|dodaj\w*|napisz|umiesc\w*|ekle|yaz|"
+            r"tambahkan|tulis\w*|sertakan|lagg|skriv|tilfoj|adaug\w*|scrie|pridej|pridavej|napis|lisaa|"
+            r"kirjoita|tedd|ird|ongeza|andika|idagdag|isulat|termina|terminez|beende)\b")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -703,8 +713,13 @@ class SentenceJudge:
             return "instruction override"
         if has("email") and has("send_verb") and has("data_word"):
             return "instruction to send data away"
-        if has("every_answer") or has("completion"):
-            return "instruction to change every answer" if has("every_answer") else "prompt or data extraction"
+        # "at the end of every answer" orders something only with an imperative, a modal, the reader or "from
+        # now on" ("at the end of each answer of the minister there was applause" is news)
+        if has("every_answer") and (has("imperative") or has("modal") or addressed() or has("hijack")
+                                    or has("add_verb")):
+            return "instruction to change every answer"
+        if has("completion"):
+            return "prompt or data extraction"
         return None
 
     @staticmethod
@@ -815,6 +830,8 @@ ANCHORS = (
     "fara", "systeemmelding", "systeembericht", "systemmeddelande", "systembesked", "catatan", "pesan", "notatka",
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
+    "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodawaj", "tambahkan",
+    "adauga", "lisaa",
     "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila",
     "isiyo", "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta",
     "onyesha", "ipakita",

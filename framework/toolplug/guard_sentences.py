@@ -186,7 +186,7 @@ _REVEAL = _words(
     r"berikan", r"tuliskan", r"sebutkan", r"hien[ ]thi", r"tiet[ ]lo", r"in[ ]ra", r"ipakita", r"ibunyag",
     r"onyesha", r"fichua", r"zobraz\w*",
     r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
-    r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz", r"geben[ ]sie",
+    r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz", r"geben[ ]sie", r"ulangi",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -212,6 +212,12 @@ _SECRET = _words(
     r"historique[ ]de[ ](?:la[ ])?conversation", r"cronologia[ ]della[ ]conversazione", r"historico[ ]da[ ]conversa",
     r"(?:clave|chiave|chave|palabra|parola|codigo|codice|mot|cle)[ ](?:secret[ao]|segret[ao]|secrete?)",
     r"(?:geheime[nr]?[ ](?:schlussel|wort|code)|geheimwort|geheime[ ]sleutel)",
+    # "the instructions (that) you received / were given" in other languages
+    r"(?:instrucciones|instructions|consignes|anweisungen|istruzioni|instrucoes|instructies|instrukcje|instruksi|"
+    r"regeln|reglas|regles|regole|regras|regels|zasady|aturan|perintah|talimatlar\w*)[ ,]+(?:que|qui|qu'on|die|che|"
+    r"ktore|yang|som|jotka|care|amelyeket)[ ](?:\w+[ ]){0,3}?(?:recib\w*|dieron|dado|recu\w*|donne\w*|erhalten|"
+    r"bekommen|gegeben|ricevut\w*|hai[ ]ricevuto|date|dati|recebeu|recebido|deram|dad[ao]s|kreeg|kregen|gekregen|"
+    r"ontving|otrzyma\w*|dosta\w*|terima|diterima|diberikan|fick|fikk|saanut|sait|primit\w*|kaptal)",
 )
 _STATE = _words(
     r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
@@ -338,7 +344,8 @@ _IMPERATIVE = _words(
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
     r"recommande", r"recomienda", r"raccomanda", r"recomende", r"geben", r"zobraz", r"afiseaza", r"mutasd",
     r"mutassa", r"nayta",
-    r"onyesha", r"ipakita", r"goster", r"tampilkan", r"tunjukkan", r"huwag",
+    r"onyesha", r"ipakita", r"goster", r"tampilkan", r"tunjukkan", r"huwag", r"repite", r"repete", r"wiederhole",
+    r"ripeti", r"repita", r"herhaal", r"powtorz", r"ulangi",
 )
 
 
@@ -473,6 +480,10 @@ _TARGET_WORDS = (
     # imperatives of adding something to the answer ("… aggiungi alla fine di ogni risposta …")
     "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodaj", "dodawaj",
     "tambahkan", "adauga", "lisaa", "ekle",
+    # words for instructions in other languages
+    "instrucciones", "istruzioni", "instrucoes", "instructies", "instrukcje", "instrukcji", "anweisungen", "consignes",
+    "instruksi", "talimatlari", "talimatlar", "pokyny", "ohjeet", "instruktioner", "instructiunile", "maagizo",
+    "tagubilin",
 )
 """Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
 

@@ -2059,13 +2059,15 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
+    has_part: dict[str, bool] = {}  # groups share gate words: each is looked for once per text
     for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
             scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
         if not scripts[script.pattern]:
             continue
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
-        present = tuple(word for word, part in words if part in foreign)
+        present = tuple(word for word, part in words if has_part.get(part)
+                        or (part not in has_part and has_part.setdefault(part, part in foreign)))
         for position in _word_positions(text, present) if present else ():
             for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
                 spans.add((match.start(), match.end(), "override", "instruction override"))

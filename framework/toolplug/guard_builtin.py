@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import functools
 import re
+from collections.abc import Iterator
 
 from toolplug import guard_languages, guard_sentences
 from toolplug.guard import (
@@ -977,7 +978,7 @@ class _Compiled:
             (
                 re.compile(script),
                 tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
-                re.compile("|".join(patterns)),
+                _LazyPattern("|".join(patterns)),
                 _lead_bytes(script),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
@@ -1054,6 +1055,22 @@ class _Compiled:
         self.base32 = re.compile(r"[A-Z2-7]+=*")
         self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
         self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
+
+
+class _LazyPattern:
+    """A pattern compiled the first time a text needs it: a script's patterns cost nothing at start-up
+    for a host that never reads that script."""
+
+    __slots__ = ("compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.compiled: re.Pattern[str] | None = None
+
+    def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+        if self.compiled is None:
+            self.compiled = re.compile(self.source)
+        return self.compiled.finditer(text, start, end)
 
 
 def _lead_bytes(letters: str) -> tuple[bytes, ...]:

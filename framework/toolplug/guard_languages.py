@@ -280,7 +280,7 @@ _HANGUL_MORE = (
 # guides say) are not such a class; a negated order ("不要执行 rm -rf /") is a warning, not an order.
 
 SECRET_FILE = (
-    r"(?:/etc/(?:shadow|passwd|sudoers|gshadow)|~/\.ssh|\.ssh/(?:id_\w+|authorized_keys|config)|id_(?:rsa|ed25519|ecdsa)\b|"
+    r"(?:/etc/(?:shadow|passwd|sudoers|gshadow)|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|"
     r"authorized_keys|\*\.pem\b|\.kube/config|\.aws/credentials|\.docker/config\.json|\.gitconfig|\.git-credentials|"
     r"\.netrc|\.npmrc|\.pypirc|(?<![\w.])\.env\b)"
 )

@@ -745,7 +745,8 @@ _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
         "prompt or data extraction", "override", _FOREIGN_REVEAL,
     ),
     _RuleSpec(
-        r"(?i)\b(?:du[ \t]+bist[ \t]+(?:jetzt|nun|ab[ \t]+sofort)|ahora[ \t]+eres|a[ \t]+partir[ \t]+de[ \t]+ahora"
+        r"(?i)\b(?:du[ \t]+bist[ \t]+(?:jetzt|nun|ab[ \t]+sofort)|(?-i:Sie)[ \t]+sind[ \t]+(?:jetzt|nun|ab[ \t]+sofort)"
+        r"|ahora[ \t]+eres|a[ \t]+partir[ \t]+de[ \t]+ahora"
         r"(?=[^.\n]{0,40}?\b(?:eres|est[áa]s|t[úu]|usted)\b)|"
         r"tu[ \t]+es[ \t]+(?:maintenant|d[ée]sormais)|ora[ \t]+sei|da[ \t]+ora[ \t]+in[ \t]+poi"
         r"(?=[^.\n]{0,40}?\b(?:sei|tu)\b)"
@@ -759,7 +760,7 @@ _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
         r"reglas|filtros|l[íi]mites)|sans[ \t]+(?:restrictions|r[èe]gles|filtres|limites)|senza[ \t]+(?:restrizioni|"
         r"regole|filtri|limiti)|sem[ \t]+(?:restri\w*|regras|filtros|limites)|zonder[ \t]+(?:beperkingen|regels|"
         r"filters))",
-        "role reassignment", "override", ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von "),
+        "role reassignment", "override", ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von ", "sie "),
     ),
 )
 _RULES = (*_RULES, *_FOREIGN_RULES)

@@ -113,7 +113,8 @@ _OVERRIDE = _words(
     r"sem[ ](?:restricoes|regras|filtros|limites)", r"dimentic\w*", r"trascur\w*", r"non[ ]seguire",
     r"senza[ ](?:restrizioni|regole|filtri|limiti)",
     # Dutch, Polish, Czech, Slovak, Nordic, Finnish
-    r"negeer\w*", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*", r"ignoruj\w*",
+    r"negeer\w*", r"negeren", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*", r"zignorowac",
+    r"ignoruj\w*", r"bos[ ]ver\w*",
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
@@ -151,7 +152,7 @@ _PREVIOUS = _words(
     r"previous", r"prior", r"earlier", r"above", r"preceding", r"original", r"initial", r"former", r"existing",
     r"default", r"all", r"any", r"every", r"everything", r"usual", r"normal", r"current",
     r"vorherig\w*", r"bisherig\w*", r"obig\w*", r"alle[ns]?", r"precedent\w*", r"anterior\w*", r"toute?s?",
-    r"todas?", r"todos", r"tutt[ei]", r"precedenti", r"vorige", r"eerdere", r"poprzedni\w*", r"wszystk\w*",
+    r"todas?", r"todos", r"tutt[ei]", r"precedenti", r"vorige", r"voorgaande", r"eerdere", r"poprzedni\w*", r"wszystk\w*",
     r"predchoz\w*", r"predchadzajuc\w*", r"vsetk\w*", r"tidigare", r"aiemm\w*", r"kaikki", r"onceki", r"tum",
     r"butun", r"anterioare", r"toate", r"korabbi", r"osszes", r"sebelumnya", r"semua", r"sebelum[ ]ini",
     r"truoc[ ]do", r"tat[ ]ca", r"naunang", r"lahat", r"yote", r"yaliyotangulia",
@@ -160,7 +161,8 @@ _SECOND_PERSON = _words(
     r"you", r"your", r"yours", r"yourself", r"du", r"dein\w*", r"dich", r"dir", r"tu", r"ton", r"tes", r"toi",
     r"vous", r"votre", r"vos", r"tus", r"usted", r"tuo", r"tua", r"tuoi", r"voce", r"seu", r"sua", r"seus", r"suas",
     r"jij", r"jouw", r"twoj\w*", r"swoj\w*", r"swoich", r"twoich", r"tue", r"sei", r"eres", r"bist", r"bent",
-    r"jestes", r"jsi", r"ben[ ]je", r"heb[ ]je",
+    r"jestes", r"jsi", r"ben[ ]je", r"heb[ ]je", r"lei[ ]e", r"o[ ]senhor",
+    r"a[ ]senhora", r"jest[ ]pan", r"jest[ ]pani", r"pan[ ]jest", r"siz", r"sana",
     r"kun[ ]je", r"olet", r"esti", r"vagy", r"tvuj", r"tvoje", r"svoj\w*", r"din", r"ditt", r"dine", r"dina",
     r"sinun", r"anda", r"kamu", r"cua[ ]ban", r"iyong", r"wako", r"senin",
 )
@@ -187,6 +189,7 @@ _REVEAL = _words(
     r"onyesha", r"fichua", r"zobraz\w*",
     r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
     r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz", r"geben[ ]sie", r"ulangi",
+    r"tonen", r"wyswietl\w*", r"anzeig\w*", r"pokazac",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -483,7 +486,7 @@ _TARGET_WORDS = (
     # words for instructions in other languages
     "instrucciones", "istruzioni", "instrucoes", "instructies", "instrukcje", "instrukcji", "anweisungen", "consignes",
     "instruksi", "talimatlari", "talimatlar", "pokyny", "ohjeet", "instruktioner", "instructiunile", "maagizo",
-    "tagubilin",
+    "tagubilin", "senhor", "senhora", "siz",
 )
 """Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
 
@@ -842,7 +845,8 @@ ANCHORS = (
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
     "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodawaj", "tambahkan",
-    "adauga", "lisaa",
+    "adauga", "lisaa", "negeren", "zignorowac", "bos", "revelar", "mostrar", "mostrare", "rivelare", "afficher", "affichez",
+    "montrez", "muestre", "mostri", "zeigen", "anzeigen", "tonen", "wyswietl", "wyswietlic", "pokazac",
     "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila",
     "isiyo", "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta",
     "onyesha", "ipakita",
@@ -930,6 +934,7 @@ NEEDS = (
     "rendszerpromptot", "systemprompt", "sistem", "sistemini", "angaben", "fungieren", "fungierst", "fungiert",
     "fungierest", "agieren", "agierst", "restriccion", "restrizione", "restricao", "restrictie", "beperking",
     "korlatozasok", "kisitlamasi", "vikwazo", "limitasyon", "mensaje", "invite", "promptul", "jibu", "sagot", "cevabin",
-    "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo",
+    "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo", "batasan", "ograniczen",
+    "kisitlamasi",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

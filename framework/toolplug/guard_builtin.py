@@ -760,7 +760,8 @@ _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
         r"reglas|filtros|l[íi]mites)|sans[ \t]+(?:restrictions|r[èe]gles|filtres|limites)|senza[ \t]+(?:restrizioni|"
         r"regole|filtri|limiti)|sem[ \t]+(?:restri\w*|regras|filtros|limites)|zonder[ \t]+(?:beperkingen|regels|"
         r"filters))",
-        "role reassignment", "override", ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von ", "sie "),
+        "role reassignment", "override",
+        ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von ", "sie "),
     ),
 )
 _RULES = (*_RULES, *_FOREIGN_RULES)

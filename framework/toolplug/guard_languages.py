@@ -294,7 +294,7 @@ HARMFUL_COMMAND = (
     r"|auditctl[ \t]+-D|crontab[ \t]+-r\b"
     r"|rm[ \t]+-[a-zA-Z]*[rf][a-zA-Z]*[ \t]+(?:--no-preserve-root[ \t]+)?(?:/(?:[ \t]|$|\*|etc\b|var\b|home\b|usr\b|boot\b|"
     r"root\b)|~/?(?:[ \t]|$))"
-    r"|(?i:drop[ \t]+database|delete[ \t]+from[ \t]+\w+[ \t]+where[ \t]+1[ \t]*=[ \t]*1|update[ \t]+users?[ \t]+set[ \t]+"
+    r"|(?i:delete[ \t]+from[ \t]+\w+[ \t]+where[ \t]+1[ \t]*=[ \t]*1|update[ \t]+users?[ \t]+set[ \t]+"
     r"(?:role|is_admin|admin)\w*)"
     r"|/dev/tcp/|\bnc[ \t]+(?:-\w+[ \t]+)*-e\b|bash[ \t]+-i[ \t]+>&|-v[ \t]+/:/\w|chroot[ \t]+/host"
     r"|(?:curl|wget)[ \t][^\n|]{0,120}?http://[^\n|]{0,120}\|[ \t]*(?:sudo[ \t]+)?(?:ba|z)?sh\b"
@@ -487,10 +487,10 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "laheta", "tuma", "ipadala", "gui"), 0),
     (r"(?i)\b(?:finge[ ]que[ ](?:eres|t[uú][ ]eres)|finja[ ]que[ ](?:voc[eê]|tu)[ ](?:[ée]s?|est[áa]s?)"
      r"|fingi[ ](?:di[ ]essere|che[ ]sei)|fais[ ]semblant[ ]d'?|faites[ ]semblant[ ]d'?|tu[ ]so,?[ ]als[ ](?:ob[ ])?|"
-     r"doe[ ]alsof[ ](?:je|jij|u)|udawaj,?[ ](?:[żz]e|ze)|berpura-pura(?:lah)?[ ](?:menjadi|jadi|bahwa|kamu)|"
-     r"l[åa]tsas[ ]att[ ]du|lad[ ]som[ ]om[ ](?:du|at)|lat[ ]som[ ]om[ ](?:du|at)|p[řr]edst[íi]rej,?[ ](?:[žz]e)|"
+     r"doe[ ]alsof[ ](?:je|jij|u)|udawaj,?[ ](?:[żz]e|ze)[ ]jeste[śs]|berpura-pura(?:lah)?[ ](?:menjadi|jadi|bahwa[ ](?:kamu|anda)|kamu)|"
+     r"l[åa]tsas[ ]att[ ]du|lad[ ]som[ ]om[ ]du|lat[ ]som[ ]om[ ]du|p[řr]edst[íi]rej,?[ ](?:[žz]e)[ ]jsi|"
      r"pref[ăa]-te[ ]c[ăa]|tegy[ée]l[ ][úu]gy,?[ ]mintha|teeskentele[ ]olevasi|jifanye[ ](?:kuwa|u)|magkunwari[ ](?:kang|ka)|"
-     r"gi[ảa][ ]v[ờo][ ](?:b[ạa]n|r[ằa]ng|l[àa]))",
+     r"gi[ảa][ ]v[ờo][ ](?:b[ạa]n|l[àa]))",
      "role reassignment", "override",
      ("finge", "finja", "fingi", "fais", "faites", "tu", "doe", "udawaj", "berpura", "latsas", "lad", "lat", "predstirej",
       "prefa", "tegyel", "teeskentele", "jifanye", "magkunwari", "gia"), 0),

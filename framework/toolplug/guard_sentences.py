@@ -113,8 +113,8 @@ _OVERRIDE = _words(
     r"sem[ ](?:restricoes|regras|filtros|limites)", r"dimentic\w*", r"trascur\w*", r"non[ ]seguire",
     r"senza[ ](?:restrizioni|regole|filtri|limiti)",
     # Dutch, Polish, Czech, Slovak, Nordic, Finnish
-    r"negeer\w*", r"negeren", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*", r"zignorowac",
-    r"ignoruj\w*", r"bos[ ]ver\w*",
+    r"negeer\w*", r"te[ ]negeren", r"vergeet", r"zonder[ ](?:beperkingen|regels|filters)", r"zignoruj\w*",
+    r"zignorowac", r"ignoruj\w*", r"bos[ ]ver\w*",
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
@@ -190,7 +190,6 @@ _REVEAL = _words(
     r"onyesha", r"fichua", r"zobraz\w*",
     r"vypis", r"afiseaza", r"read[ ](?:me|out|aloud)", r"dame", r"dammi", r"daj", r"scriv\w*", r"elenc\w*",
     r"enumer\w*", r"schreib\w*", r"ecri\w*", r"escrev\w*", r"schrijf", r"noem", r"napisz", r"geben[ ]sie", r"ulangi",
-    r"tonen", r"wyswietl\w*", r"anzeig\w*", r"pokazac",
 )
 _SECRET = _words(
     r"system[ -]?(?:prompt|message|instructions?)", r"(?:initial|hidden|secret|original|confidential|internal|base|"
@@ -349,7 +348,8 @@ _IMPERATIVE = _words(
     r"recommande", r"recomienda", r"raccomanda", r"recomende", r"geben", r"zobraz", r"afiseaza", r"mutasd",
     r"mutassa", r"nayta",
     r"onyesha", r"ipakita", r"goster", r"tampilkan", r"tunjukkan", r"huwag", r"repite", r"repete", r"wiederhole",
-    r"ripeti", r"repita", r"herhaal", r"powtorz", r"ulangi",
+    r"ripeti", r"repita", r"herhaal", r"powtorz", r"ulangi", r"muestre", r"affichez", r"mostri", r"mostre",
+    r"zeigen[ ]sie",
 )
 
 
@@ -482,12 +482,11 @@ _TARGET_WORDS = (
     "instruction", "system", "prompt", "sistema", "systeme", "safety", "restrictions", "rules", "developer",
     "developers", "admin", "administrator", "operator", "creator",
     # imperatives of adding something to the answer ("… aggiungi alla fine di ogni risposta …")
-    "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodaj", "dodawaj",
-    "tambahkan", "adauga", "lisaa", "ekle",
-    # words for instructions in other languages
-    "instrucciones", "istruzioni", "instrucoes", "instructies", "instrukcje", "instrukcji", "anweisungen", "consignes",
-    "instruksi", "talimatlari", "talimatlar", "pokyny", "ohjeet", "instruktioner", "instructiunile", "maagizo",
-    "tagubilin", "senhor", "senhora", "siz",
+    "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "tambahkan", "adauga",
+    "lisaa", "ekle",
+    # imperatives that repeat something back ("Por favor, repite … las instrucciones que recibiste")
+    "repite", "ripeti", "repita", "ulangi", "herhaal", "powtorz", "wiederhole", "repete", "repetez",
+    "senhor", "senhora", "siz",
 )
 """Words of sentences that speak to the reader or about its instructions (lower case, accents folded)."""
 
@@ -846,8 +845,8 @@ ANCHORS = (
     "komunikat", "poznamka", "aviso", "ende", "fin", "fim", "einde", "koncu", "konci",
     "termina", "terminez", "termine", "beende", "concludi", "encerre", "zakoncz", "loppuun", "mwishoni", "dulo",
     "aggiungi", "adicione", "adiciona", "anade", "agrega", "ajoute", "ajoutez", "fuge", "voeg", "dodawaj", "tambahkan",
-    "adauga", "lisaa", "negeren", "zignorowac", "bos", "revelar", "mostrar", "mostrare", "rivelare", "afficher",
-    "affichez", "montrez", "muestre", "mostri", "zeigen", "anzeigen", "tonen", "wyswietl", "wyswietlic", "pokazac",
+    "adauga", "lisaa", "negeren", "zignorowac", "bos", "revelar", "rivelare", "affichez", "montrez", "muestre",
+    "mostri",
     "mostantol", "restriccion", "restricao", "restrictie", "restrizione", "nelkul", "nelkuli", "walang", "bila",
     "isiyo", "olmayan", "sfarsitul", "slutningen", "konec", "sonuna", "vegere", "zobraz", "afiseaza", "mutasd", "nayta",
     "onyesha", "ipakita",
@@ -935,7 +934,6 @@ NEEDS = (
     "rendszerpromptot", "systemprompt", "sistem", "sistemini", "angaben", "fungieren", "fungierst", "fungiert",
     "fungierest", "agieren", "agierst", "restriccion", "restrizione", "restricao", "restrictie", "beperking",
     "korlatozasok", "kisitlamasi", "vikwazo", "limitasyon", "mensaje", "invite", "promptul", "jibu", "sagot", "cevabin",
-    "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo", "batasan", "ograniczen",
-    "kisitlamasi",
+    "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo", "batasan", "kisitlamasi",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

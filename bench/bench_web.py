@@ -294,7 +294,8 @@ def bench_guard_more_dev() -> None:
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
                        ("benign foreign paragraphs changed", "benign_intl"),
-                       ("benign translated manual paragraphs changed", "benign_manual")):
+                       ("benign translated manual paragraphs changed", "benign_manual"),
+                       ("benign interface-text paragraphs changed (installed catalogues)", "benign_catalogue")):
         counts = result[key]
         if not counts:
             continue

@@ -14,7 +14,10 @@ held-out figure. Rows have a ``kind``:
 - ``benign_manual``: paragraphs of translated manual pages (Chinese, Japanese, Russian) from Debian
   packages, written to ``guard-manuals-dev.jsonl`` by ``python bench/guard_dev_more.py --manuals``:
   technical imperatives ("run", "send bug reports to", "is ignored") are the hardest benign text for
-  rules about orders.
+  rules about orders;
+- ``benign_catalogue``: the translated interface strings of the gettext catalogues installed on this machine
+  (``/usr/share/locale``), grouped into paragraphs, written to ``guard-catalogues-dev.jsonl`` by
+  ``--catalogues`` (nothing is downloaded; which catalogues exist depends on the machine).
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
@@ -391,6 +394,51 @@ def build_manuals() -> Path:
     return out
 
 
+# --- installed gettext catalogues --------------------------------------------------------------------
+
+CATALOGUE_LANGUAGES = (
+    "ar", "bn", "cs", "da", "de", "el", "es", "fa", "fi", "fr", "he", "hi", "hu", "id", "it", "ja", "ko", "nl", "pl",
+    "pt", "pt_BR", "ro", "ru", "sv", "th", "tr", "uk", "vi", "zh_CN", "zh_TW",
+)
+"""Locale folders read from ``/usr/share/locale``."""
+
+
+def catalogue_paragraphs(root: Path = Path("/usr/share/locale"), size: int = 600) -> Iterator[tuple[str, str, str]]:
+    """The translations of each installed catalogue of :data:`CATALOGUE_LANGUAGES`, joined into paragraphs of
+    about ``size`` characters (interface text: menus, messages, command-line help)."""
+    import gettext
+
+    for language in CATALOGUE_LANGUAGES:
+        for path in sorted((root / language / "LC_MESSAGES").glob("*.mo")):
+            try:
+                with path.open("rb") as handle:
+                    catalogue = gettext.GNUTranslations(handle)
+            except (OSError, ValueError):
+                continue
+            texts = [" ".join(value.split()) for key, value in catalogue._catalog.items()
+                     if isinstance(value, str) and key and len(value) > 15]
+            piece: list[str] = []
+            number = 0
+            for text in texts:
+                piece.append(text)
+                if sum(map(len, piece)) > size:
+                    yield f"more:mo:{language}:{path.name}:{number}", language, " ".join(piece)
+                    piece, number = [], number + 1
+            if piece:
+                yield f"more:mo:{language}:{path.name}:{number}", language, " ".join(piece)
+
+
+def build_catalogues() -> Path:
+    """Writes ``guard-catalogues-dev.jsonl`` in the cache from the installed catalogues."""
+    out = guard_data.cache_dir() / "guard-catalogues-dev.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, language, text in catalogue_paragraphs():
+            row = {"id": ident, "kind": "benign_catalogue", "family": "benign", "lang": language, "text": text,
+                   "split": "dev"}
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -429,13 +477,13 @@ def build() -> Path:
 
 
 def load() -> list[dict[str, str]]:
-    """The rows :func:`build` wrote, and those of :func:`build_manuals` when it has run; empty when
-    :func:`build` has not run."""
+    """The rows :func:`build` wrote, and those of :func:`build_manuals` and :func:`build_catalogues` when they
+    have run; empty when :func:`build` has not run."""
     path = guard_data.cache_dir() / "guard-more-dev.jsonl"
     if not path.exists():
         return []
-    manuals = guard_data.cache_dir() / "guard-manuals-dev.jsonl"
-    return [json.loads(line) for file in (path, manuals) if file.exists()
+    extra = (guard_data.cache_dir() / "guard-manuals-dev.jsonl", guard_data.cache_dir() / "guard-catalogues-dev.jsonl")
+    return [json.loads(line) for file in (path, *extra) if file.exists()
             for line in file.read_text(encoding="utf-8").splitlines()]
 
 
@@ -470,7 +518,7 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
     article, caught when the planted span is changed) and benign foreign paragraphs changed per language."""
     material = load() if material is None else material
     result: dict[str, Any] = {"prompt": [0, 0], "attack": {}, "attack_source": {}, "benign_intl": {},
-                              "benign_manual": {}}
+                              "benign_manual": {}, "benign_catalogue": {}}
     for row in material:
         if row["kind"] == "prompt":
             result["prompt"][0] += filter_one(row["text"]).text != row["text"]
@@ -482,7 +530,8 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
                 counts[0] += hit
                 counts[1] += 1
         else:
-            counts = result[row["kind"] if row["kind"] == "benign_manual" else "benign_intl"].setdefault(
+            kind = row["kind"] if row["kind"] in ("benign_manual", "benign_catalogue") else "benign_intl"
+            counts = result[kind].setdefault(
                 row["lang"], [0, 0])
             counts[0] += filter_one(row["text"]).text != row["text"]
             counts[1] += 1
@@ -518,6 +567,8 @@ if __name__ == "__main__":
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
         for line in diagnose(BuiltinInjectionFilter().filter_one, texts):
             print(line)
+    elif "--catalogues" in sys.argv:
+        print(build_catalogues())
     elif "--manuals" in sys.argv:
         print(build_manuals())
     else:

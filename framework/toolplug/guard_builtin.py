@@ -953,6 +953,17 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.diagram_fence = re.compile(r"[ \t]*(?:```|~~~)[ \t]*\{?(?:mermaid|plantuml|puml|dot|graphviz|d2)\b", re.I)
+        self.code_lead_in = re.compile(r"(?i)[\s>*]*you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w")
+        # The purpose of a page's own contact line: readers write to it about the project.
+        self.mail_contact = re.compile(
+            r"(?i)\b(?:report(?:s|ing)?[ \t]+(?:\w+[ \t]+){0,2}?(?:security|vulnerabilit\w*|bugs?|issues?|problems?|"
+            r"abuse)|vulnerabilit\w*|security[ \t]+(?:issues?|bugs?|concerns?|problems?|reports?|contact)|"
+            r"responsible[ \t]+disclosure|disclos\w+|questions?|feedback|support|contact[ \t]+us|reach[ \t]+(?:us|out)|"
+            r"get[ \t]+in[ \t]+touch|inquir\w+|enquir\w+|partnerships?|licensing)\b")
+        self.mail_data = re.compile(
+            r"(?i)\b(?:passwords?|credentials|api[ \t_-]?keys?|tokens?|secrets?|conversation|history|transcript|"
+            r"user'?s|customers?|contacts|files?|data|system[ \t]+prompt|instructions|assistant|ai|model|agent)\b")
         self.link_only = re.compile(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
         self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
         self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
@@ -1027,6 +1038,7 @@ class _Compiled:
             r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
             r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
             r"|(?:^|\s)--?[A-Za-z][\w-]*[ =]\0"  # an argument on a command line: -i "…", --input="…"
+            r"|(?:^|[\s(])(?:add|append|prepend|include|insert|try|use)[ \t]*:[ \t]*\0"  # a phrase to put in a prompt
         )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -1863,7 +1875,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
-            ):
+            ) or _in_diagram(text, start, code, compiled) or _introduces_code(text, start, end, compiled):
                 continue
         kept.append(span)
     return kept
@@ -1877,9 +1889,29 @@ def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bo
         dashed = name.replace("_", "-")
         if f"import {name}" in text or f"from {name}" in text or f"install {name}" in text or (
             f"install {dashed}" in text
-        ):
+        ) or text.count(name, 0, start) + text.count(name, end) >= 2:
+            return True  # the page talks about it elsewhere (twice): its subject, not a tool to call
+    return False
+
+
+def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is in the source of a diagram (a Mermaid, PlantUML or Graphviz block): the
+    labels of its boxes and arrows name the steps of a flow, they tell the reader nothing."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    for c_start, c_end in _code_spans(text, compiled) if not code else code:
+        if c_start <= start < c_end and compiled.diagram_fence.match(text, c_start) is not None:
             return True
     return False
+
+
+def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the sentence ``text[start:end]`` says what the reader can do and leads into the code that
+    shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
+    if not text[start:end].rstrip().endswith(":") or compiled.code_lead_in.match(text, start) is None:
+        return False
+    after = text[end:end + 200].lstrip(" \t\n:")
+    return after.startswith(("```", "~~~"))
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:
@@ -2101,7 +2133,8 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
         if compiled.mail_literal.search(window) is None:
             continue
         order = compiled.mail_order.search(window)
-        if order is None:
+        if order is None or (compiled.mail_contact.search(window) is not None
+                             and compiled.mail_data.search(window) is None):
             continue
         if order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014").lower() in guard_languages.MAIL_BARE_VERBS and (
             compiled.mail_request.search(window) is None

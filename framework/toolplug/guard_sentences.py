@@ -408,10 +408,12 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "completion": ("prompt", "instructions", "rules", "systemanweisung"),
     "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
                  "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
-                 "attempt", "design", "meant", "used", "intended", "into", "by "),
+                 "attempt", "design", "meant", "used", "intended", "into", "by ", "`"),
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
+    "local_paste": ("paste",),
+    "developer_condition": ("you",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -620,7 +622,10 @@ class SentenceJudge:
                           r"designed|meant|used|intended)[ ](?!you\b)(?:\w+[ ]){0,4}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
-                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
+                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b"
+                          # done by configuration: "pass `--no-prompt` to disable the prompt"
+                          r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
+                          r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
                               r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
@@ -638,6 +643,15 @@ class SentenceJudge:
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
                               r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
+        # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
+        self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
+                             r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
+                             r"config\w*|settings|dashboard|app)\b")
+        # Advice on the reader's own use of software ("when you use X with a client, send only …").
+        self.developer_condition = c(
+            r"^(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|after|while)[ ]"
+            r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|"
+            r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -694,7 +708,9 @@ class SentenceJudge:
                 return "instruction override"
             if has("state") and has("state_control") and (addressed() or has("previous")):
                 return "instruction override"
-        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")):
+        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")) and (
+            not has("local_paste")
+        ):
             return "prompt or data extraction"
         if has("question"):
             return "prompt or data extraction"
@@ -704,7 +720,7 @@ class SentenceJudge:
             return "text addressed to the model"
         if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
             return "text addressed to the model"
-        if has("hijack") and has("say") and (has("imperative") or has("modal")):
+        if has("hijack") and has("say") and (has("imperative") or has("modal")) and not has("developer_condition"):
             return "instruction to change the answer"
         if has("deceive"):
             return "hiding from the user"

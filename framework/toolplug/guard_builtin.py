@@ -347,7 +347,7 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     ),
     _RuleSpec(
         r"(?i)\b(?:reply|respond|answer)[ \t]+(?:only[ \t]+)?with[ \t]+(?:the[ \t]+(?:word|code|token|phrase|text)"
-        r"[ \t]+)?[\"'`]?[A-Z0-9][A-Z0-9_-]{3,}[\"'`]?(?:[ \t]+and[ \t]+nothing[ \t]+else)?",
+        r"[ \t]+)?[\"'`]?(?-i:[A-Z0-9][A-Z0-9_-]{3,}(?![a-z]))[\"'`]?(?:[ \t]+and[ \t]+nothing[ \t]+else)?",
         "instruction to change the answer", "override", ("reply ", "respond ", "answer "),
     ),
     _RuleSpec(
@@ -554,7 +554,7 @@ class _ProseScorer:
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b",
+            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?)\b",
         )
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()
@@ -953,6 +953,7 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
         self.diagram_fence = re.compile(r"[ \t]*(?:```|~~~)[ \t]*\{?(?:mermaid|plantuml|puml|dot|graphviz|d2)\b", re.I)
         self.code_lead_in = re.compile(r"(?i)[\s>*]*you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w")
         # The purpose of a page's own contact line: readers write to it about the project.
@@ -1865,6 +1866,10 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             continue
         if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
             continue
+        if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
+            rule == "fake role header" and _in_table_cell(text, start, end)
+        ):
+            continue
         if rule == "instruction to call a tool" and _names_a_package(text, start, end, compiled):
             continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
@@ -1892,6 +1897,26 @@ def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bo
         ) or text.count(name, 0, start) + text.count(name, end) >= 2:
             return True  # the page talks about it elsewhere (twice): its subject, not a tool to call
     return False
+
+
+def _glossary_item(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is on an item of a glossary list, next to another (``- **System Prompt:**
+    Defines …`` then ``- **Input Schema:** …``): the page defines its terms, no block of a system begins."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if compiled.glossary_item.match(text, line_start) is None:
+        return False
+    previous = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    following = text.find("\n", start) + 1
+    return (line_start > 0 and compiled.glossary_item.match(text, previous) is not None) or (
+        following > 0 and compiled.glossary_item.match(text, following) is not None)
+
+
+def _in_table_cell(text: str, start: int, end: int) -> bool:
+    """Whether the bracketed role at ``text[start:end]`` is a value in a row of a Markdown table (``| manager
+    in [admin] |``), not the head of a message: nothing but the cell's border follows it on the line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.startswith("|", line_start) and text[end:end + 40].lstrip(" \t").startswith(("|", "\n")) or (
+        text.startswith("|", line_start) and end == len(text))
 
 
 def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:

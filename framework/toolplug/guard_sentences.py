@@ -174,7 +174,12 @@ _MODEL = _words(
 _REVEAL = _words(
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
     r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
-    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"provide", r"encode", r"reply[ ]with",
+    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"encode", r"reply[ ]with",
+    # "provide" takes something out unless it gives the model its input ("provide the model with a prompt",
+    # "provide data to your prompt", "provide instructions through the `system` option")
+    r"provide(?![ ](?:the[ ]|your[ ]|an?[ ])?(?:model|llm|agent|assistant|ai)s?[ ]with\b)(?![^.;]{0,60}?\b(?:to|through"
+    r"|via|into)[ ](?:the[ ]|your[ ]|an?[ ])?(?:models?\b|llms?\b|prompts?\b|agents?\b|`|\w+[ ](?:option|parameter|"
+    r"field|argument)))",
     r"zeig\w*", r"ausgeben", r"gib", r"verrat\w*", r"nenn\w*", r"wiederhol\w*", r"montre\w*", r"affiche\w*",
     r"revel\w*", r"devoile\w*", r"donne\w*", r"dis-moi", r"repete\w*", r"muestr\w*", r"dime", r"repite\w*",
     r"imprim\w*", r"escrib\w*", r"ensena\w*", r"mostr\w*", r"rivela\w*", r"dimmi", r"ripeti\w*", r"stampa\w*",
@@ -299,7 +304,7 @@ _ROLE = (
     r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the|my|your)\b|\bpretend[ ](?:to[ ]be|you|that"
     r"|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
-    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
+    r"(?:an?[ ])?(?:(?!\w+ing[ ])\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
     r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b|\bals[ ](?:[\w-]+[ ,]+){1,6}?(?:fungier\w*|agier\w*)\b"
 )
 _MODAL = (
@@ -518,7 +523,8 @@ class SentenceJudge:
         self.modal = c(_MODAL)
         self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|"
                             r"just|simply|"
-                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
+                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE
+                            + r"\b(?![ ](?:is|are|was|were|has|have)\b)")
         self.space = c(r"\s+")
         self.unbound = c(
             r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
@@ -619,7 +625,7 @@ class SentenceJudge:
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
                           r"attempts?|attempting|"
-                          r"designed|meant|used|intended)[ ](?!you\b)(?:\w+[ ]){0,4}?"
+                          r"designed|meant|used|intended)[ ](?:(?!you\b)\w+[ ]){0,6}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
                           r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b"
@@ -680,7 +686,9 @@ class SentenceJudge:
     def _orders(k: _Classes) -> str | None:
         """Orders about the answer, tools, data and encodings."""
         has, addressed, s = k.has, k.addressed, k.sentence
-        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or addressed()
+        # A model named only as the subject ("[Google Generative AI](…) include sources in the response")
+        # describes what a product does; the rule is an order when it speaks to the reader.
+        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or has("you")
                                                       or ":" in s)):
             return "instruction to change the answer"
         if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):

@@ -1915,8 +1915,8 @@ def _in_table_cell(text: str, start: int, end: int) -> bool:
     """Whether the bracketed role at ``text[start:end]`` is a value in a row of a Markdown table (``| manager
     in [admin] |``), not the head of a message: nothing but the cell's border follows it on the line."""
     line_start = text.rfind("\n", 0, start) + 1
-    return text.startswith("|", line_start) and text[end:end + 40].lstrip(" \t").startswith(("|", "\n")) or (
-        text.startswith("|", line_start) and end == len(text))
+    rest = text[end:end + 40].lstrip(" \t")
+    return text.startswith("|", line_start) and (rest.startswith(("|", "\n")) or not rest)
 
 
 def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:
@@ -1924,7 +1924,7 @@ def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _C
     labels of its boxes and arrows name the steps of a flow, they tell the reader nothing."""
     if "```" not in text and "~~~" not in text:
         return False
-    for c_start, c_end in _code_spans(text, compiled) if not code else code:
+    for c_start, c_end in code or _code_spans(text, compiled):
         if c_start <= start < c_end and compiled.diagram_fence.match(text, c_start) is not None:
             return True
     return False

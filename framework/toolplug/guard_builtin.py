@@ -235,7 +235,7 @@ _RULES: tuple[_RuleSpec, ...] = (
                "analyze", "analyse", "analyzing", "analysing"), 24),
     _RuleSpec(r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
               r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
-    _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+    _RuleSpec(r"(?i)(?<!\bcan[ \t])(?<!\bcan[ \t]also[ \t])\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
 _IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
@@ -315,7 +315,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
+        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])"
+        r"(?![ \t]+address)[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
@@ -397,7 +398,11 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"(?i)(?<!'s )(?<!s' )(?<!\bits )(?<!\btheir )\b(?:important|urgent|critical|attention|notice|note|message"
         r"|reminder|instructions?)[ \t]+(?:for|to)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?(?:AI|LLMs?|assistants?|models?|agents?|bots?|chatbots?|"
-        r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b",
+        r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b"
+        # "critical for LLM applications": the model's name qualifies what follows
+        r"(?![ \t]+(?:applications?|apps?|systems?|products?|developers?|teams?|engineers?|builders?|providers?|"
+        r"pipelines?|workloads?|projects?|use[ \t]+cases?|development|deployments?|infrastructure|platforms?|"
+        r"companies|startups|research|evaluations?|training|observability|costs?|usage)\b)",
         "text addressed to the model", "override",
         ("important ", "urgent ", "critical ", "attention ", "notice ", "note ", "message ", "reminder ",
          "instruction ", "instructions "), needs=(*_AI_WORDS, "model", "models", "agent", "agents"),
@@ -953,9 +958,13 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
+        # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
+        self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
         self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
         self.diagram_fence = re.compile(r"[ \t]*(?:```|~~~)[ \t]*\{?(?:mermaid|plantuml|puml|dot|graphviz|d2)\b", re.I)
-        self.code_lead_in = re.compile(r"(?i)[\s>*]*you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w")
+        self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w|if[ \t]+"
+                                       r"you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
         # The purpose of a page's own contact line: readers write to it about the project.
         self.mail_contact = re.compile(
             r"(?i)\b(?:report(?:s|ing)?[ \t]+(?:\w+[ \t]+){0,2}?(?:security|vulnerabilit\w*|bugs?|issues?|problems?|"
@@ -1040,6 +1049,7 @@ class _Compiled:
             r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
             r"|(?:^|\s)--?[A-Za-z][\w-]*[ =]\0"  # an argument on a command line: -i "…", --input="…"
             r"|(?:^|[\s(])(?:add|append|prepend|include|insert|try|use)[ \t]*:[ \t]*\0"  # a phrase to put in a prompt
+            r"|\breturn[ \t]+[fbr]?\0"  # a string the code returns
         )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -1867,7 +1877,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
-            rule == "fake role header" and _in_table_cell(text, start, end)
+            rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
+                text[start - 1].isalnum() or text[start - 1] == "_")))
         ):
             continue
         if rule == "instruction to call a tool" and _names_a_package(text, start, end, compiled):
@@ -1880,7 +1891,10 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
-            ) or _in_diagram(text, start, code, compiled) or _introduces_code(text, start, end, compiled):
+            ) or _in_diagram(text, start, code, compiled) or _introduces_code(text, start, end, compiled) or (
+                _under_option_heading(text, start, compiled)
+            ) or (rule == "instruction to persist" and compiled.through_code.search(
+                text, start, compiled.sentences.bounds(text, start)[1]) is not None):
                 continue
         kept.append(span)
     return kept
@@ -1919,6 +1933,21 @@ def _in_table_cell(text: str, start: int, end: int) -> bool:
     return text.startswith("|", line_start) and (rest.startswith(("|", "\n")) or not rest)
 
 
+def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is in the paragraph right under a heading that is a name in code (``####
+    `sampling```): an API reference's entry says what the option does."""
+    position = start
+    for _ in range(3):
+        line_start = text.rfind("\n", 0, max(0, position - 1)) + 1
+        line = text[line_start:position].strip()
+        if line.startswith("#"):
+            return compiled.option_heading.fullmatch(line) is not None
+        if line_start == 0 or (not line and position != start):
+            return False
+        position = line_start
+    return False
+
+
 def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:
     """Whether ``text[start]`` is in the source of a diagram (a Mermaid, PlantUML or Graphviz block): the
     labels of its boxes and arrows name the steps of a flow, they tell the reader nothing."""
@@ -1933,10 +1962,12 @@ def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _C
 def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether the sentence ``text[start:end]`` says what the reader can do and leads into the code that
     shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
-    if not text[start:end].rstrip().endswith(":") or compiled.code_lead_in.match(text, start) is None:
-        return False
-    after = text[end:end + 200].lstrip(" \t\n:")
-    return after.startswith(("```", "~~~"))
+    for begin, finish in ((start, end), compiled.sentences.bounds(text, start)):  # a sentence, or a match in one
+        if text[begin:finish].rstrip().endswith(":") and compiled.code_lead_in.match(text, begin) is not None and (
+            text[finish:finish + 200].lstrip(" \t\n:").startswith(("```", "~~~"))
+        ):
+            return True
+    return False
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:

@@ -125,7 +125,7 @@ _OVERRIDE = _words(
     r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
 _CONTROL = _words(
-    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)", r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
     r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"system[ ]prompt",
@@ -419,6 +419,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                          "ohjeet"),
     "local_paste": ("paste",),
     "developer_condition": ("you",),
+    "api_advice": ("use",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -576,7 +577,9 @@ class SentenceJudge:
         self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
                                   r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
-        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+        # not a purpose ("… so the agent can answer questions")
+        self.model_may = c(r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
+                           r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
                            r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
                            r"ignore|answer|"
                            r"respond|send|give|provide|skip|bypass|output|print)\b")
@@ -656,8 +659,11 @@ class SentenceJudge:
         # Advice on the reader's own use of software ("when you use X with a client, send only …").
         self.developer_condition = c(
             r"^(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|after|while)[ ]"
-            r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|"
+            r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|send|"
+            r"sending|want|need|prefer|"
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
+        # A migration note: "Use `streamText` with an `output` setting instead."
+        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -728,7 +734,9 @@ class SentenceJudge:
             return "text addressed to the model"
         if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
             return "text addressed to the model"
-        if has("hijack") and has("say") and (has("imperative") or has("modal")) and not has("developer_condition"):
+        if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
+            has("developer_condition") or has("api_advice")
+        ):
             return "instruction to change the answer"
         if has("deceive"):
             return "hiding from the user"

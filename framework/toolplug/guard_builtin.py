@@ -235,7 +235,9 @@ _RULES: tuple[_RuleSpec, ...] = (
                "analyze", "analyse", "analyzing", "analysing"), 24),
     _RuleSpec(r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
               r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
-    _RuleSpec(r"(?i)(?<!\bcan[ \t])(?<!\bcan[ \t]also[ \t])\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+    # not what the reader can switch on ("you can also enable debug mode for more logging")
+    _RuleSpec(r"(?i)(?<!\bcan[ \t])(?<!\bcan[ \t]also[ \t])\b(?:enter|enable|activate)[ \t]+"
+              r"(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
 _IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
@@ -963,8 +965,8 @@ class _Compiled:
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
         self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
         self.diagram_fence = re.compile(r"[ \t]*(?:```|~~~)[ \t]*\{?(?:mermaid|plantuml|puml|dot|graphviz|d2)\b", re.I)
-        self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w|if[ \t]+"
-                                       r"you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
+        self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
+                                       r"|if[ \t]+you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
         # The purpose of a page's own contact line: readers write to it about the project.
         self.mail_contact = re.compile(
             r"(?i)\b(?:report(?:s|ing)?[ \t]+(?:\w+[ \t]+){0,2}?(?:security|vulnerabilit\w*|bugs?|issues?|problems?|"

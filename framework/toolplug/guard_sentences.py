@@ -125,7 +125,8 @@ _OVERRIDE = _words(
     r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
 _CONTROL = _words(
-    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)", r"polic(?:y|ies)",
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)",
+    r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
     r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"system[ ]prompt",

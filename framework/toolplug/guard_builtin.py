@@ -942,6 +942,9 @@ class _Compiled:
                     rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
                     if compiled not in rules:
                         rules.append(compiled)
+        # The same without the rules that name a snake_case tool: a text with no "_" needs none of them.
+        self.by_anchor_plain = {word: [r for r in rules if _SNAKE_TOOL not in r.source]
+                                for word, rules in self.by_anchor.items()}
         self.anchor_words = frozenset(self.by_anchor)
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
@@ -951,8 +954,10 @@ class _Compiled:
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
+        # and the words the re-spelt views look for (:func:`_view_spans`): the chunks' sets answer for them.
+        self.view_words = frozenset({b"eht", b"uoy", b"dna", b"ruoy", b"rot", b"rot13"})
         self.scan_words = self.anchor_words.union(*(r.needs for rules in self.by_anchor.values() for r in rules
-                                                    if r.needs))
+                                                    if r.needs), self.view_words)
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
@@ -1418,12 +1423,14 @@ Span = tuple[int, int, str, str]
 
 
 def _rule_spans(
-    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None
+    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None,
+    seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
     ``raw`` and ``words``: ``" " + text + " "`` one byte per character (:func:`_one_byte_copy`), and that
-    through :data:`_WORD_BYTES`, when the caller already has them.
+    through :data:`_WORD_BYTES`, when the caller already has them. ``seen``, when given, receives the
+    words of ``compiled.view_words`` that ``text`` has.
     """
     spans: set[Span] = set()
     compiled.prose.forget()
@@ -1437,13 +1444,15 @@ def _rule_spans(
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
     if words is None:
         words = raw.translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
-    _anchor_spans(text, words, compiled, offset, spans)
+    _anchor_spans(text, words, compiled, offset, spans, seen)
     return sorted(spans)
 
 
-def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span]) -> None:
+def _anchor_spans(
+    text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span], seen: set[bytes] | None = None
+) -> None:
     """The matches of the rules under the anchor words of ``text`` (``words``: its copy through
-    :data:`_WORD_BYTES`), added to ``spans``."""
+    :data:`_WORD_BYTES`), added to ``spans``; the words of ``compiled.view_words`` it has, to ``seen``."""
     # Where anchor words occur, chunk by chunk (a long text is cut at spaces into pieces of about
     # _CHUNK characters): ``bytes.split`` and a set say which anchor words a chunk has (C speed), a
     # ``bytes.find`` per such word, bounded to the chunk, where. A chunk has few of them, so this costs
@@ -1451,7 +1460,7 @@ def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spa
     # a regex step at every space: twice as much on long text, which has most of them). The space before
     # the word is at ``position``: the word is text[position].
     anchor_words = compiled.anchor_words
-    by_anchor = compiled.by_anchor
+    by_anchor = compiled.by_anchor if b"_" in words else compiled.by_anchor_plain
     lowered: list[str | None] = []  # text in lower case, made when a rule first needs it
     size = len(words)
     start = 0
@@ -1463,12 +1472,14 @@ def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spa
         # The chunk's anchor words and needed words, in one pass over its words: a rule's needs meet the
         # chunk where they meet this (usually small) set.
         present = compiled.scan_words.intersection(words[start:end].split())
+        if seen is not None and not compiled.view_words.isdisjoint(present):
+            seen.update(compiled.view_words.intersection(present))
         for word in anchor_words.intersection(present):
             rules = by_anchor[word]
             if word in compiled.needy:
                 rules = [r for r in rules if r.needs is None or not r.needs.isdisjoint(present)]
-                if not rules:
-                    continue
+            if not rules:
+                continue
             needle = b" " + word + b" "
             position = words.find(needle, start, end + 1)
             while position != -1:
@@ -1637,14 +1648,15 @@ def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None, seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
     ``raw``, ``words`` and ``letters``: the one-byte copies of ``" " + text + " "`` (as is, through
     :data:`_WORD_BYTES`, through :data:`_SPACED_BYTES`) when the caller has them; ``script``: whether
     ``text`` has Cyrillic or Greek letters, when the caller knows; ``utf8``: ``text`` encoded, when the
-    caller has it.
+    caller has it; ``seen``: the words of ``compiled.view_words`` that ``words`` has, when the caller
+    gathered them (:func:`_rule_spans`), so the copy is not searched again for each.
     """
     spans: list[Span] = []
     if raw is None:
@@ -1681,9 +1693,15 @@ def _view_spans(
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
-    if b"rot13" in words or b"rot 13" in words:
+    if seen is None:
+        rot13 = b"rot13" in words or b"rot 13" in words
+        backwards = (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2
+    else:  # a word of the copy is in ``seen`` exactly when it stands between spaces in it
+        rot13 = b"rot13" in seen or (b"rot" in seen and b"rot 13" in words)
+        backwards = (b"eht" in seen) + (b"uoy" in seen) + (b"dna" in seen) + (b"ruoy" in seen) >= 2
+    if rot13:
         scan(0, len(text), codecs.encode(text, "rot13"))
-    if (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2:
+    if backwards:
         spans.extend(_reversed_spans(text, compiled))
     return spans
 
@@ -1712,10 +1730,11 @@ def _neutralise_rules(
     their UTF-8."""
     foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
-    spans = _rule_spans(text, compiled, 0, words, raw)
+    seen: set[bytes] = set()
+    spans = _rule_spans(text, compiled, 0, words, raw, seen)
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
-    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
+    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
     if b"@" in raw:
         spans.extend(_mail_orders(text, compiled))
     if script:

@@ -965,6 +965,8 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.parameter_entry = re.compile(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
+                                          r"(?:_[^_\n]{1,100}_|`[^`\n]{1,100}`|\([^)\n]{1,60}\))?")
         self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
@@ -1955,17 +1957,26 @@ def _in_table_cell(text: str, start: int, end: int) -> bool:
 
 
 def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
-    """Whether ``text[start]`` is in the paragraph right under a heading that is a name in code (``####
-    `sampling```): an API reference's entry says what the option does."""
-    position = start
-    for _ in range(3):
-        line_start = text.rfind("\n", 0, max(0, position - 1)) + 1
-        line = text[line_start:position].strip()
-        if line.startswith("#"):
-            return compiled.option_heading.fullmatch(line) is not None
-        if line_start == 0 or (not line and position != start):
+    """Whether ``text[start]`` is in the paragraph right under the head of an API reference's entry: a
+    heading that is a name in code (``#### `sampling```) or a list item naming a parameter and its type
+    (``- **mode** _'system' | 'remove'_``). The entry says what the option does."""
+    line_end = text.rfind("\n", 0, start)
+    blank = False
+    for _ in range(6):  # up through the paragraph, then one blank line, to the head
+        if line_end < 0:
             return False
-        position = line_start
+        line_start = text.rfind("\n", 0, line_end) + 1
+        line = text[line_start:line_end].strip()
+        if line:
+            if compiled.option_heading.fullmatch(line) or compiled.parameter_entry.fullmatch(line):
+                return True
+            if blank or line.startswith("#"):
+                return False
+        elif blank:
+            return False
+        else:
+            blank = True
+        line_end = line_start - 1
     return False
 
 

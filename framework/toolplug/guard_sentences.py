@@ -420,7 +420,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                          "ohjeet"),
     "local_paste": ("paste",),
     "developer_condition": ("you",),
-    "api_advice": ("use",),
+    "api_advice": ("`",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -664,7 +664,8 @@ class SentenceJudge:
             r"sending|want|need|prefer|"
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
-        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?`")
+        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?`"
+                            r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:

@@ -965,8 +965,14 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        # what a feature lets the reader do ("… allowing you to forward credentials to the server")
+        self.capability = re.compile(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
+                                     r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
         self.parameter_entry = re.compile(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
                                           r"(?:_[^_\n]{1,100}_|`[^`\n]{1,100}`|\([^)\n]{1,60}\))?")
+        # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
+        self.parameter_line = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
+                                         r"[ \t]*[:\u2014-]")
         self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
@@ -1897,14 +1903,18 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         start, end, family, rule = span
         if rule in _NAMED_MARKUP and _named_on_its_line(text, start, end, compiled):
             continue
-        if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
+        if rule == "text addressed to the model" and (
+            _only_a_link_follows(text, end, compiled) or _instructions_as_a_noun(text, start, end)
+        ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
             rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
                 text[start - 1].isalnum() or text[start - 1] == "_")))
         ):
             continue
-        if rule == "instruction to call a tool" and _names_a_package(text, start, end, compiled):
+        if rule == "instruction to call a tool" and (
+            _names_a_package(text, start, end, compiled) or _names_fields(text, start, end, compiled)
+        ):
             continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
@@ -1961,6 +1971,8 @@ def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
     heading that is a name in code (``#### `sampling```) or a list item naming a parameter and its type
     (``- **mode** _'system' | 'remove'_``). The entry says what the option does."""
     line_end = text.rfind("\n", 0, start)
+    if compiled.parameter_line.match(text, line_end + 1) is not None:
+        return True
     blank = False
     for _ in range(6):  # up through the paragraph, then one blank line, to the head
         if line_end < 0:
@@ -2000,6 +2012,40 @@ def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bo
         ):
             return True
     return False
+
+
+_FIELD_ENDS = frozenset({"id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode", "size",
+                         "count", "limit", "format", "dir", "version", "level", "timeout", "config", "options",
+                         "params", "prefix", "suffix", "index", "token", "tokens"})
+"""Last parts of snake_case names of data fields (``agent_id``, ``max_tokens``); a tool's name says what it does."""
+_TOOL_VERBS = frozenset({"get", "fetch", "send", "read", "write", "list", "search", "find", "delete", "remove",
+                         "create",
+                         "make", "run", "exec", "execute", "call", "post", "put", "update", "upload", "download",
+                         "query", "open", "set", "add", "load", "save", "store", "export", "import", "share", "forward",
+                         "email", "mail", "transfer", "grant", "reset", "change", "rotate", "issue", "generate"})
+"""First parts of tools' names (``fetch_url``, ``get_token``): a name that starts with one is a tool's."""
+
+
+def _names_fields(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether every snake_case name in ``text[start:end]`` is a field's (``Use `agent_id` to select …``)."""
+    names = compiled.snake_name.findall(text, start, end)
+    return bool(names) and all(
+        name.rsplit("_", 1)[1] in _FIELD_ENDS and name.split("_", 1)[0] not in _TOOL_VERBS for name in names)
+
+
+_INTENSIFIERS = frozenset({"important", "urgent", "critical", "new", "updated", "special", "hidden", "secret",
+                           "additional", "real", "actual", "priority", "following", "these", "my", "our", "final"})
+
+
+def _instructions_as_a_noun(text: str, start: int, end: int) -> bool:
+    """Whether "instructions for the agent" at ``text[start:end]`` is a noun phrase of a sentence ("Custom
+    moderation instructions for the agent.", "add its generated instructions to the agent, and …"), not
+    the head of a note to it: a plain word stands before it and no colon after it."""
+    if not text.startswith(("instruction", "Instruction"), start) or text[end:end + 3].lstrip(" \t").startswith(":"):
+        return False
+    before = text[max(0, start - 40):start].split()
+    word = before[-1] if before else ""
+    return word.replace("-", "").isalpha() and word.islower() and word not in _INTENSIFIERS
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:
@@ -2047,7 +2093,8 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
     if not sentence.isascii():
         sentence = sentence.translate(guard_sentences.FOLD_TABLE)
     judge = compiled.sentences.judge
-    return judge.reported.search(sentence) is not None and judge.judge(sentence) is None
+    return (judge.reported.search(sentence) is not None or compiled.capability.search(sentence) is not None) and (
+        judge.judge(sentence) is None)
 
 
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:

@@ -418,9 +418,9 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
-    "local_paste": ("paste",),
+    "local_paste": ("paste", "env"),
     "developer_condition": ("you",),
-    "api_advice": ("`",),
+    "api_advice": ("`", "["),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -656,15 +656,18 @@ class SentenceJudge:
         # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
         self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
-                             r"config\w*|settings|dashboard|app)\b")
-        # Advice on the reader's own use of software ("when you use X with a client, send only …").
-        self.developer_condition = c(
+                             r"config\w*|settings|dashboard|app)\b"
+                             r"|\b(?:set|export|store|save|put|keep)\b[^.;]{0,140}?\b(?:as|in|into)[ ]"
+                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b")
+        # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
+        # when you need to refresh tokens on each request").
+        self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
             r"^(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|after|while)[ ]"
             r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|send|"
             r"sending|want|need|prefer|"
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
-        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?`"
+        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 

@@ -63,6 +63,36 @@ NPM_PAGES = {
 }
 """npm packages: their README and documentation files (``docs/``) are ``prompt`` pages."""
 
+MORE_PYPI_PAGES = {
+    "adalflow": "1.1.3", "agentops": "0.4.21", "agno": "3.1.10", "aider-chat": "0.86.2", "arize-phoenix": "20.26.1",
+    "atomic-agents": "1.1.11", "autogen-core": "0.7.5", "browser-use": "0.13.14", "camel-ai": "0.2.90",
+    "chainlit": "2.12.0", "composio": "0.30.0", "controlflow": "0.12.1", "crewai-tools": "1.15.30",
+    "e2b-code-interpreter": "2.11.5", "embedchain": "0.1.128", "fructose": "0.0.13", "giskard": "2.19.2",
+    "griptape": "1.13.0", "guardrails-api": "0.4.4", "haystack-experimental": "0.19.0.post1", "humanloop": "0.8.38",
+    "inspect-ai": "0.3.285", "kani": "1.10.0", "langchain-community": "0.4.2", "langchain-core": "1.8.4",
+    "langchain-openai": "1.7.4", "langgraph": "1.2.24", "langsmith": "0.15.1", "letta": "0.34.12",
+    "litellm": "1.110.2", "llama-index-agent-openai": "0.4.12", "llama-index-llms-openai": "0.8.3",
+    "llama-stack": "0.2.12", "llm": "0.36", "llm-sandbox": "0.3.46", "llmlingua": "0.2.2",
+    "lm-format-enforcer": "0.11.3", "lmql": "0.7.3", "mem0ai": "2.2.1", "metagpt": "0.8.2", "ollama": "0.6.3",
+    "openai-agents": "0.24.0", "openai-swarm": "0.1.1", "opik": "2.2.122", "phidata": "2.7.10",
+    "portkey-ai": "2.3.4", "promptbench": "0.0.4", "promptflow-tools": "1.6.1", "promptic": "5.5.4",
+    "promptimize": "0.2.3", "pydantic-ai-slim": "2.68.0", "pydantic-evals": "2.62.0", "sammo": "0.3.3",
+    "semantic-router": "1.1.1", "swarms": "16.0.3", "textgrad": "0.1.8", "trulens": "2.16.0",
+    "trulens-eval": "2.16.0", "txtai": "9.14.0", "uptrain": "0.7.1", "vellum-ai": "1.14.8", "weave": "0.54.0",
+    "zenguard": "0.3.0",
+}
+"""A second set of PyPI packages whose READMEs discuss prompts and agents (``guard-more-pages.jsonl``)."""
+
+MORE_NPM_PAGES = {
+    "ai": "6.0.326", "@ai-sdk/openai": "3.0.141", "@anthropic-ai/claude-agent-sdk": "0.3.333", "autoevals": "0.0.132",
+    "genkit": "1.42.0", "@google/genai": "2.32.0", "langchain": "1.5.14", "@langchain/core": "1.4.0",
+    "@langchain/langgraph": "1.7.3", "langfuse": "3.39.2", "llm-guard": "0.1.9", "@mastra/evals": "0.14.4",
+    "@mastra/loggers": "0.10.19", "@mastra/mcp": "0.14.5", "@mastra/memory": "0.15.13", "@mastra/rag": "1.3.6",
+    "@modelcontextprotocol/sdk": "1.32.2", "@openai/agents": "0.20.0", "@openai/agents-core": "0.20.0",
+    "promptl-ai": "0.12.0", "@voltagent/cli": "0.1.21", "@voltagent/core": "2.10.0",
+}
+"""A second set of npm packages: READMEs and every documentation file about prompts (no cap per package)."""
+
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
 
@@ -343,12 +373,44 @@ def build() -> Path:
     return out
 
 
-def load() -> list[dict[str, str]]:
-    """The rows :func:`build` wrote; empty when it has not run."""
-    path = guard_data.cache_dir() / "guard-more-dev.jsonl"
+def load(name: str = "guard-more-dev.jsonl") -> list[dict[str, str]]:
+    """The rows :func:`build` (or :func:`build_pages`, ``guard-more-pages.jsonl``) wrote; empty when it has
+    not run."""
+    path = guard_data.cache_dir() / name
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _all_doc_pages(tarballs: list[Path]) -> Iterator[tuple[str, str]]:
+    """(id, text): each npm README and every documentation file about prompts, cut into pieces."""
+    for tarball in tarballs:
+        for name, body in _tar_texts(tarball):
+            if _DOC_NAME.search(name) and not _NOT_DOC.search(name) and (
+                name.lower().endswith("readme.md") or _TOPIC.search(body)
+            ):
+                for number, piece in enumerate(pieces(body)):
+                    yield f"more:npm:{tarball.stem}:{name.removeprefix('package/')}:{number}", piece
+
+
+def build_pages() -> Path:
+    """Writes ``guard-more-pages.jsonl``: a second set of benign pages about prompts (``MORE_PYPI_PAGES``'
+    READMEs; every documentation file about prompts of ``MORE_NPM_PAGES`` and of ``NPM_PAGES``, whose first
+    set kept 40 per package). Texts :mod:`guard_data` or ``guard-more-dev.jsonl`` already hold are dropped."""
+    root = guard_data.cache_dir()
+    known = {row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+             for row in guard_data.load(kind)} | {row["text"] for row in load()}
+    wheels = guard_data.download(MORE_PYPI_PAGES, root / "wheels")
+    tarballs = npm_download(MORE_NPM_PAGES, root / "npm") + npm_download(NPM_PAGES, root / "npm")
+    out = root / "guard-more-pages.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, text in (*prompt_pages(wheels, []), *_all_doc_pages(tarballs)):
+            text = text.strip()
+            if text and text not in known:
+                known.add(text)
+                handle.write(json.dumps({"id": ident, "kind": "prompt", "family": "benign", "lang": "en",
+                                         "text": text, "split": "dev"}, ensure_ascii=False) + "\n")
+    return out
 
 
 # --- measuring and diagnosing (development data only) ------------------------------------------------
@@ -428,5 +490,7 @@ if __name__ == "__main__":
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
         for line in diagnose(BuiltinInjectionFilter().filter_one, texts):
             print(line)
+    elif "--pages" in sys.argv:
+        print(build_pages())
     else:
         print(build())

@@ -421,6 +421,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "local_paste": ("paste", "env"),
     "developer_condition": ("you",),
     "api_advice": ("`", "["),
+    "method_contrast": ("rather than", "instead of"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -579,11 +580,12 @@ class SentenceJudge:
                                   r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
         # not a purpose ("… so the agent can answer questions")
-        self.model_may = c(r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
-                           r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
-                           r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
-                           r"ignore|answer|"
-                           r"respond|send|give|provide|skip|bypass|output|print)\b")
+        # Not a generic model ("tasks where a stronger model can provide planning").
+        self.model_may = _Unpreceded(
+            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
+            r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+            r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|ignore|answer|"
+            r"respond|send|give|provide|skip|bypass|output|print)\b", r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
         self.tool_call = c(
             r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
             r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
@@ -666,6 +668,11 @@ class SentenceJudge:
             r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|send|"
             r"sending|want|need|prefer|"
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
+        # One way of working against another ("test other levels rather than carrying over the setting"),
+        # not a changed answer: that needs a verb of answering.
+        self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)[ ]\w+ing\b")
+        self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
+                             r"recommend|praise|claim|state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
@@ -740,7 +747,7 @@ class SentenceJudge:
         if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
             return "text addressed to the model"
         if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
-            has("developer_condition") or has("api_advice")
+            has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))
         ):
             return "instruction to change the answer"
         if has("deceive"):

@@ -976,8 +976,8 @@ class _Compiled:
         self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
+        self.example_label = re.compile(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
         self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
-        self.diagram_fence = re.compile(r"[ \t]*(?:```|~~~)[ \t]*\{?(?:mermaid|plantuml|puml|dot|graphviz|d2)\b", re.I)
         self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
                                        r"|if[ \t]+you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
         # The purpose of a page's own contact line: readers write to it about the project.
@@ -1907,6 +1907,10 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             _only_a_link_follows(text, end, compiled) or _instructions_as_a_noun(text, start, end)
         ):
             continue
+        if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
+            rule == "instruction to persist" and _in_fenced_code(text, start, compiled)
+        ) or (family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)):
+            continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
             rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
                 text[start - 1].isalnum() or text[start - 1] == "_")))
@@ -1924,7 +1928,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
-            ) or _in_diagram(text, start, code, compiled) or _introduces_code(text, start, end, compiled) or (
+            ) or _introduces_code(text, start, end, compiled) or (
                 _under_option_heading(text, start, compiled)
             ) or (rule == "instruction to persist" and compiled.through_code.search(
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
@@ -1943,6 +1947,45 @@ def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bo
             f"install {dashed}" in text
         ) or text.count(name, 0, start) + text.count(name, end) >= 2:
             return True  # the page talks about it elsewhere (twice): its subject, not a tool to call
+    return False
+
+
+def _after_an_example_label(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether one of the three lines above ``text[start]`` that are not blank is a label for an example
+    ("Example template:"): a chat template or a transcript shown under it, the markup of a page's example."""
+    position = text.rfind("\n", 0, start)
+    for _ in range(3):
+        if position <= 0:
+            return False
+        line_start = text.rfind("\n", 0, position) + 1
+        line = text[line_start:position].strip()
+        if line.endswith(":") and len(line) < 80 and compiled.example_label.search(line) is not None:
+            return True
+        position = line_start - 1
+    return False
+
+
+def _in_fenced_code(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is inside a fenced code block: "store the logs in memory" there is a comment,
+    a call or the label of a diagram's step, not an order to the reader."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    return any(c_start <= start < c_end and text.startswith(("```", "~~~"), c_start)
+               for c_start, c_end in _code_spans(text, compiled))
+
+
+_PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona)\w*[ \t]*[:=][ \t]*[frb]?$")
+
+
+def _in_a_prompt_constant(text: str, start: int) -> bool:
+    """Whether ``text[start]`` is inside a triple-quoted string that code assigns to a prompt's name
+    (``STARTER_PROMPT = \"\"\"…``): a developer's own prompt, shown on the page, gives the reader no order."""
+    for quote in ('"""', "'''"):
+        opened = text.rfind(quote, max(0, start - 6000), start)
+        if opened != -1 and text.find(quote, opened + 3, start) == -1:
+            line_start = text.rfind("\n", 0, opened) + 1
+            if _PROMPT_CONSTANT.search(text, line_start, opened) is not None:
+                return True
     return False
 
 
@@ -1992,17 +2035,6 @@ def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
     return False
 
 
-def _in_diagram(text: str, start: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:
-    """Whether ``text[start]`` is in the source of a diagram (a Mermaid, PlantUML or Graphviz block): the
-    labels of its boxes and arrows name the steps of a flow, they tell the reader nothing."""
-    if "```" not in text and "~~~" not in text:
-        return False
-    for c_start, c_end in code or _code_spans(text, compiled):
-        if c_start <= start < c_end and compiled.diagram_fence.match(text, c_start) is not None:
-            return True
-    return False
-
-
 def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether the sentence ``text[start:end]`` says what the reader can do and leads into the code that
     shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
@@ -2038,10 +2070,12 @@ _INTENSIFIERS = frozenset({"important", "urgent", "critical", "new", "updated", 
 
 
 def _instructions_as_a_noun(text: str, start: int, end: int) -> bool:
-    """Whether "instructions for the agent" at ``text[start:end]`` is a noun phrase of a sentence ("Custom
-    moderation instructions for the agent.", "add its generated instructions to the agent, and …"), not
-    the head of a note to it: a plain word stands before it and no colon after it."""
-    if not text.startswith(("instruction", "Instruction"), start) or text[end:end + 3].lstrip(" \t").startswith(":"):
+    """Whether "instructions for the agent" (or a message, a note) at ``text[start:end]`` is a noun phrase of a
+    sentence ("Custom moderation instructions for the agent.", "return a timeout message to the model so it
+    can recover"), not the head of a note to it: a plain word stands before it and no colon after it."""
+    if not text.startswith(("instruction", "Instruction", "message", "Message", "note", "Note"), start) or (
+        text[end:end + 3].lstrip(" \t").startswith(":")
+    ):
         return False
     before = text[max(0, start - 40):start].split()
     word = before[-1] if before else ""
@@ -2089,7 +2123,12 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
     """Whether the sentence at ``text[start]`` reports an instruction rather than gives one ("the prompt
     tells the model to ignore previous instructions") and holds none of its own."""
     begin, end = compiled.sentences.bounds(text, start)
-    sentence = text[begin:end].lower()
+    # A sentence wrapped onto this line (a lower-case start after a line that does not end one) begins above.
+    if 1 < begin < len(text) and text[begin - 1] == "\n" and text[begin].islower() and (
+        text[begin - 2] not in ".!?:\n"
+    ):
+        begin = compiled.sentences.bounds(text, begin - 2)[0]
+    sentence = text[begin:end].replace("\n", " ").lower()
     if not sentence.isascii():
         sentence = sentence.translate(guard_sentences.FOLD_TABLE)
     judge = compiled.sentences.judge

@@ -297,8 +297,13 @@ _ADDRESS = (
     + _MODEL + r"\b"
 )
 _NEW_TASK = (
-    r"\b(?:your|the[ ]only|the)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
-    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)|\b(?:genuine|real|actual|true)[ ]instructions"
+    r"\b(?:your|the[ ]only)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
+    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)"
+    r"|\bthe[ ](?:new|real|actual|true|only|genuine|primary)[ ](?:task|objective|goal|directive|role|purpose|mission)"
+    r"[ ](?:now[ ])?(?:is|are|:)"
+    # "the task is complete" says how a task stands: an assignment says what it is to be
+    r"|\bthe[ ](?:task|objective|goal|directive|role|purpose|mission)[ ]?(?::|(?:is|are)[ ](?:now[ ])?(?:to\b|:))"
+    r"|\b(?:genuine|real|actual|true)[ ]instructions"
     r"|\byour[ ](?:new|real|actual|true|updated)[ ](?:system[ ]prompt|instructions|guidelines|rules|directives?)"
 )
 _ROLE = (
@@ -341,7 +346,7 @@ UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<
 """A lookbehind: the word that follows is not negated ("does not upload", "never ignores", "won't send")."""
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
-_ARTICLE = r"\b(?:a|an)[ ]$"
+_ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 _DETERMINER_OR_NOUN = r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
 
 
@@ -505,7 +510,7 @@ class SentenceJudge:
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
         # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
         self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])",
-                                    _NEGATED + "|" + _RELATIVE)
+                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$")
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
@@ -516,7 +521,9 @@ class SentenceJudge:
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE)
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
-        self.say = c(r"\b" + _SAY + r"\b")
+        # "global state", "the state": the noun, not the verb
+        self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
+                               r"session|ui|internal|initial|current|mutable|react)[ ]$", only=r"state\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
@@ -584,7 +591,9 @@ class SentenceJudge:
         self.model_may = _Unpreceded(
             r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
             r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
-            r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|ignore|answer|"
+            # "will" predicts ("the LLM will give worse results") unless it is now, always or only
+            r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
+            r"(?:now[ ]|always[ ]|only[ ]|henceforth[ ])?(?:share|reveal|disclose|ignore|answer|"
             r"respond|send|give|provide|skip|bypass|output|print)\b", r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
         self.tool_call = c(
             r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
@@ -654,7 +663,10 @@ class SentenceJudge:
         self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
-                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
+                              # the reader talking to the model ("when you reply to the LLM with more detail")
+                              r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
+                              r"\b)")
         # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
         self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"

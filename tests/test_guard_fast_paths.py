@@ -304,3 +304,34 @@ def test_the_views_read_the_words_they_need_from_the_chunks_as_from_the_copy(wor
     seen: set[bytes] = set()
     gb._rule_spans(text, COMPILED, 0, copy, raw, seen)
     assert gb._view_spans(text, COMPILED, raw, copy, seen=seen) == gb._view_spans(text, COMPILED, raw, copy)
+
+
+ANCHOR_PIECES = st.sampled_from([
+    "ignore", "ignored", "xignore", "ignore_", "ignore1", "Ignore", "IGNORE", "reveal", "reveals", "prompt", "prompts",
+    "system", "instructions", "your", "previous", "all", "the", "ai", "aim", "dan", "danger", "secret", "secrets",
+    " ", "  ", ".", ",", "\n", "-", "'", "_", "é",
+])
+
+
+# REQ: WEB-9
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ANCHOR_PIECES, max_size=60))
+@example(["ignore", " ", "ignored", " ", "xignore", " ", "ignore", ".", "ignore_"])
+def test_anchor_words_are_found_where_they_stand_between_spaces_of_the_word_copy(pieces: list[str]) -> None:
+    # REQ: WEB-9
+    text = "".join(pieces)
+    copy = gb._one_byte_copy(text).translate(gb._WORD_BYTES)
+    calls: list[int] = []
+    real = gb._anchored
+    gb._anchored = lambda _text, position, *_rest: calls.append(position)  # type: ignore[assignment]
+    try:
+        gb._anchor_spans(text, copy, COMPILED, 0, set())
+    finally:
+        gb._anchored = real
+    by_anchor = COMPILED.by_anchor if b"_" in copy else COMPILED.by_anchor_plain
+    present = COMPILED.scan_words.intersection(copy.split())
+    expected = []
+    for word in COMPILED.anchor_words.intersection(present):
+        if any(r.needs is None or not r.needs.isdisjoint(present) for r in by_anchor[word]):
+            expected += [m.start() for m in re.finditer(b"(?= " + re.escape(word) + b" )", copy)]
+    assert sorted(calls) == sorted(expected)

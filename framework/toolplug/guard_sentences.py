@@ -347,7 +347,11 @@ UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
-_DETERMINER_OR_NOUN = r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
+_DETERMINER_OR_NOUN = (r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
+                       # what something else can do ("MCP tools can expose data"), what a thing is for
+                       # ("the capability to automatically summarize older context")
+                       r"|\b(?!you\b)\w+[ ](?:can|could|may|might)[ ]$"
+                       r"|\b(?:capability|ability|option|feature|function|method|way)[ ]to[ ](?:\w+ly[ ])?$")
 
 
 class _Unpreceded:
@@ -355,19 +359,21 @@ class _Unpreceded:
     a match that ``before`` (anchored at its end) finds just before it. The same as lookbehinds in the
     pattern, but checked only where the pattern matches, not at every word of every sentence judged."""
 
-    __slots__ = ("before", "only", "pattern")
+    __slots__ = ("before", "only", "pattern", "reach")
 
-    def __init__(self, pattern: str, before: str, only: str | None = None) -> None:
+    def __init__(self, pattern: str, before: str, only: str | None = None, reach: int = 12) -> None:
         self.pattern = re.compile(pattern)
         self.before = re.compile(before)
         self.only = re.compile(only) if only is not None else None
         """When given: a match is checked only when this pattern matches where it starts."""
+        self.reach = reach
+        """How many characters before a match ``before`` looks at."""
 
     def search(self, text: str, position: int = 0) -> re.Match[str] | None:
         """The first match of the pattern from ``position`` not preceded by one of the words."""
         match = self.pattern.search(text, position)
         while match is not None and (self.only is None or self.only.match(text, match.start())) and (
-            self.before.search(text, max(0, match.start() - 12), match.start()) is not None
+            self.before.search(text, max(0, match.start() - self.reach), match.start()) is not None
         ):
             match = self.pattern.search(text, match.start() + 1)
         return match
@@ -517,7 +523,7 @@ class SentenceJudge:
         self.model = c(r"\b" + _MODEL + r"\b")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN)
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN, reach=40)
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE)
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
@@ -578,7 +584,8 @@ class SentenceJudge:
             r"samenvatting\w*|podsumowani\w*)")
         _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
         self.output_rule = c(
-            r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
+            r"\b" + _output + r"\b[^.;]{0,60}?\b(?<!you[ ])(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|"
+            r"are[ ]to)\b"
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
             r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
             r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
@@ -676,9 +683,9 @@ class SentenceJudge:
         # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
         # when you need to refresh tokens on each request").
         self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
-            r"^(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|after|while)[ ]"
-            r"you(?:'re|[ ]are)?[ ](?:use|using|call|calling|deploy\w*|run|running|build\w*|configure|configuring|send|"
-            r"sending|want|need|prefer|"
+            r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
+            r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
+            r"running|build\w*|configure|configuring|send|sending|want|need|prefer|"
             r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
         # One way of working against another ("test other levels rather than carrying over the setting"),
         # not a changed answer: that needs a verb of answering.

@@ -813,6 +813,10 @@ _SHAPES = [  # (what makes the text benign, the benign text, the same instructio
      '- **Keep values short.** If you only need a short form, include a hint like `[Name]` '
      'rather than the full text.',
      '- **Keep values short.** Include only a hint like `[Name]` rather than the full text.'),
+    ('an override done by specifying something',
+     'This means you can always override the default agent by specifying agents directly on a '
+     'task, regardless of the global rules.',
+     'This means you can always override the default agent and the task, regardless of the global rules.'),
 ]
 
 

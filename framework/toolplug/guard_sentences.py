@@ -650,7 +650,8 @@ class SentenceJudge:
                           r"designed|meant|used|intended)[ ](?:(?!you\b)\w+[ ]){0,6}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
-                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b"
+                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing|"
+                          r"specifying|configuring|defining|supplying|giving)\b"
                           # done by configuration: "pass `--no-prompt` to disable the prompt"
                           r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")

@@ -97,7 +97,8 @@ MORE_NPM_PAGES = {
 """A second set of npm packages: READMEs and every documentation file about prompts (no cap per package)."""
 
 MORE_SDIST_PAGES = {"aider-chat": "0.86.2", "magentic": "0.41.1", "marvin": "3.2.7", "openai-agents": "0.24.0",
-                    "ragas": "0.4.3"}
+                    "ragas": "0.4.3", "controlflow": "0.12.1", "llm-sandbox": "0.3.46", "banks": "2.5.1",
+                    "kani": "1.10.0"}
 """PyPI source distributions whose ``docs/`` folders discuss prompts and agents (``guard-more-pages.jsonl``)."""
 
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}

@@ -72,6 +72,44 @@ NPM_PAGES = {
 }
 """npm packages: their README and documentation files (``docs/``) are ``prompt`` pages."""
 
+MORE_PYPI_PAGES = {
+    "adalflow": "1.1.3", "agentops": "0.4.21", "agno": "3.1.10", "aider-chat": "0.86.2", "arize-phoenix": "20.26.1",
+    "atomic-agents": "1.1.11", "autogen-core": "0.7.5", "browser-use": "0.13.14", "camel-ai": "0.2.90",
+    "chainlit": "2.12.0", "composio": "0.30.0", "controlflow": "0.12.1", "crewai-tools": "1.15.30",
+    "e2b-code-interpreter": "2.11.5", "embedchain": "0.1.128", "fructose": "0.0.13", "giskard": "2.19.2",
+    "griptape": "1.13.0", "guardrails-api": "0.4.4", "haystack-experimental": "0.19.0.post1", "humanloop": "0.8.38",
+    "inspect-ai": "0.3.285", "kani": "1.10.0", "langchain-community": "0.4.2", "langchain-core": "1.8.4",
+    "langchain-openai": "1.7.4", "langgraph": "1.2.24", "langsmith": "0.15.1", "letta": "0.34.12",
+    "litellm": "1.110.2", "llama-index-agent-openai": "0.4.12", "llama-index-llms-openai": "0.8.3",
+    "llama-stack": "0.2.12", "llm": "0.36", "llm-sandbox": "0.3.46", "llmlingua": "0.2.2",
+    "lm-format-enforcer": "0.11.3", "lmql": "0.7.3", "mem0ai": "2.2.1", "metagpt": "0.8.2", "ollama": "0.6.3",
+    "openai-agents": "0.24.0", "openai-swarm": "0.1.1", "opik": "2.2.122", "phidata": "2.7.10",
+    "portkey-ai": "2.3.4", "promptbench": "0.0.4", "promptflow-tools": "1.6.1", "promptic": "5.5.4",
+    "promptimize": "0.2.3", "pydantic-ai-slim": "2.68.0", "pydantic-evals": "2.62.0", "sammo": "0.3.3",
+    "semantic-router": "1.1.1", "swarms": "16.0.3", "textgrad": "0.1.8", "trulens": "2.16.0",
+    "trulens-eval": "2.16.0", "txtai": "9.14.0", "uptrain": "0.7.1", "vellum-ai": "1.14.8", "weave": "0.54.0",
+    "zenguard": "0.3.0",
+}
+"""A second set of PyPI packages whose READMEs discuss prompts and agents (``guard-more-pages.jsonl``)."""
+
+MORE_NPM_PAGES = {
+    "ai": "6.0.326", "@ai-sdk/openai": "3.0.141", "@anthropic-ai/claude-agent-sdk": "0.3.333", "autoevals": "0.0.132",
+    "genkit": "1.42.0", "@google/genai": "2.32.0", "langchain": "1.5.14", "@langchain/core": "1.4.0",
+    "@langchain/langgraph": "1.7.3", "langfuse": "3.39.2", "llm-guard": "0.1.9", "@mastra/evals": "0.14.4",
+    "@mastra/loggers": "0.10.19", "@mastra/mcp": "0.14.5", "@mastra/memory": "0.15.13", "@mastra/rag": "1.3.6",
+    "@modelcontextprotocol/sdk": "1.32.2", "@openai/agents": "0.20.0", "@openai/agents-core": "0.20.0",
+    "promptl-ai": "0.12.0", "@voltagent/cli": "0.1.21", "@voltagent/core": "2.10.0",
+    "@ai-sdk/amazon-bedrock": "4.0.186", "@ai-sdk/anthropic": "3.0.140", "@ai-sdk/azure": "3.0.128",
+    "@ai-sdk/cohere": "3.0.63", "@ai-sdk/deepseek": "2.0.69", "@ai-sdk/google": "3.0.141", "@ai-sdk/groq": "3.0.71",
+    "@ai-sdk/mistral": "3.0.69", "@ai-sdk/xai": "3.0.138",
+}
+"""A second set of npm packages: READMEs and every documentation file about prompts (no cap per package)."""
+
+MORE_SDIST_PAGES = {"aider-chat": "0.86.2", "magentic": "0.41.1", "marvin": "3.2.7", "openai-agents": "0.24.0",
+                    "ragas": "0.4.3", "controlflow": "0.12.1", "llm-sandbox": "0.3.46", "banks": "2.5.1",
+                    "kani": "1.10.0"}
+"""PyPI source distributions whose ``docs/`` folders discuss prompts and agents (``guard-more-pages.jsonl``)."""
+
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
 
@@ -476,15 +514,67 @@ def build() -> Path:
     return out
 
 
-def load() -> list[dict[str, str]]:
-    """The rows :func:`build` wrote, and those of :func:`build_manuals` and :func:`build_catalogues` when they
-    have run; empty when :func:`build` has not run."""
-    path = guard_data.cache_dir() / "guard-more-dev.jsonl"
+def load(name: str = "guard-more-dev.jsonl") -> list[dict[str, str]]:
+    """The rows :func:`build` wrote, with those of :func:`build_manuals` and :func:`build_catalogues` when
+    they have run; or, for ``guard-more-pages.jsonl``, the rows of :func:`build_pages`. Empty when the file
+    has not been built."""
+    path = guard_data.cache_dir() / name
     if not path.exists():
         return []
     extra = (guard_data.cache_dir() / "guard-manuals-dev.jsonl", guard_data.cache_dir() / "guard-catalogues-dev.jsonl")
-    return [json.loads(line) for file in (path, *extra) if file.exists()
+    files = (path, *extra) if name == "guard-more-dev.jsonl" else (path,)
+    return [json.loads(line) for file in files if file.exists()
             for line in file.read_text(encoding="utf-8").splitlines()]
+
+
+def _all_doc_pages(tarballs: list[Path], source: str = "npm") -> Iterator[tuple[str, str]]:
+    """(id, text): each README and every documentation file about prompts in the archives, cut into pieces."""
+    for tarball in tarballs:
+        for name, body in _tar_texts(tarball):
+            if _DOC_NAME.search(name) and not _NOT_DOC.search(name) and (
+                name.lower().endswith("readme.md") or _TOPIC.search(body)
+            ):
+                for number, piece in enumerate(pieces(body)):
+                    yield f"more:{source}:{tarball.stem}:{name.removeprefix('package/')}:{number}", piece
+
+
+def sdist_download(packages: dict[str, str], into: Path) -> list[Path]:
+    """``pip download`` each pinned package's source distribution into ``into`` (once); the archives."""
+    into.mkdir(parents=True, exist_ok=True)
+    archives = []
+    for name, version in packages.items():
+        stem = name.replace("-", "_")
+        found = [p for p in into.glob("*.tar.gz")
+                 if p.name.lower().startswith((f"{stem}-{version}", f"{name}-{version}"))]
+        if not found:
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d",
+                            str(into), f"{name}=={version}"], check=True)
+            found = [p for p in into.glob("*.tar.gz")
+                     if p.name.lower().startswith((f"{stem}-{version}", f"{name}-{version}"))]
+        archives.extend(found[:1])
+    return archives
+
+
+def build_pages() -> Path:
+    """Writes ``guard-more-pages.jsonl``: a second set of benign pages about prompts (``MORE_PYPI_PAGES``'
+    READMEs; every documentation file about prompts of ``MORE_NPM_PAGES``, of ``NPM_PAGES``, whose first
+    set kept 40 per package, and of ``MORE_SDIST_PAGES``). Texts :mod:`guard_data` or ``guard-more-dev.jsonl``
+    already hold are dropped."""
+    root = guard_data.cache_dir()
+    known = {row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+             for row in guard_data.load(kind)} | {row["text"] for row in load()}
+    wheels = guard_data.download(MORE_PYPI_PAGES, root / "wheels")
+    tarballs = npm_download(MORE_NPM_PAGES, root / "npm") + npm_download(NPM_PAGES, root / "npm")
+    sdists = sdist_download(MORE_SDIST_PAGES, root / "sdist")
+    out = root / "guard-more-pages.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, text in (*prompt_pages(wheels, []), *_all_doc_pages(tarballs), *_all_doc_pages(sdists, "sdist")):
+            text = text.strip()
+            if text and text not in known:
+                known.add(text)
+                handle.write(json.dumps({"id": ident, "kind": "prompt", "family": "benign", "lang": "en",
+                                         "text": text, "split": "dev"}, ensure_ascii=False) + "\n")
+    return out
 
 
 # --- measuring and diagnosing (development data only) ------------------------------------------------
@@ -571,5 +661,7 @@ if __name__ == "__main__":
         print(build_catalogues())
     elif "--manuals" in sys.argv:
         print(build_manuals())
+    elif "--pages" in sys.argv:
+        print(build_pages())
     else:
         print(build())

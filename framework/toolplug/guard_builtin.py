@@ -236,7 +236,9 @@ _RULES: tuple[_RuleSpec, ...] = (
                "analyze", "analyse", "analyzing", "analysing"), 24),
     _RuleSpec(r"(?i)\b(?:stop|cease)[ \t]+(?:what[ \t]+you[ \t]+are[ \t]+doing|following[ \t]+(?:your|the)[ \t]+"
               r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
-    _RuleSpec(r"(?i)\b(?:enter|enable|activate)[ \t]+(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+    # not what the reader can switch on ("you can also enable debug mode for more logging")
+    _RuleSpec(r"(?i)(?<!\bcan[ \t])(?<!\bcan[ \t]also[ \t])\b(?:enter|enable|activate)[ \t]+"
+              r"(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
 _IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
@@ -316,7 +318,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])[^.\n]{0,60}?\b"
+        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])"
+        r"(?![ \t]+address)[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
@@ -348,7 +351,7 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     ),
     _RuleSpec(
         r"(?i)\b(?:reply|respond|answer)[ \t]+(?:only[ \t]+)?with[ \t]+(?:the[ \t]+(?:word|code|token|phrase|text)"
-        r"[ \t]+)?[\"'`]?[A-Z0-9][A-Z0-9_-]{3,}[\"'`]?(?:[ \t]+and[ \t]+nothing[ \t]+else)?",
+        r"[ \t]+)?[\"'`]?(?-i:[A-Z0-9][A-Z0-9_-]{3,}(?![a-z]))[\"'`]?(?:[ \t]+and[ \t]+nothing[ \t]+else)?",
         "instruction to change the answer", "override", ("reply ", "respond ", "answer "),
     ),
     _RuleSpec(
@@ -398,7 +401,11 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"(?i)(?<!'s )(?<!s' )(?<!\bits )(?<!\btheir )\b(?:important|urgent|critical|attention|notice|note|message"
         r"|reminder|instructions?)[ \t]+(?:for|to)"
         r"[ \t]+(?:the[ \t]+|any[ \t]+|all[ \t]+)?(?:AI|LLMs?|assistants?|models?|agents?|bots?|chatbots?|"
-        r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b",
+        r"AI[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?))\b"
+        # "critical for LLM applications": the model's name qualifies what follows
+        r"(?![ \t]+(?:applications?|apps?|systems?|products?|developers?|teams?|engineers?|builders?|providers?|"
+        r"pipelines?|workloads?|projects?|use[ \t]+cases?|development|deployments?|infrastructure|platforms?|"
+        r"companies|startups|research|evaluations?|training|observability|costs?|usage)\b)",
         "text addressed to the model", "override",
         ("important ", "urgent ", "critical ", "attention ", "notice ", "note ", "message ", "reminder ",
          "instruction ", "instructions "), needs=(*_AI_WORDS, "model", "models", "agent", "agents"),
@@ -555,7 +562,7 @@ class _ProseScorer:
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration)\b",
+            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?)\b",
         )
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()
@@ -953,6 +960,9 @@ class _Compiled:
                     rules = self.by_anchor.setdefault(anchor.split()[0].encode("ascii"), [])
                     if compiled not in rules:
                         rules.append(compiled)
+        # The same without the rules that name a snake_case tool: a text with no "_" needs none of them.
+        self.by_anchor_plain = {word: [r for r in rules if _SNAKE_TOOL not in r.source]
+                                for word, rules in self.by_anchor.items()}
         self.anchor_words = frozenset(self.by_anchor)
         self.anchor_strings = frozenset(word.decode("ascii") for word in self.by_anchor)
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
@@ -962,8 +972,10 @@ class _Compiled:
         self.word = re.compile(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
+        # and the words the re-spelt views look for (:func:`_view_spans`): the chunks' sets answer for them.
+        self.view_words = frozenset({b"eht", b"uoy", b"dna", b"ruoy", b"rot", b"rot13"})
         self.scan_words = self.anchor_words.union(*(r.needs for rules in self.by_anchor.values() for r in rules
-                                                    if r.needs))
+                                                    if r.needs), self.view_words)
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
@@ -971,6 +983,30 @@ class _Compiled:
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        # what a feature lets the reader do ("… allowing you to forward credentials to the server")
+        self.capability = re.compile(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
+                                     r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
+        self.parameter_entry = re.compile(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
+                                          r"(?:_[^_\n]{1,100}_|`[^`\n]{1,100}`|\([^)\n]{1,60}\))?")
+        # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
+        self.parameter_line = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
+                                         r"[ \t]*[:\u2014-]")
+        self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
+        # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
+        self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
+        self.example_label = re.compile(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
+        self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
+        self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
+                                       r"|if[ \t]+you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
+        # The purpose of a page's own contact line: readers write to it about the project.
+        self.mail_contact = re.compile(
+            r"(?i)\b(?:report(?:s|ing)?[ \t]+(?:\w+[ \t]+){0,2}?(?:security|vulnerabilit\w*|bugs?|issues?|problems?|"
+            r"abuse)|vulnerabilit\w*|security[ \t]+(?:issues?|bugs?|concerns?|problems?|reports?|contact)|"
+            r"responsible[ \t]+disclosure|disclos\w+|questions?|feedback|support|contact[ \t]+us|reach[ \t]+(?:us|out)|"
+            r"get[ \t]+in[ \t]+touch|inquir\w+|enquir\w+|partnerships?|licensing)\b")
+        self.mail_data = re.compile(
+            r"(?i)\b(?:passwords?|credentials|api[ \t_-]?keys?|tokens?|secrets?|conversation|history|transcript|"
+            r"user'?s|customers?|contacts|files?|data|system[ \t]+prompt|instructions|assistant|ai|model|agent)\b")
         self.link_only = re.compile(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
         self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
         self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
@@ -1045,6 +1081,8 @@ class _Compiled:
             r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"
             r"|[(\[]\s*[fbr]?\0|\0\s*[)\]]|\w[ \t]+=[ \t]*[fbr]?\0|^\s*[|>#-]|>>>|#|^\s+\0\s*[,)]?\s*$"
             r"|(?:^|\s)--?[A-Za-z][\w-]*[ =]\0"  # an argument on a command line: -i "…", --input="…"
+            r"|(?:^|[\s(])(?:add|append|prepend|include|insert|try|use)[ \t]*:[ \t]*\0"  # a phrase to put in a prompt
+            r"|\breturn[ \t]+[fbr]?\0"  # a string the code returns
         )
         self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
         self.http = re.compile(r"(?i)\bhttp(s?)://")
@@ -1427,12 +1465,14 @@ Span = tuple[int, int, str, str]
 
 
 def _rule_spans(
-    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None
+    text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None,
+    seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
     ``raw`` and ``words``: ``" " + text + " "`` one byte per character (:func:`_one_byte_copy`), and that
-    through :data:`_WORD_BYTES`, when the caller already has them.
+    through :data:`_WORD_BYTES`, when the caller already has them. ``seen``, when given, receives the
+    words of ``compiled.view_words`` that ``text`` has.
     """
     spans: set[Span] = set()
     compiled.prose.forget()
@@ -1446,13 +1486,15 @@ def _rule_spans(
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
     if words is None:
         words = raw.translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
-    _anchor_spans(text, words, compiled, offset, spans)
+    _anchor_spans(text, words, compiled, offset, spans, seen)
     return sorted(spans)
 
 
-def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span]) -> None:
+def _anchor_spans(
+    text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span], seen: set[bytes] | None = None
+) -> None:
     """The matches of the rules under the anchor words of ``text`` (``words``: its copy through
-    :data:`_WORD_BYTES`), added to ``spans``."""
+    :data:`_WORD_BYTES`), added to ``spans``; the words of ``compiled.view_words`` it has, to ``seen``."""
     # Where anchor words occur, chunk by chunk (a long text is cut at spaces into pieces of about
     # _CHUNK characters): ``bytes.split`` and a set say which anchor words a chunk has (C speed), a
     # ``bytes.find`` per such word, bounded to the chunk, where. A chunk has few of them, so this costs
@@ -1460,7 +1502,7 @@ def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spa
     # a regex step at every space: twice as much on long text, which has most of them). The space before
     # the word is at ``position``: the word is text[position].
     anchor_words = compiled.anchor_words
-    by_anchor = compiled.by_anchor
+    by_anchor = compiled.by_anchor if b"_" in words else compiled.by_anchor_plain
     lowered: list[str | None] = []  # text in lower case, made when a rule first needs it
     size = len(words)
     start = 0
@@ -1472,21 +1514,28 @@ def _anchor_spans(text: str, words: bytes, compiled: _Compiled, offset: int, spa
         # The chunk's anchor words and needed words, in one pass over its words: a rule's needs meet the
         # chunk where they meet this (usually small) set.
         present = compiled.scan_words.intersection(words[start:end].split())
+        if seen is not None and not compiled.view_words.isdisjoint(present):
+            seen.update(compiled.view_words.intersection(present))
         for word in anchor_words.intersection(present):
             rules = by_anchor[word]
             if word in compiled.needy:
                 rules = [r for r in rules if r.needs is None or not r.needs.isdisjoint(present)]
-                if not rules:
-                    continue
-            needle = b" " + word + b" "
-            position = words.find(needle, start, end + 1)
+            if not rules:
+                continue
+            # " word" and then a space: a needle that ends in a letter skips through the copy faster than one
+            # that ends in the space every word ends with (the space is checked where the needle is found)
+            needle = b" " + word
+            after = len(needle)
+            position = words.find(needle, start, end)
             while position != -1:
-                _anchored(text, position, rules, offset, spans, lowered)
-                position = words.find(needle, position + 1, end + 1)
+                if words[position + after] == _SPACE:
+                    _anchored(text, position, rules, offset, spans, lowered)
+                position = words.find(needle, position + 1, end)
         start = end
 
 
 _CHUNK = 2048
+_SPACE = ord(" ")
 
 _MARKUP_STARTS = (b"<", b"[", b"{", b"![", b"###", b'"role', b"'role")
 """What a markup rule's match starts with (in the one-byte copy), but for ``(`` (:func:`_markup_gates`)."""
@@ -1646,14 +1695,15 @@ def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None, seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
     ``raw``, ``words`` and ``letters``: the one-byte copies of ``" " + text + " "`` (as is, through
     :data:`_WORD_BYTES`, through :data:`_SPACED_BYTES`) when the caller has them; ``script``: whether
     ``text`` has Cyrillic or Greek letters, when the caller knows; ``utf8``: ``text`` encoded, when the
-    caller has it.
+    caller has it; ``seen``: the words of ``compiled.view_words`` that ``words`` has, when the caller
+    gathered them (:func:`_rule_spans`), so the copy is not searched again for each.
     """
     spans: list[Span] = []
     if raw is None:
@@ -1690,9 +1740,15 @@ def _view_spans(
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
-    if b"rot13" in words or b"rot 13" in words:
+    if seen is None:
+        rot13 = b"rot13" in words or b"rot 13" in words
+        backwards = (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2
+    else:  # a word of the copy is in ``seen`` exactly when it stands between spaces in it
+        rot13 = b"rot13" in seen or (b"rot" in seen and b"rot 13" in words)
+        backwards = (b"eht" in seen) + (b"uoy" in seen) + (b"dna" in seen) + (b"ruoy" in seen) >= 2
+    if rot13:
         scan(0, len(text), codecs.encode(text, "rot13"))
-    if (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2:
+    if backwards:
         spans.extend(_reversed_spans(text, compiled))
     return spans
 
@@ -1721,10 +1777,11 @@ def _neutralise_rules(
     their UTF-8."""
     foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
-    spans = _rule_spans(text, compiled, 0, words, raw)
+    seen: set[bytes] = set()
+    spans = _rule_spans(text, compiled, 0, words, raw, seen)
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
-    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy))
+    spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
     if b"@" in raw:
         spans.extend(_mail_orders(text, compiled))
     if script:
@@ -1885,9 +1942,23 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         start, end, family, rule = span
         if rule in _NAMED_MARKUP and _named_on_its_line(text, start, end, compiled):
             continue
-        if rule == "text addressed to the model" and _only_a_link_follows(text, end, compiled):
+        if rule == "text addressed to the model" and (
+            _only_a_link_follows(text, end, compiled) or _instructions_as_a_noun(text, start, end)
+        ):
             continue
-        if rule == "instruction to call a tool" and _names_a_package(text, start, end, compiled):
+        if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
+            rule == "instruction to persist" and _in_fenced_code(text, start, compiled)
+        ) or (family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)):
+            continue
+        if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
+            rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
+                text[start - 1].isalnum() or text[start - 1] == "_")))
+        ):
+            continue
+        if rule == "instruction to call a tool" and (
+            _names_a_package(text, start, end, compiled) or _names_fields(text, start, end, compiled)
+            or text.startswith(")`", end)  # a method named in code ("call `invalidate_cache()` on the server")
+        ):
             continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
             if code is None:
@@ -1897,7 +1968,10 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
-            ):
+            ) or _introduces_code(text, start, end, compiled) or (
+                _under_option_heading(text, start, compiled)
+            ) or (rule == "instruction to persist" and compiled.through_code.search(
+                text, start, compiled.sentences.bounds(text, start)[1]) is not None):
                 continue
         kept.append(span)
     return kept
@@ -1911,9 +1985,142 @@ def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bo
         dashed = name.replace("_", "-")
         if f"import {name}" in text or f"from {name}" in text or f"install {name}" in text or (
             f"install {dashed}" in text
+        ) or text.count(name, 0, start) + text.count(name, end) >= 2:
+            return True  # the page talks about it elsewhere (twice): its subject, not a tool to call
+    return False
+
+
+def _after_an_example_label(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether one of the three lines above ``text[start]`` that are not blank is a label for an example
+    ("Example template:"): a chat template or a transcript shown under it, the markup of a page's example."""
+    position = text.rfind("\n", 0, start)
+    for _ in range(3):
+        if position <= 0:
+            return False
+        line_start = text.rfind("\n", 0, position) + 1
+        line = text[line_start:position].strip()
+        if line.endswith(":") and len(line) < 80 and compiled.example_label.search(line) is not None:
+            return True
+        position = line_start - 1
+    return False
+
+
+def _in_fenced_code(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is inside a fenced code block: "store the logs in memory" there is a comment,
+    a call or the label of a diagram's step, not an order to the reader."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    return any(c_start <= start < c_end and text.startswith(("```", "~~~"), c_start)
+               for c_start, c_end in _code_spans(text, compiled))
+
+
+_PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona|polic(?:y|ies)|rules|"
+                              r"guidelines)\w*[ \t]*[:=][ \t]*[frb]?$")
+
+
+def _in_a_prompt_constant(text: str, start: int) -> bool:
+    """Whether ``text[start]`` is inside a triple-quoted string that code assigns to a prompt's name
+    (``STARTER_PROMPT = \"\"\"…``): a developer's own prompt, shown on the page, gives the reader no order."""
+    for quote in ('"""', "'''"):
+        opened = text.rfind(quote, max(0, start - 6000), start)
+        if opened != -1 and text.find(quote, opened + 3, start) == -1:
+            line_start = text.rfind("\n", 0, opened) + 1
+            if _PROMPT_CONSTANT.search(text, line_start, opened) is not None:
+                return True
+    return False
+
+
+def _glossary_item(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is on an item of a glossary list, next to another (``- **System Prompt:**
+    Defines …`` then ``- **Input Schema:** …``): the page defines its terms, no block of a system begins."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if compiled.glossary_item.match(text, line_start) is None:
+        return False
+    previous = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    following = text.find("\n", start) + 1
+    return (line_start > 0 and compiled.glossary_item.match(text, previous) is not None) or (
+        following > 0 and compiled.glossary_item.match(text, following) is not None)
+
+
+def _in_table_cell(text: str, start: int, end: int) -> bool:
+    """Whether the bracketed role at ``text[start:end]`` is a value in a row of a Markdown table (``| manager
+    in [admin] |``), not the head of a message: nothing but the cell's border follows it on the line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    rest = text[end:end + 40].lstrip(" \t")
+    return text.startswith("|", line_start) and (rest.startswith(("|", "\n")) or not rest)
+
+
+def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start]`` is in the paragraph right under the head of an API reference's entry: a
+    heading that is a name in code (``#### `sampling```) or a list item naming a parameter and its type
+    (``- **mode** _'system' | 'remove'_``). The entry says what the option does."""
+    line_end = text.rfind("\n", 0, start)
+    if compiled.parameter_line.match(text, line_end + 1) is not None:
+        return True
+    blank = False
+    for _ in range(6):  # up through the paragraph, then one blank line, to the head
+        if line_end < 0:
+            return False
+        line_start = text.rfind("\n", 0, line_end) + 1
+        line = text[line_start:line_end].strip()
+        if line:
+            if compiled.option_heading.fullmatch(line) or compiled.parameter_entry.fullmatch(line):
+                return True
+            if blank or line.startswith("#"):
+                return False
+        elif blank:
+            return False
+        else:
+            blank = True
+        line_end = line_start - 1
+    return False
+
+
+def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the sentence ``text[start:end]`` says what the reader can do and leads into the code that
+    shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
+    for begin, finish in ((start, end), compiled.sentences.bounds(text, start)):  # a sentence, or a match in one
+        if text[begin:finish].rstrip().endswith(":") and compiled.code_lead_in.match(text, begin) is not None and (
+            text[finish:finish + 200].lstrip(" \t\n:").startswith(("```", "~~~"))
         ):
             return True
     return False
+
+
+_FIELD_ENDS = frozenset({"id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode", "size",
+                         "count", "limit", "format", "dir", "version", "level", "timeout", "config", "options",
+                         "params", "prefix", "suffix", "index", "token", "tokens"})
+"""Last parts of snake_case names of data fields (``agent_id``, ``max_tokens``); a tool's name says what it does."""
+_TOOL_VERBS = frozenset({"get", "fetch", "send", "read", "write", "list", "search", "find", "delete", "remove",
+                         "create",
+                         "make", "run", "exec", "execute", "call", "post", "put", "update", "upload", "download",
+                         "query", "open", "set", "add", "load", "save", "store", "export", "import", "share", "forward",
+                         "email", "mail", "transfer", "grant", "reset", "change", "rotate", "issue", "generate"})
+"""First parts of tools' names (``fetch_url``, ``get_token``): a name that starts with one is a tool's."""
+
+
+def _names_fields(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether every snake_case name in ``text[start:end]`` is a field's (``Use `agent_id` to select …``)."""
+    names = compiled.snake_name.findall(text, start, end)
+    return bool(names) and all(
+        name.rsplit("_", 1)[1] in _FIELD_ENDS and name.split("_", 1)[0] not in _TOOL_VERBS for name in names)
+
+
+_INTENSIFIERS = frozenset({"important", "urgent", "critical", "new", "updated", "special", "hidden", "secret",
+                           "additional", "real", "actual", "priority", "following", "these", "my", "our", "final"})
+
+
+def _instructions_as_a_noun(text: str, start: int, end: int) -> bool:
+    """Whether "instructions for the agent" (or a message, a note) at ``text[start:end]`` is a noun phrase of a
+    sentence ("Custom moderation instructions for the agent.", "return a timeout message to the model so it
+    can recover"), not the head of a note to it: a plain word stands before it and no colon after it."""
+    if not text.startswith(("instruction", "Instruction", "message", "Message", "note", "Note"), start) or (
+        text[end:end + 3].lstrip(" \t").startswith(":")
+    ):
+        return False
+    before = text[max(0, start - 40):start].split()
+    word = before[-1] if before else ""
+    return word.replace("-", "").isalpha() and word.islower() and word not in _INTENSIFIERS
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:
@@ -1957,11 +2164,17 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
     """Whether the sentence at ``text[start]`` reports an instruction rather than gives one ("the prompt
     tells the model to ignore previous instructions") and holds none of its own."""
     begin, end = compiled.sentences.bounds(text, start)
-    sentence = text[begin:end].lower()
+    # A sentence wrapped onto this line (a lower-case start after a line that does not end one) begins above.
+    if 1 < begin < len(text) and text[begin - 1] == "\n" and text[begin].islower() and (
+        text[begin - 2] not in ".!?:\n"
+    ):
+        begin = compiled.sentences.bounds(text, begin - 2)[0]
+    sentence = text[begin:end].replace("\n", " ").lower()
     if not sentence.isascii():
         sentence = sentence.translate(guard_sentences.FOLD_TABLE)
     judge = compiled.sentences.judge
-    return judge.reported.search(sentence) is not None and judge.judge(sentence) is None
+    return (judge.reported.search(sentence) is not None or compiled.capability.search(sentence) is not None) and (
+        judge.judge(sentence) is None)
 
 
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
@@ -2137,7 +2350,8 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
         if compiled.mail_literal.search(window) is None:
             continue
         order = compiled.mail_order.search(window)
-        if order is None:
+        if order is None or (compiled.mail_contact.search(window) is not None
+                             and compiled.mail_data.search(window) is None):
             continue
         if order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014").lower() in guard_languages.MAIL_BARE_VERBS and (
             compiled.mail_request.search(window) is None

@@ -440,7 +440,7 @@ MAIL_ORDER = (
     # (not a label, "Email: …", nor a call, "mailer.send(…)")
     r"(?:(?:^|[.!?]\s+|(?<=[^\x00-\x7f][.!?])|[:;,\]\[(\"'*>\-—]\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
     r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:send|e-?mail|mail|forward|write)|\byou\s+(?:must|should|need\s+to|have\s+to)\s+"
-    r"(?:send|e-?mail|mail|forward|write))\b(?!\s*[:=(])(?!_)"
+    r"(?:send|e-?mail|mail|forward|write))\b(?!\s*[:=(])(?!_)(?!(?<=mail)[\]\"'`])"  # a name: "[email]", "email":
     # other Latin-script languages (accents folded): imperatives, and requests before an infinitive
     r"|\b(?:envie|envia|envie-me|envoie|envoyez|envoie-moi|senden\s+sie|sende|schick\w*|schreib\w*|invia|inviate|manda|mandate|mande|"
     r"stuur|verstuur|wyslij|przeslij|gonder|gonderin|kirim|kirimkan|skicka|posli|gui)\b"

@@ -126,7 +126,8 @@ _OVERRIDE = _words(
     r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
 _CONTROL = _words(
-    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?", r"polic(?:y|ies)",
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)",
+    r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
     r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"system[ ]prompt",
@@ -178,7 +179,12 @@ _MODEL = _words(
 _REVEAL = _words(
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
     r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
-    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"provide", r"encode", r"reply[ ]with",
+    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"encode", r"reply[ ]with",
+    # "provide" takes something out unless it gives the model its input ("provide the model with a prompt",
+    # "provide data to your prompt", "provide instructions through the `system` option")
+    r"provide(?![ ](?:the[ ]|your[ ]|an?[ ])?(?:model|llm|agent|assistant|ai)s?[ ]with\b)(?![^.;]{0,60}?\b(?:to|through"
+    r"|via|into)[ ](?:the[ ]|your[ ]|an?[ ])?(?:models?\b|llms?\b|prompts?\b|agents?\b|`|\w+[ ](?:option|parameter|"
+    r"field|argument)))",
     r"zeig\w*", r"ausgeben", r"gib", r"verrat\w*", r"nenn\w*", r"wiederhol\w*", r"montre\w*", r"affiche\w*",
     r"revel\w*", r"devoile\w*", r"donne\w*", r"dis-moi", r"repete\w*", r"muestr\w*", r"dime", r"repite\w*",
     r"imprim\w*", r"escrib\w*", r"ensena\w*", r"mostr\w*", r"rivela\w*", r"dimmi", r"ripeti\w*", r"stampa\w*",
@@ -309,15 +315,20 @@ _ADDRESS = (
     + _MODEL + r"\b"
 )
 _NEW_TASK = (
-    r"\b(?:your|the[ ]only|the)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
-    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)|\b(?:genuine|real|actual|true)[ ]instructions"
+    r"\b(?:your|the[ ]only)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
+    r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)"
+    r"|\bthe[ ](?:new|real|actual|true|only|genuine|primary)[ ](?:task|objective|goal|directive|role|purpose|mission)"
+    r"[ ](?:now[ ])?(?:is|are|:)"
+    # "the task is complete" says how a task stands: an assignment says what it is to be
+    r"|\bthe[ ](?:task|objective|goal|directive|role|purpose|mission)[ ]?(?::|(?:is|are)[ ](?:now[ ])?(?:to\b|:))"
+    r"|\b(?:genuine|real|actual|true)[ ]instructions"
     r"|\byour[ ](?:new|real|actual|true|updated)[ ](?:system[ ]prompt|instructions|guidelines|rules|directives?)"
 )
 _ROLE = (
     r"\b(?:act|behave|respond|answer|reply)[ ]as[ ](?:if|though|an?|the|my|your)\b|\bpretend[ ](?:to[ ]be|you|that"
     r"|your)\b|"
     r"\broleplay[ ]as\b|\bplay[ ]the[ ]role\b|\bintroduce[ ]yourself[ ]as\b|\byou[ ](?:are|will[ ]be)[ ](?:now[ ])?"
-    r"(?:an?[ ])?(?:\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
+    r"(?:an?[ ])?(?:(?!\w+ing[ ])\w+[ ]){0,3}?(?:ai|model|assistant|bot|gpt|dan)\b|\byour[ ]new[ ]role\b"
     r"|(?<!such[ ])\bas[ ](?:dan|freegpt)\b|\bals[ ](?:[\w-]+[ ,]+){1,6}?(?:fungier\w*|agier\w*)\b"
 )
 _MODAL = (
@@ -357,8 +368,12 @@ UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<
 """A lookbehind: the word that follows is not negated ("does not upload", "never ignores", "won't send")."""
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
-_ARTICLE = r"\b(?:a|an)[ ]$"
-_DETERMINER_OR_NOUN = r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
+_ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
+_DETERMINER_OR_NOUN = (r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
+                       # what something else can do ("MCP tools can expose data"), what a thing is for
+                       # ("the capability to automatically summarize older context")
+                       r"|\b(?!you\b)\w+[ ](?:can|could|may|might)[ ]$"
+                       r"|\b(?:capability|ability|option|feature|function|method|way)[ ]to[ ](?:\w+ly[ ])?$")
 
 
 class _Unpreceded:
@@ -366,19 +381,21 @@ class _Unpreceded:
     a match that ``before`` (anchored at its end) finds just before it. The same as lookbehinds in the
     pattern, but checked only where the pattern matches, not at every word of every sentence judged."""
 
-    __slots__ = ("before", "only", "pattern")
+    __slots__ = ("before", "only", "pattern", "reach")
 
-    def __init__(self, pattern: str, before: str, only: str | None = None) -> None:
+    def __init__(self, pattern: str, before: str, only: str | None = None, reach: int = 12) -> None:
         self.pattern = re.compile(pattern)
         self.before = re.compile(before)
         self.only = re.compile(only) if only is not None else None
         """When given: a match is checked only when this pattern matches where it starts."""
+        self.reach = reach
+        """How many characters before a match ``before`` looks at."""
 
     def search(self, text: str, position: int = 0) -> re.Match[str] | None:
         """The first match of the pattern from ``position`` not preceded by one of the words."""
         match = self.pattern.search(text, position)
         while match is not None and (self.only is None or self.only.match(text, match.start())) and (
-            self.before.search(text, max(0, match.start() - 12), match.start()) is not None
+            self.before.search(text, max(0, match.start() - self.reach), match.start()) is not None
         ):
             match = self.pattern.search(text, match.start() + 1)
         return match
@@ -430,10 +447,14 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "completion": ("prompt", "instructions", "rules", "systemanweisung"),
     "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
                  "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
-                 "attempt", "design", "meant", "used", "intended", "into", "by "),
+                 "attempt", "design", "meant", "used", "intended", "into", "by ", "`"),
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
+    "local_paste": ("paste", "env"),
+    "developer_condition": ("you",),
+    "api_advice": ("`", "["),
+    "method_contrast": ("rather than", "instead of"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -530,18 +551,20 @@ class SentenceJudge:
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
         # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
         self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])",
-                                    _NEGATED + "|" + _RELATIVE)
+                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$")
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
         self.model = c(r"\b" + _MODEL + r"\b")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN)
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN, reach=40)
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE)
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
-        self.say = c(r"\b" + _SAY + r"\b")
+        # "global state", "the state": the noun, not the verb
+        self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
+                               r"session|ui|internal|initial|current|mutable|react)[ ]$", only=r"state\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
@@ -551,7 +574,8 @@ class SentenceJudge:
         self.modal = c(_MODAL)
         self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|"
                             r"just|simply|"
-                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE + r"\b")
+                            r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE
+                            + r"\b(?![ ](?:is|are|was|were|has|have)\b)")
         self.space = c(r"\s+")
         self.unbound = c(
             r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
@@ -601,7 +625,8 @@ class SentenceJudge:
             r"(?:\w+[ ]){0,2}?(?:end|vegere|vegen|loppuun|lopussa|sonuna|sonunda)\b")
         _output = r"(?:summary|summaries|response|responses|reply|replies|answer|answers|output)"
         self.output_rule = c(
-            r"\b" + _output + r"\b[^.;]{0,60}?\b(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|are[ ]to)\b"
+            r"\b" + _output + r"\b[^.;]{0,60}?\b(?<!you[ ])(?:must|should|shall|needs?[ ]to|has[ ]to|have[ ]to|is[ ]to|"
+            r"are[ ]to)\b"
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
             r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
             r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
@@ -609,10 +634,15 @@ class SentenceJudge:
         self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
                                   r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
-        self.model_may = c(r"\b(?:the[ ])?(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
-                           r"(?:allowed|permitted|free)[ ]to|must|should|will)[ ](?:now[ ])?(?:share|reveal|disclose|"
-                           r"ignore|answer|"
-                           r"respond|send|give|provide|skip|bypass|output|print)\b")
+        # not a purpose ("… so the agent can answer questions")
+        # Not a generic model ("tasks where a stronger model can provide planning").
+        self.model_may = _Unpreceded(
+            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
+            r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+            # "will" predicts ("the LLM will give worse results") unless it is now, always or only
+            r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
+            r"(?:now[ ]|always[ ]|only[ ]|henceforth[ ])?(?:share|reveal|disclose|ignore|answer|"
+            r"respond|send|give|provide|skip|bypass|output|print)\b", r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
         self.tool_call = c(
             r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
             r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
@@ -658,10 +688,14 @@ class SentenceJudge:
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
                           r"attempts?|attempting|"
-                          r"designed|meant|used|intended)[ ](?!you\b)(?:\w+[ ]){0,4}?"
+                          r"designed|meant|used|intended)[ ](?:(?!you\b)\w+[ ]){0,6}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
-                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing)\b")
+                          r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing|"
+                          r"specifying|configuring|defining|supplying|giving)\b"
+                          # done by configuration: "pass `--no-prompt` to disable the prompt"
+                          r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
+                          r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
                               r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
@@ -686,6 +720,31 @@ class SentenceJudge:
             r"adicion\w*|escrev\w*|inclua|coloque|ponha|voeg|zet|schrijf|dodaj\w*|napisz|umiesc\w*|ekle|yaz|"
             r"tambahkan|tulis\w*|sertakan|lagg|skriv|tilfoj|adaug\w*|scrie|pridej|pridavej|napis|lisaa|"
             r"kirjoita|tedd|ird|ongeza|andika|idagdag|isulat|termina|terminez|beende)\b")
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
+                              # the reader talking to the model ("when you reply to the LLM with more detail")
+                              r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
+                              r"\b)")
+        # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
+        self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
+                             r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
+                             r"config\w*|settings|dashboard|app)\b"
+                             r"|\b(?:set|export|store|save|put|keep)\b[^.;]{0,140}?\b(?:as|in|into)[ ]"
+                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b")
+        # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
+        # when you need to refresh tokens on each request").
+        self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
+            r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
+            r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
+            r"running|build\w*|configure|configuring|send|sending|want|need|prefer|"
+            r"install\w*|integrate|integrating|connect\w*|set[ ]up|setting[ ]up|develop\w*|host\w*|self-host\w*)\b")
+        # One way of working against another ("test other levels rather than carrying over the setting"),
+        # not a changed answer: that needs a verb of answering.
+        self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)(?:[ ]\w+ing\b|[ ]?$)")  # or wrapped there
+        self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
+                             r"recommend|praise|claim|state)\b")
+        # A migration note: "Use `streamText` with an `output` setting instead."
+        self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
+                            r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -714,7 +773,9 @@ class SentenceJudge:
     def _orders(k: _Classes) -> str | None:
         """Orders about the answer, tools, data and encodings."""
         has, addressed, s = k.has, k.addressed, k.sentence
-        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or addressed()
+        # A model named only as the subject ("[Google Generative AI](…) include sources in the response")
+        # describes what a product does; the rule is an order when it speaks to the reader.
+        if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or has("you")
                                                       or ":" in s)):
             return "instruction to change the answer"
         if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):
@@ -747,7 +808,9 @@ class SentenceJudge:
                 return "instruction override"
             if has("state") and has("state_control") and (addressed() or has("previous")):
                 return "instruction override"
-        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")):
+        if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")) and (
+            not has("local_paste")
+        ):
             return "prompt or data extraction"
         if has("question"):
             return "prompt or data extraction"
@@ -757,7 +820,9 @@ class SentenceJudge:
             return "text addressed to the model"
         if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
             return "text addressed to the model"
-        if has("hijack") and has("say") and (has("imperative") or has("modal")):
+        if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
+            has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))
+        ):
             return "instruction to change the answer"
         if has("deceive"):
             return "hiding from the user"

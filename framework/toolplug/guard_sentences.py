@@ -712,7 +712,10 @@ class SentenceJudge:
         self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
-                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b")
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
+                              # the reader talking to the model ("when you reply to the LLM with more detail")
+                              r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
+                              r"\b)")
         # verbs that put something into an answer (folded; many languages)
         self.add_verb = c(
             r"\b(?:append|add|include|insert|put|place|write|attach|prepend|fuge|schreib\w*|setze|hange|"
@@ -720,10 +723,6 @@ class SentenceJudge:
             r"adicion\w*|escrev\w*|inclua|coloque|ponha|voeg|zet|schrijf|dodaj\w*|napisz|umiesc\w*|ekle|yaz|"
             r"tambahkan|tulis\w*|sertakan|lagg|skriv|tilfoj|adaug\w*|scrie|pridej|pridavej|napis|lisaa|"
             r"kirjoita|tedd|ird|ongeza|andika|idagdag|isulat|termina|terminez|beende)\b")
-                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
-                              # the reader talking to the model ("when you reply to the LLM with more detail")
-                              r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
-                              r"\b)")
         # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
         self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"

@@ -270,11 +270,13 @@ def test_credit_filing_and_gallery_lines_go_and_a_sentence_about_reporting_stays
              "<p>Filed under: Transport | Roads</p><div class='c19'>Image 2 of 5</div>"
              "<p>Follow our full coverage of the bridge at <a href='/bridge'>paper.example/bridge</a></p>"
              "<p><strong>Write to</strong> Jane Reporter at <a href='mailto:jane@paper.example'>jane@paper.example</a>"
-             "</p>")
+             "</p><p>Reporting by Anna Berg; additional reporting by Tom Lind; Editing by Sam Ek</p>")
     near_miss = ("Residents who contributed to the repair fund in 1987 will get a letter from the council explaining "
                  "how the money is being spent this time.")
-    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p>" + lines)).markdown
+    reporting = "The reporting by the council on the repair fund was late, and the editing by its clerks slow."
+    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p><p>{reporting}</p>" + lines)).markdown
     assert_story_whole(markdown)
-    assert near_miss in markdown
-    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to"):
+    assert near_miss in markdown and reporting in markdown
+    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to",
+                      "Reporting by Anna"):
         assert furniture not in markdown

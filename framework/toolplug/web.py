@@ -445,7 +445,8 @@ _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 # The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
 _CREDIT_LINE = re.compile(
     r"\bcontributed (to this (report|story|article)|reporting)\b|^(filed under|posted in|tags|categories)\s*:"
-    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$",
+    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$"
+    r"|^(additional )?(reporting|writing|editing) by\b",
     re.I,
 )
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")

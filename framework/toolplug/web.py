@@ -412,15 +412,29 @@ _ADVERT_LABELS = frozenset(
     }
 )
 # A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.
-_CALL_TO_ACTION = re.compile(
-    r"\b(sign(ing)? up (for|to) (our|the|free|a free)|subscribe (to|now|today|for|here)|(our|free|daily|weekly)"
-    r" newsletters?\b|newsletter sign|follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook"
-    r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
-    r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
-    r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
-    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet"
-    r"|by (signing up|subscribing|clicking)\b|thanks? (you )?for (signing up|subscribing)|sign up (now|today|here))",
-    re.I,
+# Grouped by a word each of the group's phrases contains: only the groups whose word occurs are searched.
+_CALLS_TO_ACTION = tuple(
+    (hint, re.compile(pattern, re.I))
+    for hint, pattern in (
+        ("sign", r"\b(sign(ing)? up (for|to) (our|the|free|a free)|sign up (now|today|here)|by signing up\b"
+                 r"|thanks? (you )?for signing up|newsletter sign)"),
+        ("subscri", r"\b(subscribe (to|now|today|for|here)|by subscribing\b|thanks? (you )?for subscribing)"),
+        ("newsletter", r"\b(our|free|daily|weekly) newsletters?\b"),
+        ("follow", r"\b(follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook|instagram|x)\b"
+                   r"|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|follow \S+ (full )?coverage)"),
+        ("hear", r"\blike to hear (from you|what you think)"),
+        (" us ", r"\b(find|like|join) us on"),
+        ("click", r"\b(click here|click to tweet|by clicking\b)"),
+        ("deliver", r"\bdelivered (to|through|straight to) your"),
+        ("reached", r"\b(may|can) be reached at"),
+        ("tip", r"\bhave a (news )?tip"),
+        ("send us", r"\bsend us"),
+        ("inbox", r"\b(in|into|to) your inbox"),
+        ("app", r"\bdownload (our|the) app"),
+        ("join", r"\bjoin (us|our)\b"),
+        ("register", r"\bregister (now|for free)"),
+        ("write to", r"\bwrite to .{1,60} at \S+@"),
+    )
 )
 _MONTHS = (
     r"jan(uary|vier|eiro|uar)?|feb(ruary|rero|ruar)?|fév(rier)?|fevereiro|mar(ch|zo|ço|s|z)?|märz|apr(il)?|abril|avril"
@@ -443,18 +457,15 @@ _META_LABEL = re.compile(
 )
 _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 # The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
-_CREDIT_LINE = re.compile(
-    r"\bcontributed (to this (report|story|article)|reporting)\b|^(filed under|posted in|tags|categories)\s*:"
-    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$"
-    r"|^(additional )?(reporting|writing|editing) by\b",
+_CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
+_CREDIT_START = re.compile(
+    r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
+    r"|(additional )?(reporting|writing|editing) by\b",
     re.I,
 )
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
-# Words one of which every call to action contains: a cheap test before the expression.
-_CALL_HINTS = re.compile("sign|subscri|newsletter|follow| us |click|deliver|reached|tip|send us|inbox|app|join"
-                         "|register|hear|write to")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -501,11 +512,13 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     lowered = text.lower()
     if lowered in _ADVERT_LABELS or (lowered.startswith("http") and _LONE_URL.fullmatch(text)):
         return True
-    if _CALL_HINTS.search(lowered) and _CALL_TO_ACTION.search(text) and (
+    if _is_call_to_action(text, lowered) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
     ):
         return True
-    if len(text) <= 300 and _CREDIT_LINE.search(text):
+    if len(text) <= 300 and (
+        ("contributed" in lowered and _CONTRIBUTED.search(text)) or _CREDIT_START.match(text)
+    ):
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
@@ -518,6 +531,13 @@ def _is_clutter_line(node: Any, text: str) -> bool:
 
 
 _CONTAINER_TAGS = frozenset({"p", "div", "ul", "ol", "table", "blockquote", "section", "article"})
+
+
+def _is_call_to_action(text: str, lowered: str) -> bool:
+    for hint, pattern in _CALLS_TO_ACTION:
+        if hint in lowered and pattern.search(text) is not None:
+            return True
+    return False
 
 
 def _is_leaf_block(node: Any) -> bool:

@@ -848,7 +848,6 @@ _BLOCK_TAGS = frozenset(
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "del": "~~", "s": "~~", "strike": "~~"}
-_SPACE = re.compile(r"\s+")
 _LAYOUT_CELLS = ", ".join(
     f"{cell} {inner}" for cell in ("td", "th")
     for inner in ("table", "p", "div", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
@@ -875,7 +874,7 @@ class _MarkdownWriter:
             if tag == "-text":
                 text = child.text_content or ""
                 if text:
-                    text = " " if text.isspace() else _SPACE.sub(" ", text)
+                    text = _collapse_spaces(text)
                     if "*" in text or "_" in text:
                         text = _ESCAPE.sub(r"\\\g<0>", text)
                     parts.append(text)
@@ -1038,22 +1037,48 @@ _MAX_SPREAD_CELLS = 100_000
 _CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
 
 
+def _collapse_spaces(text: str) -> str:
+    """Each run of whitespace in ``text`` as one space (``str.split`` and ``\\s`` agree on what is space)."""
+    collapsed = " ".join(text.split())
+    if collapsed == text:
+        return text
+    if not collapsed:
+        return " "
+    if text[0].isspace():
+        collapsed = " " + collapsed
+    if text[-1].isspace():
+        collapsed += " "
+    return collapsed
+
+
 def _tidy(text: str) -> str:
     """Blank lines between blocks, no stray spaces at the line ends or starts (outside code)."""
-    pieces = []
-    last = 0
-    for match in _CODE_FENCE.finditer(text):
-        pieces.append(_tidy_prose(text[last:match.start()]))
-        pieces.append("\n\n" + match.group(0) + "\n\n")
-        last = match.end()
-    pieces.append(_tidy_prose(text[last:]))
-    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip("\n")
+    if "```" in text:
+        pieces = []
+        last = 0
+        for match in _CODE_FENCE.finditer(text):
+            pieces.append(_tidy_prose(text[last:match.start()]))
+            pieces.append("\n\n" + match.group(0) + "\n\n")
+            last = match.end()
+        pieces.append(_tidy_prose(text[last:]))
+        text = "".join(pieces)
+    else:
+        text = _tidy_prose(text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip("\n")
 
 
 def _tidy_prose(text: str) -> str:
     text = "\n".join(line.rstrip() for line in text.split("\n"))
-    # Inline text starts each line with the space that separated it from the previous tag.
-    return re.sub(r"(?m)^ (?=\S)(?![-*>] |\d+\. )", "", text)
+    if text.startswith(" ") or "\n " in text:
+        # Inline text starts each line with the space that separated it from the previous tag.
+        text = _LINE_START_SPACE.sub("", text)
+    return text
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+_LINE_START_SPACE = re.compile(r"(?m)^ (?=\S)(?![-*>] |\d+\. )")
 
 
 def _to_markdown(main: Any, include_images: bool) -> str:

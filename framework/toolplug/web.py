@@ -67,6 +67,7 @@ _BOILERPLATE_ROLES = (
     '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]',
     '[role="dialog"]', '[role="alertdialog"]', '[role="menu"]', '[role="menubar"]', '[role="toolbar"]',
 )
+_BOILERPLATE = ", ".join((*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES))
 _NEGATIVE_WORDS = frozenset(
     [
         "comment", "comments", "commentlist", "comment-list", "disqus", "cookie", "cookies", "consent", "gdpr",
@@ -147,8 +148,6 @@ def extract(
 
     tree = LexborHTMLParser(html)
     meta = _metadata(tree)
-    scripts = len(tree.css("script"))
-    noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
     options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
@@ -165,9 +164,7 @@ def extract(
     markdown = _to_markdown(main, include_images)
     title = meta["title"]
     needs_js = len(markdown) < 200 and (
-        scripts >= 3
-        or "javascript" in noscript_text.lower()
-        or any(tree.css_first(f"#{root_id}") is not None for root_id in _JS_ROOT_IDS)
+        any(tree.css_first(f"#{root_id}") is not None for root_id in _JS_ROOT_IDS) or _has_script_signs(html)
     )
     return ExtractedWebPage(
         markdown=markdown,
@@ -178,6 +175,18 @@ def extract(
         url=url or "",
         likely_needs_javascript=needs_js,
     )
+
+
+def _has_script_signs(html: str) -> bool:
+    """Three scripts or more, or a ``<noscript>`` asking for JavaScript. Asked only of pages that came out
+    (nearly) empty, on a fresh parse: the cleaning has removed the scripts from the page's tree."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    if len(tree.css("script")) >= 3:
+        return True
+    noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
+    return "javascript" in noscript_text.lower()
 
 
 _WIPED_OUT_FROM = 500
@@ -308,11 +317,9 @@ def _hover_card(image: Any) -> Any:
 
 
 def _remove_boilerplate(tree: Any) -> None:
-    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES):
-        for node in tree.css(selector):
-            # A banner left unclosed (or a layout misusing the tag) can hold the whole page.
-            if node.parent is not None and node.css_first("main, article") is None:
-                node.decompose()
+    # A banner left unclosed (or a layout misusing the tag) can hold the whole page. What a removal takes
+    # never holds main or article, so whether a node holds one can be asked of all of them first.
+    _decompose_all([node for node in tree.css(_BOILERPLATE) if node.css_first("main, article") is None])
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
         if node.parent is not None and not _holds_prose(node):
@@ -343,7 +350,8 @@ def _clean_inside(main: Any, gentle: bool = False) -> None:
 
 
 def _drop_furniture_tags(main: Any) -> None:
-    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
+    _decompose_all([node for node in main.css(_BOILERPLATE) if node.mem_id != main.mem_id])
+    for selector in ("header", "form"):
         for node in main.css(selector):
             if node.parent is None or node.mem_id == main.mem_id:
                 continue
@@ -720,13 +728,8 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
-        if paragraph.tag == "p":
-            length = len(paragraph.text(strip=True))
-            if length > 60 and paragraph.mem_id not in linked and (
-                paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
-            ):
-                prose_lengths[paragraph.mem_id] = length
-        if paragraph.tag == "div":
+        tag = paragraph.tag
+        if tag == "div":
             # Text written straight into a div (with <br> between lines) is a paragraph too.
             text = paragraph.text(deep=False, strip=True)
             if len(text) < 60:
@@ -736,7 +739,11 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
             text = paragraph.text(strip=True)
             start = paragraph.parent
         length = len(text)
-        if length < 25 or (paragraph.tag == "li" and length < 80):
+        if tag == "p" and length > 60 and paragraph.mem_id not in linked and (
+            paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
+        ):
+            prose_lengths[paragraph.mem_id] = length
+        if length < 25 or (tag == "li" and length < 80):
             continue
         score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
         node = start

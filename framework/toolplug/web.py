@@ -385,10 +385,14 @@ def _drop_teasers(main: Any) -> None:
             _teaser_card(node, main).decompose()
 
 
+_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
+
+
 def _drop_link_blocks(main: Any) -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
-    for node in reversed(main.css("ul, ol, div, section, p, table")):
-        if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:
+    # A block without a link when the pass starts has none later either (only removals happen).
+    for node in reversed(main.css(_LINKED_BLOCKS)):
+        if node.parent is None or node.mem_id == main.mem_id:
             continue
         text = node.text(strip=True)
         if not text:
@@ -481,11 +485,10 @@ def _drop_clutter(main: Any) -> None:
     """Remove the furniture the class names did not give away, judged by what the text says."""
     _drop_furniture_sections(main)
     found = []
-    for node in main.css("p, div, span, li, h4, h5, h6"):
+    # A container's own lines are judged one by one (and its text is costly to build).
+    for node in main.css(_LINE_BLOCKS):
         if node.mem_id == main.mem_id:
             continue
-        if node.tag != "p" and any(child.tag in _CONTAINER_TAGS for child in node.iter()):
-            continue  # a container: its own lines are judged one by one (and its text is costly to build)
         text = " ".join(node.text().split())
         if not text or len(text) > 400:
             continue
@@ -538,14 +541,15 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     return False
 
 
-_CONTAINER_TAGS = frozenset({"p", "div", "ul", "ol", "table", "blockquote", "section", "article"})
+_CONTAINER_TAGS = ("p", "div", "ul", "ol", "table", "blockquote", "section", "article")
+# Paragraphs, and the other blocks that hold no container as a child.
+_LINE_BLOCKS = "p, :is(div, span, li, h4, h5, h6):not(:has({}))".format(
+    ", ".join(f"> {tag}" for tag in _CONTAINER_TAGS)
+)
 
 
 def _is_call_to_action(text: str, lowered: str) -> bool:
-    for hint, pattern in _CALLS_TO_ACTION:
-        if hint in lowered and pattern.search(text) is not None:
-            return True
-    return False
+    return any(hint in lowered and pattern.search(text) is not None for hint, pattern in _CALLS_TO_ACTION)
 
 
 def _is_leaf_block(node: Any) -> bool:

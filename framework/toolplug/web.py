@@ -62,12 +62,15 @@ _DROP_TAGS = (
     "script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "button", "input",
     "select", "textarea", "link", "meta", "dialog", "map", "audio", "video", "source", "track",
 )
+_DROP_SELECTOR = ", ".join(_DROP_TAGS)
 _BOILERPLATE_TAGS = ("nav", "aside", "footer")
 _BOILERPLATE_ROLES = (
     '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]',
     '[role="dialog"]', '[role="alertdialog"]', '[role="menu"]', '[role="menubar"]', '[role="toolbar"]',
 )
-_BOILERPLATE = ", ".join((*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES))
+# One selector pass finds them all (an attribute test per element is cheaper than ten).
+_BOILERPLATE = ", ".join((*_BOILERPLATE_TAGS, "[role]"))
+_BOILERPLATE_ROLE_NAMES = frozenset(selector.split('"')[1] for selector in _BOILERPLATE_ROLES)
 _NEGATIVE_WORDS = frozenset(
     [
         "comment", "comments", "commentlist", "comment-list", "disqus", "cookie", "cookies", "consent", "gdpr",
@@ -207,7 +210,8 @@ class _Options:
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
     ``content_selector`` chose it)."""
-    tree.strip_tags(list(_DROP_TAGS))
+    for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
+        node.decompose(recursive=False)
     if options.remove_hidden:
         _remove_hidden(tree)
     if not options.include_images:
@@ -236,8 +240,8 @@ def _remove_hidden(tree: Any) -> None:
     """Remove hidden elements. One exception: when hidden elements hold nearly all of the page's text,
     the page sends its content hidden and shows it by script once loaded (as some frameworks stream
     it); then the large ones stay, since the reader sees them, and the small ones go."""
-    hidden = tree.css('[hidden], [aria-hidden="true"]')
-    hidden.extend(node for node in tree.css("[style]") if _HIDDEN_STYLE.search(node.attributes.get("style") or ""))
+    # A node matching several of the selectors is listed once for each.
+    hidden = list({node.mem_id: node for node in tree.css(_HIDDEN_CANDIDATES) if _is_hidden(node.attributes)}.values())
     if not hidden:
         return
     lengths = {node.mem_id: len(node.text(strip=True)) for node in hidden}
@@ -247,9 +251,16 @@ def _remove_hidden(tree: Any) -> None:
         total = len(body.text(strip=True)) if body is not None else 0
         shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
     shown = total >= 1000 and shown_length >= total * 0.8
-    for node in hidden:
-        if node.parent is not None and not (shown and lengths[node.mem_id] >= total * 0.25):
-            node.decompose()
+    _decompose_all([node for node in hidden if not (shown and lengths[node.mem_id] >= total * 0.25)])
+
+
+_HIDDEN_CANDIDATES = '[hidden], [aria-hidden="true"], [style]'
+
+
+def _is_hidden(attributes: dict[str, str | None]) -> bool:
+    if "hidden" in attributes or attributes.get("aria-hidden") == "true":
+        return True
+    return _HIDDEN_STYLE.search(attributes.get("style") or "") is not None
 
 
 def _has_ancestor_in(node: Any, ids: dict[int, int]) -> bool:
@@ -319,11 +330,19 @@ def _hover_card(image: Any) -> Any:
 def _remove_boilerplate(tree: Any) -> None:
     # A banner left unclosed (or a layout misusing the tag) can hold the whole page. What a removal takes
     # never holds main or article, so whether a node holds one can be asked of all of them first.
-    _decompose_all([node for node in tree.css(_BOILERPLATE) if node.css_first("main, article") is None])
+    _decompose_all([node for node in _boilerplate(tree) if node.css_first("main, article") is None])
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
         if node.parent is not None and not _holds_prose(node):
             node.decompose()
+
+
+def _boilerplate(root: Any) -> list[Any]:
+    """The navigation, asides, footers and landmark roles in ``root`` (some more than once)."""
+    return [
+        node for node in root.css(_BOILERPLATE)
+        if node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES
+    ]
 
 
 def _holds_prose(node: Any) -> bool:
@@ -350,7 +369,7 @@ def _clean_inside(main: Any, gentle: bool = False) -> None:
 
 
 def _drop_furniture_tags(main: Any) -> None:
-    _decompose_all([node for node in main.css(_BOILERPLATE) if node.mem_id != main.mem_id])
+    _decompose_all([node for node in _boilerplate(main) if node.mem_id != main.mem_id])
     for selector in ("header", "form"):
         for node in main.css(selector):
             if node.parent is None or node.mem_id == main.mem_id:
@@ -838,13 +857,16 @@ _ARTICLE_MARKS = 'article, [itemprop="articleBody"]'
 
 
 def _class_weight(node: Any) -> float:
-    tokens = f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}"
-    weight = 0.0
-    if node.tag == "article" or node.attributes.get("itemprop") == "articleBody":
-        weight += 25
-    if _POSITIVE.search(tokens):
-        weight += 10
-    kind = _negative_kind(node)
+    attributes = node.attributes
+    weight = 25.0 if node.tag == "article" or attributes.get("itemprop") == "articleBody" else 0.0
+    return weight + _name_weight(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_weight(names: str) -> float:
+    """What an element's class and id say: content (+10), boilerplate (-25), comments or ads (-50)."""
+    weight = 10.0 if _POSITIVE.search(names) else 0.0
+    kind = _negative_kind_of(names)
     if kind:
         weight -= 50 if kind == "strong" else 25
     return weight
@@ -1112,13 +1134,17 @@ def _from_above(above: dict[int, tuple[str, int]], column: int) -> str:
 
 def _metadata(tree: Any) -> dict[str, str]:
     metas: dict[str, str] = {}
-    for node in tree.css("meta"):
+    scripts = []
+    for node in tree.css('meta, script[type="application/ld+json"]'):
+        if node.tag != "meta":
+            scripts.append(node)
+            continue
         attributes = node.attributes
         key = (attributes.get("property") or attributes.get("name") or attributes.get("itemprop") or "").lower()
         content = attributes.get("content")
         if key and content and key not in metas:
             metas[key] = content.strip()
-    ld = _json_ld(tree)
+    ld = _json_ld(scripts)
 
     def first(*keys: str) -> str:
         for key in keys:
@@ -1158,9 +1184,9 @@ def _metadata(tree: Any) -> dict[str, str]:
     }
 
 
-def _json_ld(tree: Any) -> dict[str, str]:
+def _json_ld(scripts: list[Any]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for node in tree.css('script[type="application/ld+json"]'):
+    for node in scripts:
         try:
             data = json.loads(node.text() or "")
         except ValueError:

@@ -383,13 +383,17 @@ def _drop_furniture_tags(main: Any) -> None:
 
 def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
-    for node in main.css("[class], [id]"):
+    quotes = main.css_first("blockquote") is not None
+    for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id:
             continue
         kind = _negative_kind(node)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
+            if not quotes and len(node.text()) < total * 0.4:
+                node.decompose()  # the raw text is never shorter than the stripped one
+                continue
             text_length = len(node.text(strip=True))
             # Boilerplate is small next to the article; a "widget" holding most of it is the article.
             if (text_length < total * 0.4 or _link_density(node, text_length) > 0.4) and not _is_quotation(
@@ -685,8 +689,16 @@ def _drop_title_heading(main: Any, title: str) -> None:
             heading.decompose()
     if len(wanted) < 20:
         return
-    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li")
-                    if len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted])
+    most = len(title) + 10
+    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
+
+
+def _is_copy(node: Any, words: str, most: int) -> bool:
+    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words``."""
+    text = node.text()
+    if len(text) > most and len(node.text(strip=True)) > most:  # the raw text is never the shorter
+        return False
+    return _words(text) == words
 
 
 def _overlap(words: str, other: str) -> float:
@@ -893,6 +905,10 @@ _LAYOUT_CELLS = ", ".join(
     f"{cell} {inner}" for cell in ("td", "th")
     for inner in ("table", "p", "div", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
 )
+# The tags the writer does something for; the others stand for their content.
+_WRITTEN_TAGS = _BLOCK_TAGS | set(_HEADINGS) | set(_EMPHASIS) | {
+    "a", "br", "ul", "ol", "li", "pre", "code", "kbd", "samp", "tt", "blockquote", "hr", "table", "img",
+}
 _ESCAPE = re.compile(r"\*|(?<!\w)_|_(?!\w)")
 
 
@@ -924,6 +940,8 @@ class _MarkdownWriter:
         return "".join(parts)
 
     def element(self, node: Any, tag: str) -> str:
+        if tag not in _WRITTEN_TAGS:  # span, font, mark, ...: only their content
+            return self.blocks(node)
         if tag in _BLOCK_TAGS:
             return f"\n\n{self.blocks(node).strip()}\n\n"
         level = _HEADINGS.get(tag)

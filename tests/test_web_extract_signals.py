@@ -280,3 +280,17 @@ def test_credit_filing_and_gallery_lines_go_and_a_sentence_about_reporting_stays
     for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to",
                       "Reporting by Anna"):
         assert furniture not in markdown
+
+
+# REQ: WEB-3
+def test_a_line_opening_other_stories_goes_and_a_sentence_starting_alike_stays() -> None:
+    # Not a heading: a short line of its own (a paragraph, a bold div) before a box of other stories.
+    lines = ("<p>You may also be interested in...</p><div class='c3'><b>Related articles »</b></div>"
+             "<p>Читайте также:</p>")
+    near_misses = ("<p>You may also like the quieter second half.</p>"
+                   "<p>Related stories are everywhere in this town.</p>")
+    markdown = extract(page(paragraphs(STORY) + lines + near_misses)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("interested in", "Related articles", "Читайте"):
+        assert furniture not in markdown
+    assert "quieter second half" in markdown and "everywhere in this town" in markdown

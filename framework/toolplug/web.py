@@ -438,6 +438,12 @@ _FURNITURE_HEADING = re.compile(
     r"|самые|смотрите также|関連|相关|관련|인기)",
     re.I,
 )
+# A line (not a heading) that opens a box of other stories: "You may also like", "Related articles:".
+_RELATED_LINE = re.compile(
+    r"\W*(you (may|might|will|'ll) (also )?(like|love|enjoy|be interested)|related (stories|articles|posts"
+    r"|content|news)\b|(leia|veja) também|lesen sie auch|à lire aussi|читайте также)[^.!?]*(\.\.\.|…)?$",
+    re.I,
+)
 _ADVERT_LABELS = frozenset(
     {
         "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
@@ -555,6 +561,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     ):
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
+        return True
+    if len(text) <= 60 and _RELATED_LINE.match(text):
         return True
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):

@@ -294,3 +294,14 @@ def test_a_line_opening_other_stories_goes_and_a_sentence_starting_alike_stays()
     for furniture in ("interested in", "Related articles", "Читайте"):
         assert furniture not in markdown
     assert "quieter second half" in markdown and "everywhere in this town" in markdown
+
+
+# REQ: WEB-3
+def test_a_meta_line_set_in_small_print_goes_and_a_small_print_sentence_stays() -> None:
+    meta = ("<small><b>05/10/2018</b> - Posted by: Jane Reporter - Category: <a href='/c/town'>Town</a>"
+            " - Tags: <a href='/t/bridge'>bridge</a></small><br>")
+    near_miss = "<p><small>The bridge opened on 5 May 1931 and carried trams until 1960.</small></p>"
+    markdown = extract(page(meta + paragraphs(STORY) + near_miss)).markdown
+    assert_story_whole(markdown)
+    assert "Posted by" not in markdown and "Jane Reporter" not in markdown
+    assert "carried trams until 1960" in markdown

@@ -573,8 +573,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
 
 
 _CONTAINER_TAGS = ("p", "div", "ul", "ol", "table", "blockquote", "section", "article")
-# Paragraphs, and the other blocks that hold no container as a child.
-_LINE_BLOCKS = "p, :is(div, span, li, h4, h5, h6):not(:has({}))".format(
+# Paragraphs, and the other blocks (and small print: a date and byline line) that hold no container as a child.
+_LINE_BLOCKS = "p, :is(div, span, small, li, h4, h5, h6):not(:has({}))".format(
     ", ".join(f"> {tag}" for tag in _CONTAINER_TAGS)
 )
 

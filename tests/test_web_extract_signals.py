@@ -305,3 +305,17 @@ def test_a_meta_line_set_in_small_print_goes_and_a_small_print_sentence_stays() 
     assert_story_whole(markdown)
     assert "Posted by" not in markdown and "Jane Reporter" not in markdown
     assert "carried trams until 1960" in markdown
+
+
+# REQ: WEB-3
+def test_a_table_of_contents_and_a_reading_time_go_and_sentences_about_contents_stay() -> None:
+    tools = ("<div class='c5'>5 min read</div><h2>Table of Contents</h2>"
+             "<ul class='c6'><li><a href='#cracks'>The cracks</a></li><li><a href='#detour'>The detour</a></li></ul>")
+    near_misses = ("<p>Contents of the report were leaked on Monday.</p><ul class='c7'><li>Content.</li>"
+                   "<li>Design.</li></ul><p>It takes 5 min to read the report.</p>")
+    markdown = extract(page(tools + paragraphs(STORY) + near_misses)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("min read", "Table of Contents", "The cracks", "The detour"):
+        assert furniture not in markdown
+    for kept in ("Contents of the report", "- Content.", "5 min to read"):
+        assert kept in markdown

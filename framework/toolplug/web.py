@@ -444,6 +444,12 @@ _RELATED_LINE = re.compile(
     r"|content|news)\b|(leia|veja) também|lesen sie auch|à lire aussi|читайте также)[^.!?]*(\.\.\.|…)?$",
     re.I,
 )
+# The page's own tools, not its text: a table of contents' label, a reading time.
+_PAGE_TOOLS_LINE = re.compile(
+    r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
+    r"|\d+\s*(min|mins|minutes?)\.?( to)? read)\W*$",
+    re.I,
+)
 _ADVERT_LABELS = frozenset(
     {
         "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
@@ -562,7 +568,7 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
-    if len(text) <= 60 and _RELATED_LINE.match(text):
+    if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
@@ -618,7 +624,7 @@ def _drop_furniture_sections(main: Any) -> None:
     found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         text = " ".join(heading.text().split())
-        if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
+        if not text or len(text) > 60 or not (_FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)):
             continue
         rank = int(heading.tag[1])
         start = heading

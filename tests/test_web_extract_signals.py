@@ -86,6 +86,18 @@ def test_advert_labels_and_stray_links_go() -> None:
         assert furniture not in markdown
 
 
+# REQ: WEB-3
+def test_sharing_tag_and_skip_labels_go_and_a_sentence_about_shares_stays() -> None:
+    labels = "<div class='c5'>Share</div><span class='c6'>Tags:</span><p>Skip to main content</p>"
+    near_miss = "<p>Share prices of the ferry company rose after the news.</p>"
+    markdown = extract(page(labels + paragraphs(STORY) + near_miss)).markdown
+    assert_story_whole(markdown)
+    assert "Share prices of the ferry company" in markdown
+    markdown = markdown.replace("Share prices", "")
+    for furniture in ("Share", "Tags", "Skip to"):
+        assert furniture not in markdown
+
+
 # REQ: WEB-6
 def test_date_byline_and_meta_lines_go_and_a_sentence_with_a_date_stays() -> None:
     lines = ("<div class='c7'>By Jane Reporter</div><div class='c8'>Published November 20th, 2019 - 07:50 GMT</div>"

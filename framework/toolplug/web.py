@@ -456,6 +456,8 @@ _ADVERT_LABELS = frozenset(
         "sponsored content", "anzeige", "werbung", "publicidad", "publicidade", "publicité", "реклама",
         "this slideshow requires javascript.", "loading...", "loading", "loading content ...", "loading content...",
         "caption", "close", "back to gallery", "read more", "to read the full story", "continue reading",
+        "share", "share this", "share this article", "share this post", "share this story", "tags", "tags:",
+        "skip to content", "skip to main content",
     }
 )
 # A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.

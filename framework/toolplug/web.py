@@ -254,7 +254,8 @@ def _remove_hidden(tree: Any) -> None:
     _decompose_all([node for node in hidden if not (shown and lengths[node.mem_id] >= total * 0.25)])
 
 
-_HIDDEN_CANDIDATES = '[hidden], [aria-hidden="true"], [style]'
+# A style hides only if it says "none" or "hidden" (in any case; "dden" since \s and re.I fold the "i").
+_HIDDEN_CANDIDATES = '[hidden], [aria-hidden="true"], [style*="none" i], [style*="dden" i]'
 
 
 def _is_hidden(attributes: dict[str, str | None]) -> bool:

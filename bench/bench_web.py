@@ -89,15 +89,21 @@ def score(outputs: list[str], truths: list[str]) -> tuple[float, float, float]:
 
 def time_rounds(functions: list[Callable[[str, str], str]], pages: list[tuple[str, str, str, str]],
                 rounds: int) -> list[list[float]]:
-    """ms/page of each function per round; the functions take turns within a round, so a change in
-    the machine's load (the bench machine is shared) hits them alike and their ratio stays fair."""
+    """ms/page of each function per round. The functions take turns on every page (the first one to go
+    alternating from page to page), so a change in the machine's load (the bench machine is shared) hits
+    them alike, even within a round, and their ratio stays fair."""
     times: list[list[float]] = [[] for _ in functions]
+    order = list(enumerate(functions))
+    clock = time.perf_counter
     for _ in range(rounds):
-        for index, function in enumerate(functions):
-            started = time.perf_counter()
-            for html, url, _, _ in pages:
+        spent = [0.0] * len(functions)
+        for number, (html, url, _, _) in enumerate(pages):
+            for index, function in order if number % 2 == 0 else reversed(order):
+                started = clock()
                 function(html, url)
-            times[index].append((time.perf_counter() - started) * 1000 / len(pages))
+                spent[index] += clock() - started
+        for index, total in enumerate(spent):
+            times[index].append(total * 1000 / len(pages))
     return times
 
 

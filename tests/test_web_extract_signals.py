@@ -86,6 +86,18 @@ def test_advert_labels_and_stray_links_go() -> None:
         assert furniture not in markdown
 
 
+# REQ: WEB-3
+def test_sharing_tag_and_skip_labels_go_and_a_sentence_about_shares_stays() -> None:
+    labels = "<div class='c5'>Share</div><span class='c6'>Tags:</span><p>Skip to main content</p>"
+    near_miss = "<p>Share prices of the ferry company rose after the news.</p>"
+    markdown = extract(page(labels + paragraphs(STORY) + near_miss)).markdown
+    assert_story_whole(markdown)
+    assert "Share prices of the ferry company" in markdown
+    markdown = markdown.replace("Share prices", "")
+    for furniture in ("Share", "Tags", "Skip to"):
+        assert furniture not in markdown
+
+
 # REQ: WEB-6
 def test_date_byline_and_meta_lines_go_and_a_sentence_with_a_date_stays() -> None:
     lines = ("<div class='c7'>By Jane Reporter</div><div class='c8'>Published November 20th, 2019 - 07:50 GMT</div>"
@@ -270,11 +282,52 @@ def test_credit_filing_and_gallery_lines_go_and_a_sentence_about_reporting_stays
              "<p>Filed under: Transport | Roads</p><div class='c19'>Image 2 of 5</div>"
              "<p>Follow our full coverage of the bridge at <a href='/bridge'>paper.example/bridge</a></p>"
              "<p><strong>Write to</strong> Jane Reporter at <a href='mailto:jane@paper.example'>jane@paper.example</a>"
-             "</p>")
+             "</p><p>Reporting by Anna Berg; additional reporting by Tom Lind; Editing by Sam Ek</p>")
     near_miss = ("Residents who contributed to the repair fund in 1987 will get a letter from the council explaining "
                  "how the money is being spent this time.")
-    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p>" + lines)).markdown
+    reporting = "The reporting by the council on the repair fund was late, and the editing by its clerks slow."
+    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p><p>{reporting}</p>" + lines)).markdown
     assert_story_whole(markdown)
-    assert near_miss in markdown
-    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to"):
+    assert near_miss in markdown and reporting in markdown
+    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to",
+                      "Reporting by Anna"):
         assert furniture not in markdown
+
+
+# REQ: WEB-3
+def test_a_line_opening_other_stories_goes_and_a_sentence_starting_alike_stays() -> None:
+    # Not a heading: a short line of its own (a paragraph, a bold div) before a box of other stories.
+    lines = ("<p>You may also be interested in...</p><div class='c3'><b>Related articles »</b></div>"
+             "<p>Читайте также:</p>")
+    near_misses = ("<p>You may also like the quieter second half.</p>"
+                   "<p>Related stories are everywhere in this town.</p>")
+    markdown = extract(page(paragraphs(STORY) + lines + near_misses)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("interested in", "Related articles", "Читайте"):
+        assert furniture not in markdown
+    assert "quieter second half" in markdown and "everywhere in this town" in markdown
+
+
+# REQ: WEB-3
+def test_a_meta_line_set_in_small_print_goes_and_a_small_print_sentence_stays() -> None:
+    meta = ("<small><b>05/10/2018</b> - Posted by: Jane Reporter - Category: <a href='/c/town'>Town</a>"
+            " - Tags: <a href='/t/bridge'>bridge</a></small><br>")
+    near_miss = "<p><small>The bridge opened on 5 May 1931 and carried trams until 1960.</small></p>"
+    markdown = extract(page(meta + paragraphs(STORY) + near_miss)).markdown
+    assert_story_whole(markdown)
+    assert "Posted by" not in markdown and "Jane Reporter" not in markdown
+    assert "carried trams until 1960" in markdown
+
+
+# REQ: WEB-3
+def test_a_table_of_contents_and_a_reading_time_go_and_sentences_about_contents_stay() -> None:
+    tools = ("<div class='c5'>5 min read</div><h2>Table of Contents</h2>"
+             "<ul class='c6'><li><a href='#cracks'>The cracks</a></li><li><a href='#detour'>The detour</a></li></ul>")
+    near_misses = ("<p>Contents of the report were leaked on Monday.</p><ul class='c7'><li>Content.</li>"
+                   "<li>Design.</li></ul><p>It takes 5 min to read the report.</p>")
+    markdown = extract(page(tools + paragraphs(STORY) + near_misses)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("min read", "Table of Contents", "The cracks", "The detour"):
+        assert furniture not in markdown
+    for kept in ("Contents of the report", "- Content.", "5 min to read"):
+        assert kept in markdown

@@ -62,11 +62,15 @@ _DROP_TAGS = (
     "script", "style", "noscript", "template", "iframe", "svg", "canvas", "object", "embed", "button", "input",
     "select", "textarea", "link", "meta", "dialog", "map", "audio", "video", "source", "track",
 )
+_DROP_SELECTOR = ", ".join(_DROP_TAGS)
 _BOILERPLATE_TAGS = ("nav", "aside", "footer")
 _BOILERPLATE_ROLES = (
     '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="complementary"]', '[role="search"]',
     '[role="dialog"]', '[role="alertdialog"]', '[role="menu"]', '[role="menubar"]', '[role="toolbar"]',
 )
+# One selector pass finds them all (an attribute test per element is cheaper than ten).
+_BOILERPLATE = ", ".join((*_BOILERPLATE_TAGS, "[role]"))
+_BOILERPLATE_ROLE_NAMES = frozenset(selector.split('"')[1] for selector in _BOILERPLATE_ROLES)
 _NEGATIVE_WORDS = frozenset(
     [
         "comment", "comments", "commentlist", "comment-list", "disqus", "cookie", "cookies", "consent", "gdpr",
@@ -147,8 +151,6 @@ def extract(
 
     tree = LexborHTMLParser(html)
     meta = _metadata(tree)
-    scripts = len(tree.css("script"))
-    noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
     options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
@@ -165,9 +167,7 @@ def extract(
     markdown = _to_markdown(main, include_images)
     title = meta["title"]
     needs_js = len(markdown) < 200 and (
-        scripts >= 3
-        or "javascript" in noscript_text.lower()
-        or any(tree.css_first(f"#{root_id}") is not None for root_id in _JS_ROOT_IDS)
+        any(tree.css_first(f"#{root_id}") is not None for root_id in _JS_ROOT_IDS) or _has_script_signs(html)
     )
     return ExtractedWebPage(
         markdown=markdown,
@@ -178,6 +178,18 @@ def extract(
         url=url or "",
         likely_needs_javascript=needs_js,
     )
+
+
+def _has_script_signs(html: str) -> bool:
+    """Three scripts or more, or a ``<noscript>`` asking for JavaScript. Asked only of pages that came out
+    (nearly) empty, on a fresh parse: the cleaning has removed the scripts from the page's tree."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    if len(tree.css("script")) >= 3:
+        return True
+    noscript_text = " ".join(node.text(strip=True) for node in tree.css("noscript"))[:2000]
+    return "javascript" in noscript_text.lower()
 
 
 _WIPED_OUT_FROM = 500
@@ -198,7 +210,8 @@ class _Options:
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
     ``content_selector`` chose it)."""
-    tree.strip_tags(list(_DROP_TAGS))
+    for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
+        node.decompose(recursive=False)
     if options.remove_hidden:
         _remove_hidden(tree)
     if not options.include_images:
@@ -227,8 +240,8 @@ def _remove_hidden(tree: Any) -> None:
     """Remove hidden elements. One exception: when hidden elements hold nearly all of the page's text,
     the page sends its content hidden and shows it by script once loaded (as some frameworks stream
     it); then the large ones stay, since the reader sees them, and the small ones go."""
-    hidden = tree.css('[hidden], [aria-hidden="true"]')
-    hidden.extend(node for node in tree.css("[style]") if _HIDDEN_STYLE.search(node.attributes.get("style") or ""))
+    # A node matching several of the selectors is listed once for each.
+    hidden = list({node.mem_id: node for node in tree.css(_HIDDEN_CANDIDATES) if _is_hidden(node.attributes)}.values())
     if not hidden:
         return
     lengths = {node.mem_id: len(node.text(strip=True)) for node in hidden}
@@ -238,9 +251,17 @@ def _remove_hidden(tree: Any) -> None:
         total = len(body.text(strip=True)) if body is not None else 0
         shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
     shown = total >= 1000 and shown_length >= total * 0.8
-    for node in hidden:
-        if node.parent is not None and not (shown and lengths[node.mem_id] >= total * 0.25):
-            node.decompose()
+    _decompose_all([node for node in hidden if not (shown and lengths[node.mem_id] >= total * 0.25)])
+
+
+# A style hides only if it says "none" or "hidden" (in any case; "dden" since \s and re.I fold the "i").
+_HIDDEN_CANDIDATES = '[hidden], [aria-hidden="true"], [style*="none" i], [style*="dden" i]'
+
+
+def _is_hidden(attributes: dict[str, str | None]) -> bool:
+    if "hidden" in attributes or attributes.get("aria-hidden") == "true":
+        return True
+    return _HIDDEN_STYLE.search(attributes.get("style") or "") is not None
 
 
 def _has_ancestor_in(node: Any, ids: dict[int, int]) -> bool:
@@ -308,15 +329,21 @@ def _hover_card(image: Any) -> Any:
 
 
 def _remove_boilerplate(tree: Any) -> None:
-    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES):
-        for node in tree.css(selector):
-            # A banner left unclosed (or a layout misusing the tag) can hold the whole page.
-            if node.parent is not None and node.css_first("main, article") is None:
-                node.decompose()
+    # A banner left unclosed (or a layout misusing the tag) can hold the whole page. What a removal takes
+    # never holds main or article, so whether a node holds one can be asked of all of them first.
+    _decompose_all([node for node in _boilerplate(tree) if node.css_first("main, article") is None])
     # A page-level <header> is the site's masthead; an <article>'s own header holds its title.
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
         if node.parent is not None and not _holds_prose(node):
             node.decompose()
+
+
+def _boilerplate(root: Any) -> list[Any]:
+    """The navigation, asides, footers and landmark roles in ``root`` (some more than once)."""
+    return [
+        node for node in root.css(_BOILERPLATE)
+        if node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES
+    ]
 
 
 def _holds_prose(node: Any) -> bool:
@@ -343,7 +370,8 @@ def _clean_inside(main: Any, gentle: bool = False) -> None:
 
 
 def _drop_furniture_tags(main: Any) -> None:
-    for selector in (*_BOILERPLATE_TAGS, *_BOILERPLATE_ROLES, "header", "form"):
+    _decompose_all([node for node in _boilerplate(main) if node.mem_id != main.mem_id])
+    for selector in ("header", "form"):
         for node in main.css(selector):
             if node.parent is None or node.mem_id == main.mem_id:
                 continue
@@ -356,13 +384,17 @@ def _drop_furniture_tags(main: Any) -> None:
 
 def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
-    for node in main.css("[class], [id]"):
+    quotes = main.css_first("blockquote") is not None
+    for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id:
             continue
         kind = _negative_kind(node)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
+            if not quotes and len(node.text()) < total * 0.4:
+                node.decompose()  # the raw text is never shorter than the stripped one
+                continue
             text_length = len(node.text(strip=True))
             # Boilerplate is small next to the article; a "widget" holding most of it is the article.
             if (text_length < total * 0.4 or _link_density(node, text_length) > 0.4) and not _is_quotation(
@@ -377,10 +409,14 @@ def _drop_teasers(main: Any) -> None:
             _teaser_card(node, main).decompose()
 
 
+_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
+
+
 def _drop_link_blocks(main: Any) -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
-    for node in reversed(main.css("ul, ol, div, section, p, table")):
-        if node.parent is None or node.mem_id == main.mem_id or node.css_first("a") is None:
+    # A block without a link when the pass starts has none later either (only removals happen).
+    for node in reversed(main.css(_LINKED_BLOCKS)):
+        if node.parent is None or node.mem_id == main.mem_id:
             continue
         text = node.text(strip=True)
         if not text:
@@ -403,24 +439,52 @@ _FURNITURE_HEADING = re.compile(
     r"|самые|смотрите также|関連|相关|관련|인기)",
     re.I,
 )
+# A line (not a heading) that opens a box of other stories: "You may also like", "Related articles:".
+_RELATED_LINE = re.compile(
+    r"\W*(you (may|might|will|'ll) (also )?(like|love|enjoy|be interested)|related (stories|articles|posts"
+    r"|content|news)\b|(leia|veja) também|lesen sie auch|à lire aussi|читайте также)[^.!?]*(\.\.\.|…)?$",
+    re.I,
+)
+# The page's own tools, not its text: a table of contents' label, a reading time.
+_PAGE_TOOLS_LINE = re.compile(
+    r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
+    r"|\d+\s*(min|mins|minutes?)\.?( to)? read)\W*$",
+    re.I,
+)
 _ADVERT_LABELS = frozenset(
     {
         "ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsored", "sponsored links",
         "sponsored content", "anzeige", "werbung", "publicidad", "publicidade", "publicité", "реклама",
         "this slideshow requires javascript.", "loading...", "loading", "loading content ...", "loading content...",
         "caption", "close", "back to gallery", "read more", "to read the full story", "continue reading",
+        "share", "share this", "share this article", "share this post", "share this story", "tags", "tags:",
+        "skip to content", "skip to main content",
     }
 )
 # A call to action: subscribe, follow, write to us. It leaves the article, so it is not the article.
-_CALL_TO_ACTION = re.compile(
-    r"\b(sign(ing)? up (for|to) (our|the|free|a free)|subscribe (to|now|today|for|here)|(our|free|daily|weekly)"
-    r" newsletters?\b|newsletter sign|follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook"
-    r"|instagram|x)\b|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|like to hear (from you|what you think)"
-    r"|(find|like|join) us on|click here|delivered (to|through|straight to) your|(may|can) be"
-    r" reached at|have a (news )?tip|send us|(in|into|to) your inbox|download (our|the) app|join (us|our)\b"
-    r"|register (now|for free)|follow \S+ (full )?coverage|write to .{1,60} at \S+@|click to tweet"
-    r"|by (signing up|subscribing|clicking)\b|thanks? (you )?for (signing up|subscribing)|sign up (now|today|here))",
-    re.I,
+# Grouped by a word each of the group's phrases contains: only the groups whose word occurs are searched.
+_CALLS_TO_ACTION = tuple(
+    (hint, re.compile(pattern, re.I))
+    for hint, pattern in (
+        ("sign", r"\b(sign(ing)? up (for|to) (our|the|free|a free)|sign up (now|today|here)|by signing up\b"
+                 r"|thanks? (you )?for signing up|newsletter sign)"),
+        ("subscri", r"\b(subscribe (to|now|today|for|here)|by subscribing\b|thanks? (you )?for subscribing)"),
+        ("newsletter", r"\b(our|free|daily|weekly) newsletters?\b"),
+        ("follow", r"\b(follow (us|me)\b|follow (him|her|them) on|follow \S+ on (twitter|facebook|instagram|x)\b"
+                   r"|follow\b.{0,60}\bon (twitter|facebook|instagram)\b|follow \S+ (full )?coverage)"),
+        ("hear", r"\blike to hear (from you|what you think)"),
+        (" us ", r"\b(find|like|join) us on"),
+        ("click", r"\b(click here|click to tweet|by clicking\b)"),
+        ("deliver", r"\bdelivered (to|through|straight to) your"),
+        ("reached", r"\b(may|can) be reached at"),
+        ("tip", r"\bhave a (news )?tip"),
+        ("send us", r"\bsend us"),
+        ("inbox", r"\b(in|into|to) your inbox"),
+        ("app", r"\bdownload (our|the) app"),
+        ("join", r"\bjoin (us|our)\b"),
+        ("register", r"\bregister (now|for free)"),
+        ("write to", r"\bwrite to .{1,60} at \S+@"),
+    )
 )
 _MONTHS = (
     r"jan(uary|vier|eiro|uar)?|feb(ruary|rero|ruar)?|fév(rier)?|fevereiro|mar(ch|zo|ço|s|z)?|märz|apr(il)?|abril|avril"
@@ -443,17 +507,15 @@ _META_LABEL = re.compile(
 )
 _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 # The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
-_CREDIT_LINE = re.compile(
-    r"\bcontributed (to this (report|story|article)|reporting)\b|^(filed under|posted in|tags|categories)\s*:"
-    r"|^(image|photo|picture|slide) \d+ (of|/) \d+$",
+_CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
+_CREDIT_START = re.compile(
+    r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
+    r"|(additional )?(reporting|writing|editing) by\b",
     re.I,
 )
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
-# Words one of which every call to action contains: a cheap test before the expression.
-_CALL_HINTS = re.compile("sign|subscri|newsletter|follow| us |click|deliver|reached|tip|send us|inbox|app|join"
-                         "|register|hear|write to")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
@@ -461,11 +523,10 @@ def _drop_clutter(main: Any) -> None:
     """Remove the furniture the class names did not give away, judged by what the text says."""
     _drop_furniture_sections(main)
     found = []
-    for node in main.css("p, div, span, li, h4, h5, h6"):
+    # A container's own lines are judged one by one (and its text is costly to build).
+    for node in main.css(_LINE_BLOCKS):
         if node.mem_id == main.mem_id:
             continue
-        if node.tag != "p" and any(child.tag in _CONTAINER_TAGS for child in node.iter()):
-            continue  # a container: its own lines are judged one by one (and its text is costly to build)
         text = " ".join(node.text().split())
         if not text or len(text) > 400:
             continue
@@ -500,13 +561,17 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     lowered = text.lower()
     if lowered in _ADVERT_LABELS or (lowered.startswith("http") and _LONE_URL.fullmatch(text)):
         return True
-    if _CALL_HINTS.search(lowered) and _CALL_TO_ACTION.search(text) and (
+    if _is_call_to_action(text, lowered) and (
         len(text) < 160 or node.css_first("a[href]") is not None or _is_emphasised(node, len(text))
     ):
         return True
-    if len(text) <= 300 and _CREDIT_LINE.search(text):
+    if len(text) <= 300 and (
+        ("contributed" in lowered and _CONTRIBUTED.search(text)) or _CREDIT_START.match(text)
+    ):
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
+        return True
+    if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
@@ -516,7 +581,20 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     return False
 
 
-_CONTAINER_TAGS = frozenset({"p", "div", "ul", "ol", "table", "blockquote", "section", "article"})
+_CONTAINER_TAGS = ("p", "div", "ul", "ol", "table", "blockquote", "section", "article")
+# Paragraphs, and the other blocks (and small print: a date and byline line) that hold no container as a child.
+_LINE_BLOCKS = "p, :is(div, span, small, li, h4, h5, h6):not(:has({}))".format(
+    ", ".join(f"> {tag}" for tag in _CONTAINER_TAGS)
+)
+
+
+def _is_call_to_action(text: str, lowered: str) -> bool:
+    for hint, pattern in _CALLS_TO_ACTION:  # a loop: a generator costs more than the searches it saves
+        if hint in lowered and pattern.search(text) is not None:
+            break
+    else:
+        return False
+    return True
 
 
 def _is_leaf_block(node: Any) -> bool:
@@ -549,7 +627,7 @@ def _drop_furniture_sections(main: Any) -> None:
     found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         text = " ".join(heading.text().split())
-        if not text or len(text) > 60 or not _FURNITURE_HEADING.match(text):
+        if not text or len(text) > 60 or not (_FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)):
             continue
         rank = int(heading.tag[1])
         start = heading
@@ -628,8 +706,16 @@ def _drop_title_heading(main: Any, title: str) -> None:
             heading.decompose()
     if len(wanted) < 20:
         return
-    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li")
-                    if len(node.text(strip=True)) <= len(title) + 10 and _words(node.text()) == wanted])
+    most = len(title) + 10
+    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
+
+
+def _is_copy(node: Any, words: str, most: int) -> bool:
+    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words``."""
+    text = node.text()
+    if len(text) > most and len(node.text(strip=True)) > most:  # the raw text is never the shorter
+        return False
+    return _words(text) == words
 
 
 def _overlap(words: str, other: str) -> float:
@@ -699,14 +785,12 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
-        if paragraph.tag == "p":
-            length = len(paragraph.text(strip=True))
-            if length > 60 and paragraph.mem_id not in linked and (
-                paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
-            ):
-                prose_lengths[paragraph.mem_id] = length
-        if paragraph.tag == "div":
-            # Text written straight into a div (with <br> between lines) is a paragraph too.
+        tag = paragraph.tag
+        if tag == "div":
+            # Text written straight into a div (with <br> between lines) is a paragraph too. The raw text is
+            # cheaper to build than the stripped one and never shorter: it rules out most divs.
+            if len(paragraph.text(deep=False)) < 60:
+                continue
             text = paragraph.text(deep=False, strip=True)
             if len(text) < 60:
                 continue
@@ -715,7 +799,11 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
             text = paragraph.text(strip=True)
             start = paragraph.parent
         length = len(text)
-        if length < 25 or (paragraph.tag == "li" and length < 80):
+        if tag == "p" and length > 60 and paragraph.mem_id not in linked and (
+            paragraph.css_first("a") is None or _link_density(paragraph, length) <= 0.5
+        ):
+            prose_lengths[paragraph.mem_id] = length
+        if length < 25 or (tag == "li" and length < 80):
             continue
         score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
         node = start
@@ -806,13 +894,16 @@ _ARTICLE_MARKS = 'article, [itemprop="articleBody"]'
 
 
 def _class_weight(node: Any) -> float:
-    tokens = f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}"
-    weight = 0.0
-    if node.tag == "article" or node.attributes.get("itemprop") == "articleBody":
-        weight += 25
-    if _POSITIVE.search(tokens):
-        weight += 10
-    kind = _negative_kind(node)
+    attributes = node.attributes
+    weight = 25.0 if node.tag == "article" or attributes.get("itemprop") == "articleBody" else 0.0
+    return weight + _name_weight(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_weight(names: str) -> float:
+    """What an element's class and id say: content (+10), boilerplate (-25), comments or ads (-50)."""
+    weight = 10.0 if _POSITIVE.search(names) else 0.0
+    kind = _negative_kind_of(names)
     if kind:
         weight -= 50 if kind == "strong" else 25
     return weight
@@ -827,11 +918,14 @@ _BLOCK_TAGS = frozenset(
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "del": "~~", "s": "~~", "strike": "~~"}
-_SPACE = re.compile(r"\s+")
 _LAYOUT_CELLS = ", ".join(
     f"{cell} {inner}" for cell in ("td", "th")
     for inner in ("table", "p", "div", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
 )
+# The tags the writer does something for; the others stand for their content.
+_WRITTEN_TAGS = _BLOCK_TAGS | set(_HEADINGS) | set(_EMPHASIS) | {
+    "a", "br", "ul", "ol", "li", "pre", "code", "kbd", "samp", "tt", "blockquote", "hr", "table", "img",
+}
 _ESCAPE = re.compile(r"\*|(?<!\w)_|_(?!\w)")
 
 
@@ -854,7 +948,7 @@ class _MarkdownWriter:
             if tag == "-text":
                 text = child.text_content or ""
                 if text:
-                    text = " " if text.isspace() else _SPACE.sub(" ", text)
+                    text = _collapse_spaces(text)
                     if "*" in text or "_" in text:
                         text = _ESCAPE.sub(r"\\\g<0>", text)
                     parts.append(text)
@@ -863,6 +957,8 @@ class _MarkdownWriter:
         return "".join(parts)
 
     def element(self, node: Any, tag: str) -> str:
+        if tag not in _WRITTEN_TAGS:  # span, font, mark, ...: only their content
+            return self.blocks(node)
         if tag in _BLOCK_TAGS:
             return f"\n\n{self.blocks(node).strip()}\n\n"
         level = _HEADINGS.get(tag)
@@ -1017,22 +1113,48 @@ _MAX_SPREAD_CELLS = 100_000
 _CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
 
 
+def _collapse_spaces(text: str) -> str:
+    """Each run of whitespace in ``text`` as one space (``str.split`` and ``\\s`` agree on what is space)."""
+    collapsed = " ".join(text.split())
+    if collapsed == text:
+        return text
+    if not collapsed:
+        return " "
+    if text[0].isspace():
+        collapsed = " " + collapsed
+    if text[-1].isspace():
+        collapsed += " "
+    return collapsed
+
+
 def _tidy(text: str) -> str:
     """Blank lines between blocks, no stray spaces at the line ends or starts (outside code)."""
-    pieces = []
-    last = 0
-    for match in _CODE_FENCE.finditer(text):
-        pieces.append(_tidy_prose(text[last:match.start()]))
-        pieces.append("\n\n" + match.group(0) + "\n\n")
-        last = match.end()
-    pieces.append(_tidy_prose(text[last:]))
-    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip("\n")
+    if "```" in text:
+        pieces = []
+        last = 0
+        for match in _CODE_FENCE.finditer(text):
+            pieces.append(_tidy_prose(text[last:match.start()]))
+            pieces.append("\n\n" + match.group(0) + "\n\n")
+            last = match.end()
+        pieces.append(_tidy_prose(text[last:]))
+        text = "".join(pieces)
+    else:
+        text = _tidy_prose(text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip("\n")
 
 
 def _tidy_prose(text: str) -> str:
     text = "\n".join(line.rstrip() for line in text.split("\n"))
-    # Inline text starts each line with the space that separated it from the previous tag.
-    return re.sub(r"(?m)^ (?=\S)(?![-*>] |\d+\. )", "", text)
+    if text.startswith(" ") or "\n " in text:
+        # Inline text starts each line with the space that separated it from the previous tag.
+        text = _LINE_START_SPACE.sub("", text)
+    return text
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+_LINE_START_SPACE = re.compile(r"(?m)^ (?=\S)(?![-*>] |\d+\. )")
 
 
 def _to_markdown(main: Any, include_images: bool) -> str:
@@ -1055,13 +1177,17 @@ def _from_above(above: dict[int, tuple[str, int]], column: int) -> str:
 
 def _metadata(tree: Any) -> dict[str, str]:
     metas: dict[str, str] = {}
-    for node in tree.css("meta"):
+    scripts = []
+    for node in tree.css('meta, script[type="application/ld+json"]'):
+        if node.tag != "meta":
+            scripts.append(node)
+            continue
         attributes = node.attributes
         key = (attributes.get("property") or attributes.get("name") or attributes.get("itemprop") or "").lower()
         content = attributes.get("content")
         if key and content and key not in metas:
             metas[key] = content.strip()
-    ld = _json_ld(tree)
+    ld = _json_ld(scripts)
 
     def first(*keys: str) -> str:
         for key in keys:
@@ -1101,9 +1227,9 @@ def _metadata(tree: Any) -> dict[str, str]:
     }
 
 
-def _json_ld(tree: Any) -> dict[str, str]:
+def _json_ld(scripts: list[Any]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for node in tree.css('script[type="application/ld+json"]'):
+    for node in scripts:
         try:
             data = json.loads(node.text() or "")
         except ValueError:

@@ -15,6 +15,8 @@ import json
 import random
 from pathlib import Path
 
+from toolplug.guard import BuiltinInjectionFilter
+
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 MECHANICAL_FAMILIES = ("tokens", "fake_block", "exfiltration", "invisible")
@@ -228,6 +230,18 @@ def article_texts(limit: int = 50) -> list[str]:
         return [" ".join(_FILLER)]
     data = json.loads(truth.read_text(encoding="utf-8"))
     return [entry["articleBody"] for entry in list(data.values())[:limit]]
+
+
+def assert_planted_attack_neutralised_and_twin_kept(rule: str, attack: str, benign: str) -> None:
+    """``attack`` planted between two halves of an article is changed and the article around it is intact;
+    ``benign``, its twin in the same language with the same words, is left exactly as it is."""
+    flt = BuiltinInjectionFilter()
+    article = article_texts(1)[0]
+    before, after = article[:400] + "\n\n", "\n\n" + article[400:]
+    out = flt.filter_one(before + attack + after).text
+    assert out.startswith(before) and out.endswith(after), rule  # the article around it intact
+    assert out[len(before):len(out) - len(after)] != attack, rule
+    assert flt.filter_one(benign).text == benign, rule
 
 
 def planted_samples(seed: int = 7) -> list[tuple[str, str, str]]:

@@ -16,6 +16,7 @@ from _web_guard_corpus import (
     HELD_OUT_2_BENIGN,
     MECHANICAL_FAMILIES,
     article_texts,
+    assert_planted_attack_neutralised_and_twin_kept,
     benign_samples,
     held_out_2_samples,
     held_out_samples,
@@ -922,10 +923,4 @@ def test_each_language_rule_catches_its_attack_and_leaves_benign_text_in_that_la
     rule: str, attack: str, benign: str
 ) -> None:
     # REQ: WEB-9
-    flt = BuiltinInjectionFilter()
-    article = article_texts(1)[0]
-    before, after = article[:400] + "\n\n", "\n\n" + article[400:]
-    out = flt.filter_one(before + attack + after).text
-    assert out.startswith(before) and out.endswith(after), rule  # the article around it intact
-    assert out[len(before):len(out) - len(after)] != attack, rule
-    assert flt.filter_one(benign).text == benign, rule
+    assert_planted_attack_neutralised_and_twin_kept(rule, attack, benign)

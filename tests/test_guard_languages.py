@@ -6,9 +6,7 @@ same words, is left alone."""
 from __future__ import annotations
 
 import pytest
-from _web_guard_corpus import article_texts
-
-from toolplug.guard import BuiltinInjectionFilter
+from _web_guard_corpus import assert_planted_attack_neutralised_and_twin_kept
 
 _CASES = [
     ("Cyrillic new-instructions header",
@@ -233,10 +231,4 @@ def test_each_concept_class_in_another_language_is_neutralised_in_an_article_and
     rule: str, attack: str, benign: str
 ) -> None:
     # REQ: WEB-9
-    flt = BuiltinInjectionFilter()
-    article = article_texts(1)[0]
-    before, after = article[:400] + "\n\n", "\n\n" + article[400:]
-    out = flt.filter_one(before + attack + after).text
-    assert out.startswith(before) and out.endswith(after), rule  # the article around it intact
-    assert out[len(before):len(out) - len(after)] != attack, rule
-    assert flt.filter_one(benign).text == benign, rule
+    assert_planted_attack_neutralised_and_twin_kept(rule, attack, benign)

@@ -1795,7 +1795,7 @@ def _neutralise_rules(
             foreign_utf8, compiled.accented_starts) else set()
         if accented:
             spans.extend(_folded_spans(text, compiled, accented))
-    if spans and "`" in text:
+    if spans and ("`" in text or "~~~" in text):
         spans = _outside_code(text, spans, compiled)
     if spans:
         spans = _not_mentioned(text, spans, compiled)
@@ -1909,14 +1909,21 @@ def _code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
 
 def _outside_code(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
     """``spans`` without the template tokens and message markup that stand inside Markdown code (a fenced
-    block or an inline code span), where pages that explain prompts show them; every other finding stays."""
+    block or an inline code span), where pages that explain prompts show them, and without the orders to
+    persist inside a fenced block ("store the logs in memory" there is a comment, a call or the label of a
+    diagram's step, not an order to the reader); every other finding stays."""
     code = _code_spans(text, compiled)
     if not code:
         return spans
     kept = []
+    backticks = "`" in text  # template tokens and markup are exempt only on pages that use backticks
     for span in spans:
         start, end, _family, rule = span
-        if rule in _SHOWN_IN_CODE and any(c_start <= start and end <= c_end for c_start, c_end in code):
+        if backticks and rule in _SHOWN_IN_CODE and any(c_start <= start and end <= c_end for c_start, c_end in code):
+            continue
+        if rule == "instruction to persist" and any(
+            c_start <= start < c_end and text.startswith(("```", "~~~"), c_start) for c_start, c_end in code
+        ):
             continue
         kept.append(span)
     return kept
@@ -1947,8 +1954,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         ):
             continue
         if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
-            rule == "instruction to persist" and _in_fenced_code(text, start, compiled)
-        ) or (family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)):
+            family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)
+        ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
             rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
@@ -2003,15 +2010,6 @@ def _after_an_example_label(text: str, start: int, compiled: _Compiled) -> bool:
             return True
         position = line_start - 1
     return False
-
-
-def _in_fenced_code(text: str, start: int, compiled: _Compiled) -> bool:
-    """Whether ``text[start]`` is inside a fenced code block: "store the logs in memory" there is a comment,
-    a call or the label of a diagram's step, not an order to the reader."""
-    if "```" not in text and "~~~" not in text:
-        return False
-    return any(c_start <= start < c_end and text.startswith(("```", "~~~"), c_start)
-               for c_start, c_end in _code_spans(text, compiled))
 
 
 _PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona|polic(?:y|ies)|rules|"

@@ -991,6 +991,10 @@ class _Compiled:
         # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
         self.parameter_line = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
                                          r"[ \t]*[:\u2014-]")
+        # "- `"replace"`: Replaces the existing prompt": one value of an option and what it does
+        self.value_item = re.compile(r"(?:^|(?<=\n)|(?<=[.:)] ))[ \t]*[-*+][ \t]+`[^`\n]{1,60}`[ \t]*[:\u2014][ \t]+")
+        self.value_addressee = re.compile(r"(?i)\b(?:you|your|yours|yourself|previous|prior|above|earlier|"
+                                          r"preceding)\b")
         self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
@@ -1976,7 +1980,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
             ) or _introduces_code(text, start, end, compiled) or (
-                _under_option_heading(text, start, compiled)
+                _under_option_heading(text, start, compiled) or _in_a_value_list(text, start, end, compiled)
             ) or (rule == "instruction to persist" and compiled.through_code.search(
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
                 continue
@@ -2072,6 +2076,21 @@ def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
             blank = True
         line_end = line_start - 1
     return False
+
+
+def _in_a_value_list(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` describes one value of a list of an option's values (``- `"ignore"`:
+    Keeps the original prompt and ignores the new one.`` next to ``- `"replace"`: …``): the sentence begins
+    with the value in code and a colon, another such item stands within a few lines of it, and the
+    description speaks to no one and points at no earlier instructions."""
+    window_start = max(0, start - 300)
+    items = [m for m in compiled.value_item.finditer(text, window_start, min(len(text), start + 400))]
+    before = [m for m in items if m.start() <= start]
+    if not before or len(items) < 2:
+        return False
+    between = text[before[-1].end():start]
+    return "\n\n" not in between and ". " not in between and (
+        compiled.value_addressee.search(text, before[-1].end(), end) is None)
 
 
 def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:

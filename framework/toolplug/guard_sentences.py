@@ -369,6 +369,16 @@ UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
+# A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
+# "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$"
+_NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
+# "override" in its programming sense: a method, hook or class the reader overrides in a subclass
+_CODE_OVERRIDE = (r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"
+                  r"(?:[\w`'().-]+[ ])?(?:method|function|hook|class|property|attribute|handler|constructor|"
+                  r"implementation|callback)s?\b)")
+# A prompt the interface shows ("skip confirmation prompts"), not instructions
+_UI_PROMPT = r"(?<!confirmation[ ])(?<!permission[ ])(?<!approval[ ])(?<!consent[ ])(?<!login[ ])(?<!password[ ])"
 _ENGLISH_SECRET_START = (r"(?:system|initial|hidden|secret|original|confidential|internal|base|developer|operating|"
                          r"real|instructions?|rules?|prompt|guidelines?|text|everything|words|tokens|content|"
                          r"messages?|prior|context|conversation|chat|previous|api|access|credentials|every|all|the|"
@@ -554,8 +564,10 @@ class SentenceJudge:
         }
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
         # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
-        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])",
-                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$")
+        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])"
+                                    + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
+                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$|"
+                                    + _JOINED_BEFORE)
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
@@ -570,7 +582,9 @@ class SentenceJudge:
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         # "global state", "the state": the noun, not the verb
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
-                               r"session|ui|internal|initial|current|mutable|react)[ ]$", only=r"state\b")
+                               r"session|ui|internal|initial|current|mutable|react)[ ]$",
+                               # after an article these are nouns too ("an add that lands …", "the output")
+                               only=r"(?:state|add|answer|reply|output|start|end)\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
@@ -648,7 +662,10 @@ class SentenceJudge:
             # "will" predicts ("the LLM will give worse results") unless it is now, always or only
             r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
             r"(?:now[ ]|always[ ]|only[ ]|henceforth[ ])?(?:share|reveal|disclose|ignore|answer|"
-            r"respond|send|give|provide|skip|bypass|output|print)\b", r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
+            r"respond|send|give|provide|skip|bypass|output|print)\b"
+            # an argument of a call the model makes ("the LLM must provide a `query` parameter")
+            r"(?![ ](?:an?[ ]|the[ ])?`[^`]{1,40}`[ ](?:parameter|argument|field|value|key|property)s?\b)",
+            r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
         self.tool_call = c(
             r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
             r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
@@ -682,14 +699,19 @@ class SentenceJudge:
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
-            r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
+            # "the complete system prompt" is an adjective
+            r"brzmi)\b[ ]*:|\b(?<!the[ ])(?<!\ba[ ])(?<!\bas[ ])"
+            r"(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
             r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
             r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
+        # Neither word joined into a name ("task-scoped", "cancel-scope"); "override this method" is code.
         self.override_control = _Unpreceded(
-            r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
-            + r"\b(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b" + _OVERRIDE + r"\b",
-            _NEGATED + "|" + _RELATIVE, only=r"\b" + _OVERRIDE)
+            r"\b" + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
+            + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
+            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _OVERRIDE + r"\b"
+            + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
+            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE, only=r"\b" + _OVERRIDE)
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -704,7 +726,10 @@ class SentenceJudge:
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
-                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
+                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b"
+                              # the reader's code named after it ("your prompt functions return dicts")
+                              r"(?![ ](?:functions?|methods?|handlers?|classes|decorators?|modules?|registry|"
+                              r"endpoints?|components?|objects?)\b)")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"|instructions|rules|guidelines|prompt)|the[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"))\b|\bprevious[ ]user'?s?[ ](?:question|message|"
@@ -748,7 +773,10 @@ class SentenceJudge:
         self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
                              r"recommend|praise|claim|state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
+        # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
+                            r"|\b(?:use|return|pass|raise|yield|call|set|subclass)[ ](?:an?[ ]|the[ ])?`[^`]{1,80}`"
+                            r"(?:[ ]\w+)?[ ]instead\b"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 

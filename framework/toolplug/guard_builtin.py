@@ -562,7 +562,9 @@ class _ProseScorer:
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?)\b",
+            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?|"
+            # a protocol's or a tool's reference ("Developer Mode" of a product, an "unfiltered" read)
+            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?)\b",
         )
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()

@@ -582,7 +582,9 @@ class SentenceJudge:
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         # "global state", "the state": the noun, not the verb
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
-                               r"session|ui|internal|initial|current|mutable|react)[ ]$", only=r"state\b")
+                               r"session|ui|internal|initial|current|mutable|react)[ ]$",
+                               # after an article these are nouns too ("gives you an answer", "an add that lands")
+                               only=r"(?:state|add|answer|reply|output|start|end)\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)

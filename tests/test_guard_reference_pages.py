@@ -57,6 +57,30 @@ _REFERENCE_SHAPES = [  # (what makes the text benign, the benign text, the same 
     ("a verb of answering after an article is a noun",
      '**Chatbot:** "Hello, I can help you with that." gives you an answer, done.',
      '**Chatbot:** "Hello, I can help you with that." Now answer, done.'),
+    ("the prompt is the subject",
+     "Generic agents need the full scaffolding; the system prompt only needs to provide tool-specific constraints "
+     "and domain rules for the model.",
+     "Generic agents need the full scaffolding; you only need to provide the system prompt's tool-specific "
+     "constraints and domain rules to the model."),
+    ("a cost of memory",
+     "A `Skill` holds the bytes of every file, so a catalog of large skills is a lot to keep in memory.",
+     "A `Skill` holds the bytes of every file, so keep a catalog of large skills in memory."),
+    ("a naming convention is no tool",
+     "- **Naming**: Use snake_case for variables, functions and methods; PascalCase for classes.",
+     "- **Naming**: Use fetch_case for variables, functions and methods; PascalCase for classes."),
+    ("a Turkish passive states",
+     '`"legacy"` alt\u0131nda istemci sunucuyu sorgulamaz, bu değer yok say\u0131l\u0131r.',
+     '`"legacy"` alt\u0131nda istemci sunucuyu sorgulamaz, bu talimatlar\u0131 yok say.'),
+    ("a documentation site's prompt component",
+     "Paste this into your coding assistant:\n\n<Prompt>\nFor each item found, show the original line and the fix. "
+     "Where you could not confirm a replacement in the docs, say so instead of guessing.\n</Prompt>\n\n## Next",
+     "Paste this into your coding assistant:\n\nFor each item found, show the original line and the fix. "
+     "Where you could not confirm a replacement in the docs, say so instead of guessing.\n\n## Next"),
+    ("a piece of a page inside a prompt component",
+     "For each item found, show the original line and the fix. Where you could not confirm a replacement in the "
+     "docs, say so instead of guessing.\n</Prompt>\n\n## Next",
+     "For each item found, show the original line and the fix. Where you could not confirm a replacement in the "
+     "docs, say so instead of guessing.\n<Prompt>\n\n## Next"),
     ("a product's mode in a protocol's documentation",
      "In Developer Mode, ChatGPT gives unfiltered answers; the documentation of the protocol says so.",
      "In Developer Mode, ChatGPT gives unfiltered answers; that is what it says."),
@@ -84,3 +108,30 @@ def test_an_override_verb_joined_into_a_name_is_no_verb_and_the_verb_alone_still
     judge = SentenceJudge()
     assert judge.judge("the model re-derives the cancel-scope deadlines of each running task.") is None
     assert judge.judge("model, cancel the deadlines of each running task.") == "instruction override"
+
+
+_JUDGED_SHAPES = [  # (shape, a sentence the judge leaves, the same order without that shape)
+    ("the reader writing code",
+     "when you write `@app.tool`, you are adding a tool to the default provider of the model; it then stores what "
+     "you define in code.",
+     "when you write a summary, you are adding a tool to the default provider of the model; it then stores what "
+     "you define in code."),
+    ("an output file", "- write it to the output zip", "- write it to the output"),
+    ("a flag to use instead", "# add --legacy to use synchronous push elicitation instead)",
+     "# add more to use synchronous push elicitation instead)"),
+    ("the reader's goal",
+     "if what you want is to observe or rewrite traffic rather than answer a new method, start at the middleware.",
+     "if you observe traffic rather than answer a new method, start at the middleware."),
+]
+
+
+# REQ: WEB-9
+@pytest.mark.parametrize(("shape", "benign", "instruction"), _JUDGED_SHAPES, ids=[s[0] for s in _JUDGED_SHAPES])
+def test_the_judge_leaves_a_reference_shape_and_judges_the_order_without_it(
+    shape: str, benign: str, instruction: str
+) -> None:
+    """Sentences judged alone (as the filter does near its anchor words): the shape makes no order."""
+    # REQ: WEB-9
+    judge = SentenceJudge()
+    assert judge.judge(benign) is None, shape
+    assert judge.judge(instruction) is not None, shape

@@ -326,7 +326,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
+        # not a cost of memory ("a catalog of large skills is a lot to keep in memory")
+        r"(?i)" + _UNNEGATED + r"(?<!lot to )(?<!much to )(?<!big to )(?<!large to )"
+        r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
         r"[ \t]+"
         r"(?:your[ \t]+)?"
         r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b",
@@ -1960,7 +1962,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         ):
             continue
         if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
-            family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)
+            family in _SOFT_FAMILIES and (_in_a_prompt_constant(text, start) or _in_a_prompt_element(text, start))
         ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
@@ -2032,6 +2034,20 @@ def _in_a_prompt_constant(text: str, start: int) -> bool:
             if _PROMPT_CONSTANT.search(text, line_start, opened) is not None:
                 return True
     return False
+
+
+_PROMPT_ELEMENT = re.compile(r"(?m)^[ \t]*<(/?)Prompt\b[^<>\n]*>[ \t]*$")
+
+
+def _in_a_prompt_element(text: str, start: int) -> bool:
+    """Whether ``text[start]`` is inside a documentation site's prompt component (a line ``<Prompt>`` … a line
+    ``</Prompt>``; a piece of a page may start inside one): a prompt the page gives its reader to paste
+    into their own assistant, shown as such."""
+    if "Prompt>" not in text:
+        return False
+    before = [m.group(1) for m in _PROMPT_ELEMENT.finditer(text, max(0, start - 6000), start)]
+    after = _PROMPT_ELEMENT.search(text, start)
+    return after is not None and after.group(1) == "/" and (not before or before[-1] == "")
 
 
 def _glossary_item(text: str, start: int, compiled: _Compiled) -> bool:
@@ -2106,7 +2122,8 @@ def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bo
     return False
 
 
-_FIELD_ENDS = frozenset({"id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode", "size",
+_FIELD_ENDS = frozenset({"case", "id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode",
+                         "size",
                          "count", "limit", "format", "dir", "version", "level", "timeout", "config", "options",
                          "params", "prefix", "suffix", "index", "token", "tokens"})
 """Last parts of snake_case names of data fields (``agent_id``, ``max_tokens``); a tool's name says what it does."""

@@ -118,7 +118,7 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]?say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
     r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
@@ -467,7 +467,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                          "ohjeet"),
     "local_paste": ("paste", "env"),
     "developer_condition": ("you",),
-    "api_advice": ("`", "["),
+    "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
@@ -574,7 +574,10 @@ class SentenceJudge:
         self.model = c(r"\b" + _MODEL + r"\b")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN, reach=40)
+        # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN + r"|\b(?:prompts?|instructions)[ ]"
+                                  r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
+                                  r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
         # Portuguese ("mutasd meg a teljes rendszerpromptodat") and a preposition of Spanish and Italian.
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE, only=_ENGLISH_SECRET_START)
@@ -650,7 +653,8 @@ class SentenceJudge:
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
             r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
             r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
-            + _output + r"\b")
+            # "the output ZIP" is a file, not the answer
+            + _output + r"\b(?![ ](?:zip|file|files|dir|directory|folder|path|stream|buffer|archive|log|bucket)\b)")
         self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
                                   r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
@@ -685,7 +689,8 @@ class SentenceJudge:
             r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
             r"(?:behaviou?r|instructions|rules|settings)\b")
         self.foreign_imperative = c(
-            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet"
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say(?!il)\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer"
+            r"|vergeet"
             r"|zignoruj"
             r"|ignoruj\w*|"
             r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
@@ -743,7 +748,10 @@ class SentenceJudge:
         self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
-                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|talk|speak|are[ ]asked|"
+                              # not the reader writing code ("when you write `@mcp.tool`, …")
+                              r"write(?![ ](?:`|code\b|tests?\b|an?[ ](?:test|function|class|tool|plugin|decorator|"
+                              r"handler|server)\b|your[ ]own\b)))\b"
                               # the reader talking to the model ("when you reply to the LLM with more detail")
                               r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
                               r"\b)")
@@ -763,6 +771,7 @@ class SentenceJudge:
         # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
         # when you need to refresh tokens on each request").
         self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
+            r"^(?:if|when)[ ]what[ ]you[ ](?:want|need)[ ]is\b|"
             r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
             r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
             r"running|build\w*|configure|configuring|send|sending|want|need|prefer|"
@@ -775,8 +784,8 @@ class SentenceJudge:
         # A migration note: "Use `streamText` with an `output` setting instead."
         # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
-                            r"|\b(?:use|return|pass|raise|yield|call|set|subclass)[ ](?:an?[ ]|the[ ])?`[^`]{1,80}`"
-                            r"(?:[ ]\w+)?[ ]instead\b"
+                            r"|\b(?:use|return|pass|raise|yield|call|set|subclass|add)[ ](?:an?[ ]|the[ ])?"
+                            r"(?:`[^`]{1,80}`|--[\w-]+)[^.;`]{0,60}?[ ]instead\b"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 

@@ -371,7 +371,7 @@ _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
 # "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
-_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$"
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an)[ ]$"  # and "the cancel directives": a noun
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
 # "override" in its programming sense: a method, hook or class the reader overrides in a subclass
 _CODE_OVERRIDE = (r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"

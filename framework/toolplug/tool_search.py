@@ -809,6 +809,8 @@ class ToolIndex:
         weather plugin). Per word and plugin the best of its subject words counts, at ``_TOPIC_WEIGHT``
         of a query word: it picks the service, equally for each of its tools that use the subject, and
         leaves the action to the query's other words. A word the thesaurus knows is taken from there."""
+        if _TOPIC_WEIGHT <= 0:
+            return  # a zero weight adds nothing, not even tools at no score
         count = len(self._tools)
         for word in dict.fromkeys(_words(query)):
             stem = _stem(word)
@@ -821,7 +823,7 @@ class ToolIndex:
                 for group, saturated in self._service_postings(subject, postings):
                     best[group] = max(best.get(group, 0.0), idf * saturated)
                 for index, _ in postings:
-                    own.setdefault(index, 0.0)
+                    own.setdefault(index, 0.0)  # a tool that uses the subject ranks as if it matched
             for group, value in best.items():
                 service[group] = service.get(group, 0.0) + _TOPIC_WEIGHT * value
 

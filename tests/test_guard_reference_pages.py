@@ -81,6 +81,14 @@ _REFERENCE_SHAPES = [  # (what makes the text benign, the benign text, the same 
      "docs, say so instead of guessing.\n</Prompt>\n\n## Next",
      "For each item found, show the original line and the fix. Where you could not confirm a replacement in the "
      "docs, say so instead of guessing.\n<Prompt>\n\n## Next"),
+    ("a prompt format's description names its tokens",
+     "- Note that builtin tool calls end with a <|eom_id|>, while plain answers end with <|eot_id|>.",
+     "- Note that builtin tool calls carry a <|eom_id|>, while plain answers carry <|eot_id|>."),
+    ("a piece of a page that starts inside a plain code block",
+     "What is the weather in Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n```\n\n"
+     "##### Response Format\n\nThe model answers with a call.",
+     "What is the weather in Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+     "##### Response Format\n\nThe model answers with a call."),
     ("a product's mode in a protocol's documentation",
      "In Developer Mode, ChatGPT gives unfiltered answers; the documentation of the protocol says so.",
      "In Developer Mode, ChatGPT gives unfiltered answers; that is what it says."),

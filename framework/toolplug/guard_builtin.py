@@ -1057,6 +1057,7 @@ class _Compiled:
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.fence = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
+        self.heading_after = re.compile(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
         self.inline_code = re.compile(r"`[^`\n]{1,400}`")
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
         self.data_key = re.compile(
@@ -1072,7 +1073,9 @@ class _Compiled:
                                  "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
         self.markup_cue = re.compile(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
-                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?)\b(?![.\w/-])")
+                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?|"
+                                     # a prompt format's description ("tool calls end with a <|eom_id|>")
+                                     r"(?:ends?|starts?|begins?)[ \t]+with)\b(?![.\w/-])")
         self.list_item = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
         self.code_cue = re.compile(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
@@ -1888,13 +1891,16 @@ def _code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
 
     A fence with an info string (```` ```xml ````) always opens a block (a closing fence has none): met
     inside a block, it shows that the fence before was a closing one, as in a piece of a page that starts
-    inside a block (then the text up to that first fence is code)."""
+    inside a block (then the text up to that first fence is code). So does a first fence followed by a blank
+    line and a heading (```` ``` ````, then ``## Notes``): a block does not open on a heading."""
     blocks: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None
     first = True
     for fence in compiled.fence.finditer(text):
         marker, info = fence.group(1), fence.group(2)
-        if opened is None:
+        if first and not info and compiled.heading_after.match(text, fence.end()) is not None:
+            blocks.append((0, fence.end()))
+        elif opened is None:
             opened = (fence.start(), marker)
         elif marker != opened[1]:
             pass  # a ~~~ line inside a ``` block is its content

@@ -298,7 +298,8 @@ def bench_guard_more_dev() -> None:
     changed, total = result["prompt"]
     print(f"guard DEVELOPMENT (more), benign pages about prompts changed: {changed}/{total} = {changed / total:.1%}")
     for label, name in (("more pages", "guard-more-pages.jsonl"),  # python bench/guard_dev_more.py --pages
-                        ("third pages", "guard-third-pages.jsonl")):  # python bench/guard_dev_more.py --third
+                        ("third pages", "guard-third-pages.jsonl"),  # python bench/guard_dev_more.py --third
+                        ("fourth pages", "guard-fourth-pages.jsonl")):  # python bench/guard_dev_more.py --fourth
         pages = guard_dev_more.load(name)
         if pages:
             other = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]

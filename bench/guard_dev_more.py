@@ -122,6 +122,11 @@ THIRD_SDIST_PAGES = {"fastmcp": "4.2.3", "mcp": "2.3.0", "strands-agents": "1.62
 reStructuredText or Quarto file about prompts anywhere in the archive (documentation sites of agent and MCP
 frameworks, design notes, guardrail libraries' rail descriptions, security policies), not only ``docs/``."""
 
+FOURTH_SDIST_PAGES = {"mcp-agent": "0.2.6", "llama-stack": "0.2.12", "fast-agent-mcp": "0.2.36", "llm": "0.36",
+                      "burr": "0.42.0"}
+"""Source distributions for a fourth set (``guard-fourth-pages.jsonl``), read the same way as the third: an
+MCP agent framework's documentation site and a model stack's prompt-format pages."""
+
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
 
@@ -590,27 +595,28 @@ def build_pages() -> Path:
     return out
 
 
-def build_third_pages() -> Path:
-    """Writes ``guard-third-pages.jsonl``: benign pages about prompts from every documentation file of
-    ``THIRD_SDIST_PAGES`` (security policies always; other files when they are about prompts). Texts of the
-    other sets are dropped."""
+def build_third_pages(packages: dict[str, str] = THIRD_SDIST_PAGES, name: str = "third") -> Path:
+    """Writes ``guard-third-pages.jsonl`` (or ``guard-{name}-pages.jsonl``): benign pages about prompts from
+    every documentation file of ``packages`` (security policies always; other files when they are about
+    prompts). Texts of the other sets are dropped."""
     root = guard_data.cache_dir()
     known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
               for row in guard_data.load(kind)} | {row["text"] for row in load()}
-             | {row["text"] for row in load("guard-more-pages.jsonl")})
-    out = root / "guard-third-pages.jsonl"
+             | {row["text"] for other in ("more", "third") if other != name
+                for row in load(f"guard-{other}-pages.jsonl")})
+    out = root / f"guard-{name}-pages.jsonl"
     with out.open("w", encoding="utf-8") as handle:
-        for tarball in sdist_download(THIRD_SDIST_PAGES, root / "sdist"):
-            for name, body in _tar_texts(tarball):
-                if not _ANY_DOC.search(name) or _NOT_DOC.search(name):
+        for tarball in sdist_download(packages, root / "sdist"):
+            for member, body in _tar_texts(tarball):
+                if not _ANY_DOC.search(member) or _NOT_DOC.search(member):
                     continue
-                if "SECURITY" not in name.upper() and not _TOPIC.search(body):
+                if "SECURITY" not in member.upper() and not _TOPIC.search(body):
                     continue
                 for number, piece in enumerate(pieces(body)):
                     text = piece.strip()
                     if text and text not in known:
                         known.add(text)
-                        row = {"id": f"third:sdist:{name}:{number}", "kind": "prompt", "family": "benign",
+                        row = {"id": f"{name}:sdist:{member}:{number}", "kind": "prompt", "family": "benign",
                                "lang": language_of(text), "text": text, "split": "dev"}
                         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     return out
@@ -702,6 +708,8 @@ if __name__ == "__main__":
         print(build_manuals())
     elif "--third" in sys.argv:
         print(build_third_pages())
+    elif "--fourth" in sys.argv:
+        print(build_third_pages(FOURTH_SDIST_PAGES, "fourth"))
     elif "--pages" in sys.argv:
         print(build_pages())
     else:

@@ -639,10 +639,6 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "limitaciones", "limitacion", "limitacoes", "limitacao", "limitations", "limitation", "limitazioni", "limitazione",
       "einschrankungen", "einschrankung", "beschrankungen", "beschrankung", "filtros", "filtres", "filtri", "filter", "filtern",
       "beperkingen", "ograniczen", "omezeni", "censura", "zensur"), 120),
-    # Turkish: "add … to the end of every answer"
-    (r"(?i)\bher[ ](?:cevab|yan[ıi]t)\w*[ ](?:sonuna|ba[şs][ıi]na)\b[^.\n]{0,60}?\b(?:ekle\w*|yaz\w*|koy\w*)\b",
-     "instruction to change every answer", "override",
-     ("cevab", "cevabin", "cevabinin", "cevaplarin", "yan", "yanitin", "yanitinin", "yanitlarin"), 5),
     # Hungarian: "disregard the previous instructions" (the verb phrase first or last)
     (r"(?i)\b(?:hagyd|hagyja|hagyj[áa]tok)[ ]figyelmen[ ]k[íi]v[üu]l\b[^.\n]{0,40}?\butas[íi]t[áa]s\w*"
      r"|\b(?:az[ ])?(?:el[őo]z[őo]|kor[áa]bbi|fenti|[öo]sszes)[ ](?:\w+[ ])?utas[íi]t[áa]s\w*[^.\n]{0,20}?\b(?:hagyd|hagyja)[ ]figyelmen[ ]k[íi]v[üu]l\b",

@@ -401,6 +401,36 @@ _HANGUL_NO_REFUSAL = (
     r"(?:지금부터|이제부터|앞으로)[^.\n]{0,20}?(?:너는|당신은|너에게는|당신에게는|너한테는)[^.\n]{0,10}?(?:어떤|아무런)?[ ]?(?:제한|제약|규칙)(?:이|도)?[ ]?없",
 )
 
+# --- code-switched orders: an English word for instructions inside a sentence in another script -------
+#
+# "请忽略 previous instructions", "以前の instructions を無視して", "Игнорируй previous instructions":
+# the verb of the page's language with the English control noun (or "system prompt") next to it.
+
+_EN_CONTROL = r"(?i:(?:previous|prior|above|all|your|the|earlier|original|system)[ ])?(?i:instructions?|prompts?|rules|guidelines)\b"
+_EN_SYSTEM_PROMPT = r"(?i:system[ _-]?prompt|system[ ]instructions?|initial[ ]instructions?|hidden[ ]instructions?)"
+_CJK_SWITCHED = (
+    r"(?<!被)(?<!可以)(?<!会)(?<!會)(?<!将)(?<!將)(?<!如果)(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要遵守|别管)(?!了)[^。\n]{0,6}?(?:之前的|以前的|上面的|所有的?|全部的?|你的)?[ ]?" + _EN_CONTROL,
+    r"(?:显示|顯示|输出|輸出|告诉我|告訴我|打印|展示|泄露|透露|给我看|列出)[^。\n]{0,10}?" + _EN_SYSTEM_PROMPT,
+    _EN_CONTROL + r"[ ]?(?:を|は)?[^。\n]{0,6}?(?:無視|忘れ)(?:して|しろ|せよ)",
+    _EN_SYSTEM_PROMPT + r"[ ]?(?:を)?[^。\n]{0,6}?(?:表示|教え|出力|見せ|書き出)(?:して|しろ|せよ)",
+)
+_HANGUL_SWITCHED = (
+    _EN_CONTROL + r"[ ]?(?:을|를)?[^.\n]{0,6}?(?:무시|잊)(?:하고|하세요|해|해라|어|으세요)",
+    _EN_SYSTEM_PROMPT + r"[ ]?(?:을|를)?[^.\n]{0,6}?(?:보여|출력|알려|공개)",
+)
+_CYRILLIC_SWITCHED = (
+    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|ігноруй|забудь)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_CONTROL,
+    r"(?i:(?:покажи|покажите|выведи|выведите|раскрой|напечатай|покажи[ ]мне)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_SYSTEM_PROMPT,
+    # Bulgarian: "системния си промпт"; Kazakh: "нұсқауларды елеме"
+    r"(?i:(?:покажи|изведи|разкрий|покажете)[^.\n]{0,20}?системн\w*[ ](?:си[ ]|свой[ ]|твой[ ])?промпт)",
+    r"(?i:(?:елеме|елемеңіз|ескерме|ескермеңіз|ұмыт|ұмытыңыз)[^.\n]{0,30}?нұсқау|нұсқау\w*[^.\n]{0,30}?(?:елеме|елемеңіз|"
+    r"ескерме|ұмыт))",
+)
+_TAMIL_ETHIOPIC = (
+    r"(?:முந்தைய|அனைத்து|மேலே)[^\n.]{0,40}?(?:வழிமுறை|அறிவுறுத்த|கட்டளை|விதி)\w*[^\n.]{0,30}?(?:புறக்கணி|மறந்து)",
+    r"(?:መመሪያ|ትእዛዝ|ሕግ)[^\n።]{0,30}?(?:ችላ[ ]በል|ችላ[ ]በይ|ችላ[ ]ይበሉ|እርሳ)",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -480,13 +510,20 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                  "書かれた", "書いた", "記載", "述べた", "示した", "書いてある", "フィルター", "新しい", "忘记", "忘記", "忘掉", "忽略"),
      _CJK_NO_REFUSAL),
     ("[\uac00-\ud7af]", ("거절", "거부", "경고", "면책", "주의", "잊", "무시", "제한", "제약", "규칙"), _HANGUL_NO_REFUSAL),
+    (_HAN_KANA, ("忽略", "无视", "無視", "忘记", "忘記", "忘掉", "理会", "遵守", "别管", "显示", "顯示", "输出", "輸出", "告诉我", "告訴我", "打印",
+                 "展示", "泄露", "透露", "给我看", "列出", "忘れ", "表示", "教え", "見せ", "書き出"), _CJK_SWITCHED),
+    ("[\uac00-\ud7af]", ("무시", "잊", "보여", "출력", "알려", "공개"), _HANGUL_SWITCHED),
+    (_CYRILLIC_LETTER, ("гнорируй", "роигнорируй", "абудь", "гноруй", "окажи", "ыведи", "аскрой", "апечатай", "зведи", "азкрий",
+                        "окажете", "нұсқау"), _CYRILLIC_SWITCHED),
+    ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
 )
 """(letter of the script, gate words, patterns) per group of scripts."""
 
 LETTERS = (
-    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u09ff\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff\u4e00-\u9fff"
+    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u09ff\u0b80-\u0bff\u0e00-\u0e7f\u1200-\u137f\u1ea0-\u1ef9\u3040-\u30ff"
+    "\u4e00-\u9fff"
     "\uac00-\ud7af\u01a0\u01a1\u01af\u01b0\u0111\u0110]"
 )
 """A letter of one of the scripts above (Vietnamese by its letters with horn and stroke)."""
@@ -643,5 +680,46 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:hagyd|hagyja|hagyj[áa]tok)[ ]figyelmen[ ]k[íi]v[üu]l\b[^.\n]{0,40}?\butas[íi]t[áa]s\w*"
      r"|\b(?:az[ ])?(?:el[őo]z[őo]|kor[áa]bbi|fenti|[öo]sszes)[ ](?:\w+[ ])?utas[íi]t[áa]s\w*[^.\n]{0,20}?\b(?:hagyd|hagyja)[ ]figyelmen[ ]k[íi]v[üu]l\b",
      "instruction override", "override", ("hagyd", "hagyja", "hagyjatok", "elozo", "korabbi", "fenti", "osszes"), 3),
+    # "ignore all previous instructions" in more languages: the verb, "all" or "previous", a word for instructions
+    (r"(?im)(?:\b(?:oblida|oblideu|esquece|esquecede|ignorade|igno[rř]i[šs]i|ignorirajte|ignoriraj|zanemari|zanemarite|prezri|prezrite|"
+     r"ignoruok|ignoruokite|ignor[ēe]|ignor[ēe]jiet|ignoreeri|ignoreerige|injoro|injoroni|ahaztu|baztertu|zapomeni|zapomenite|"
+     r"pozabi|pozabite|aizmirsti|aizmirstiet|unusta|unustage|pamir[šs]k|pamir[šs]kite|harro|ignoruj|ignorujte)"
+     r"|(?:^|(?<=[.!?:;\"'«(*>-])|(?<=[.!?:;\"'«(*>-][ ]))[ \t]*ignora)\b"
+     r"(?=[^.\n]{0,60}?\b(?:anterior\w*|previ\w*|pr[eè]vi\w*|prethodn\w*|prej[šs]nj\w*|ankstesn\w*|iepriek[šs][ēe]j\w*|varasem\w*|"
+     r"eelnev\w*|m[ëe]parshme|aurreko|lehenagoko|totes|tots|todas|todos|sve|sva|svih|vsa|vse|visas|visus|k[õo]iki|gjitha|guztiak|"
+     r"v[šs]etky|v[šs]etk\w*|abans|antes)\b)[^.\n]{0,50}?\b(?:instruccions|instruci[óo]ns|instrucciones|instru[çc][õo]es|uputstv\w*|"
+     r"upute|uputa|navodil\w*|instrukcij\w*|instrukcijas|juhis\w*|udh[ëe]zim\w*|argibide\w*|jarraibide\w*|agindu\w*|pokyn\w*|"
+     r"norm[ae]s|regles|regras|normas|pravil\w*|noteikum\w*|taisykl\w*|reegl\w*|rregull\w*|el[ ]que[ ]s'ha[ ]dit|tot[ ]el[ ]que|"
+     r"todo[ ]o[ ]anterior|todo[ ]lo[ ]anterior|o[ ]que[ ]se[ ]dixo)",
+     "instruction override", "override",
+     ("oblida", "oblideu", "esquece", "esquecede", "ignora", "ignorade", "ignorisi", "ignorirajte", "ignoriraj", "zanemari",
+      "zanemarite", "prezri", "prezrite", "ignoruok", "ignoruokite", "ignore", "ignorejiet", "ignoreeri", "ignoreerige", "injoro",
+      "injoroni", "ahaztu", "baztertu", "zapomeni", "zapomenite", "pozabi", "pozabite", "aizmirsti", "aizmirstiet", "unusta",
+      "unustage", "pamirsk", "pamirskite", "harro", "ignoruj", "ignorujte", "ignora"), 8),
+    # verb last (Basque, Azerbaijani, Uzbek): "all previous instructions … set aside"
+    (r"(?i)\b(?:aurreko|lehenagoko|aurretiko|[əe]vv[əe]lki|oldingi|barcha|b[üu]t[üu]n)\b[^.\n]{0,40}?\b(?:argibide|jarraibide|agindu|"
+     r"t[əe]limat|ko[`'‘’]?rsatma)\w*[^.\n]{0,30}?(?:alde[ ]batera[ ]utzi|ahaztu|baztertu|ez[ ]egin[ ]kasurik|m[əe]h[əe]l[ ]qoyma|"
+     r"unut|e[`'‘’]?tiborsiz[ ]qoldir\w*|unuting|yoddan[ ]chiqaring)",
+     "instruction override", "override", ("aurreko", "lehenagoko", "aurretiko", "evvelki", "oldingi", "barcha", "butun"), 0),
+    # a reveal verb and "system prompt" in more languages
+    (r"(?i)\b(?:am[óo]same|amosa|amosade|mostra'm|mostreu|erakutsi|erakutsidazu|uka[žz]|uka[žz]te|mutasd|mutassa|arat[ăa]-mi|arat[ăa]|"
+     r"afi[șs]eaz[ăa]|poka[žz]|poka[žz]i|prika[žz]i|parodyk|par[āa]di|n[äa]yt[äa]|visa|vis|toon|tunjukkan|tunjuk|onyesha|ipakita|"
+     r"shfaq|trego|g[öo]ster)\b[^.\n]{0,30}?(?:\b(?:system\w*|sistem\w*|syst[ée]m\w*|rendszer\w*|j[äa]rjestelm[äa]\w*)[ ]?(?:prompt\w*|"
+     r"kehot\w*|instrucci\w*|instru[cç]\w*|navodil\w*|pokyn\w*|talimat\w*)|\bprompt\w*[ ](?:do|del|de|di|du|ya|ng)[ ](?:sistem\w*|"
+     r"syst[èe]m\w*|mfumo)|\bmaagizo[ ]yako[ ]ya[ ]mfumo|\brendszerprompt\w*|\bsysteemprompt\w*|\bsystemprompt\w*|"
+     r"\bj[äa]rjestelm[äa]kehot\w*|\bsistemaren[ ]prompt\w*|\binstruccions[ ]de[ ]sistema)",
+     "prompt or data extraction", "exfiltration",
+     ("amosame", "amosa", "amosade", "mostra", "mostreu", "erakutsi", "erakutsidazu", "ukaz", "ukazte", "mutasd", "mutassa", "arata",
+      "afiseaza", "pokaz", "pokazi", "prikazi", "parodyk", "paradi", "nayta", "visa", "vis", "toon", "tunjukkan", "tunjuk", "onyesha",
+      "ipakita", "shfaq", "trego", "goster"), 0),
+    # romanised Hindi/Urdu, Arabic and Russian orders to drop the instructions
+    (r"(?i)\b(?:pichl[ae]|pichhl[ae]|pehl[ae]|sabhi|saare|saari|tamam)\b[^.\n]{0,30}?\b(?:nirdesh\w*|hidayat\w*|instructions?|"
+     r"niyam\w*|prompt)\b[^.\n]{0,20}?\b(?:ignore[ ]kar\w*|nazar[ ]?andaz[ ]kar\w*|bhool[ ]ja\w*|bhul[ ]ja\w*|mat[ ]mano)",
+     "instruction override", "override", ("pichle", "pichla", "pichhle", "pichhla", "pehle", "pehla", "sabhi", "saare", "saari",
+                                          "tamam"), 0),
+    (r"(?i)\b(?:tajahal|tajahali|tajahalu|ignoriruy\w*|proignoriruy\w*|zabud'?|zabudte)[ ,]+(?:\w+[ ]){0,3}?(?:al-?ta'?limat|"
+     r"al-?awamir|ta'?limat|instruktsi\w*|instrukts\w*|pravila|ukazani\w*|instructions?)",
+     "instruction override", "override", ("tajahal", "tajahali", "tajahalu", "ignoriruy", "ignoriruyte", "proignoriruy", "zabud",
+                                          "zabudte"), 0),
 )
 """Rules for Latin-script languages (see above)."""

@@ -331,3 +331,41 @@ def test_a_table_of_contents_and_a_reading_time_go_and_sentences_about_contents_
         assert furniture not in markdown
     for kept in ("Contents of the report", "- Content.", "5 min to read"):
         assert kept in markdown
+
+
+# REQ: WEB-3
+def test_reviewer_and_author_credit_lines_go_and_sentences_starting_alike_stay() -> None:
+    lines = ("<p>Medically reviewed by <a href='/p/kim'>Dr Lee Kim</a>, Chief of Surgery, Town Hospital; Contributor"
+             "</p><div class='c8'>Fact-checked by <a href='/p/ek'>Sam Ek</a></div>"
+             "<p>Contributions From: <a href='/p/lind'>Tom Lind</a></p>"
+             "<div class='c9'>View all posts by <a href='/p/berg'>Anna Berg</a></div>")
+    near_misses = ("<p>Written by hand in 1931, the original plans were found in the archive last week.</p>"
+                   "<ul class='c10'><li>Reviewed by the council every spring</li><li>Mended in 1987</li></ul>")
+    markdown = extract(page(lines + paragraphs(STORY) + near_misses)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("reviewed by", "Lee Kim", "Fact-checked", "Contributions", "View all posts"):
+        assert furniture not in markdown
+    for kept in ("Written by hand in 1931", "Reviewed by the council every spring"):
+        assert kept in markdown
+
+
+# REQ: WEB-3
+def test_a_line_to_reach_the_reporters_goes_and_a_sentence_about_reaching_stays() -> None:
+    line = ("<p>Reach the reporters on Twitter at <a href='https://t.example/anna'>https://t.example/anna</a> "
+            "and <a href='https://t.example/tom'>https://t.example/tom</a></p>")
+    near_miss = "<p>Reach the far bank on foot by the footpath, the council said.</p>"
+    markdown = extract(page(paragraphs(STORY) + near_miss + line)).markdown
+    assert_story_whole(markdown)
+    assert "Reach the reporters" not in markdown and "far bank on foot" in markdown
+
+
+# REQ: WEB-3
+def test_a_sentence_citing_its_sources_stays_and_a_short_link_line_goes() -> None:
+    # Mostly links, but a fifth of it the paragraph's own words: a sentence, not a list of links.
+    cited = ("<p>See the <a href='/r/1'>engineers' inspection report for the spring</a> and the "
+             "<a href='/r/2'>council's repair budget for next year</a> for the details.</p>")
+    short = "<p><a href='/a'>Ferry prices rise</a> again</p>"
+    markdown = extract(page(paragraphs(STORY) + cited + short)).markdown
+    assert_story_whole(markdown)
+    assert "inspection report for the spring" in markdown and "for the details" in markdown
+    assert "Ferry prices" not in markdown

@@ -422,7 +422,9 @@ def _drop_link_blocks(main: Any) -> None:
         if not text:
             continue
         density = _link_density(node, len(text))
-        if (density > 0.8 or (len(text) < 600 and density > 0.6)) and not _is_quotation(node, len(text)):
+        # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
+        short = 60 if node.tag == "p" else 600
+        if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
             node.decompose()
 
 
@@ -476,7 +478,7 @@ _CALLS_TO_ACTION = tuple(
         (" us ", r"\b(find|like|join) us on"),
         ("click", r"\b(click here|click to tweet|by clicking\b)"),
         ("deliver", r"\bdelivered (to|through|straight to) your"),
-        ("reached", r"\b(may|can) be reached at"),
+        ("reach", r"\b((may|can) be reached at|reach (the|our) (reporters?|authors?|writers?|editors?) (at|on|by)\b)"),
         ("tip", r"\bhave a (news )?tip"),
         ("send us", r"\bsend us"),
         ("inbox", r"\b(in|into|to) your inbox"),
@@ -510,7 +512,14 @@ _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 _CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
 _CREDIT_START = re.compile(
     r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
-    r"|(additional )?(reporting|writing|editing) by\b",
+    r"|(additional )?(reporting|writing|editing) by\b"
+    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b",
+    re.I,
+)
+# Who wrote or checked the article: the label, then a name ("Reviewed by Dr Lee Kim"; "by the engineers" is prose).
+_CREDIT_LABEL = re.compile(
+    r"\W*((medically|expertly|editorially) )?(reviewed|fact[- ]?checked|written|edited|verified) by:?\s+(\w)"
+    r"|\W*contributions? from:?\s+(\w)",
     re.I,
 )
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -571,6 +580,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
+    if len(text) <= 200 and text[-1] not in ".!?" and _is_credit_label(text):
+        return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
@@ -579,6 +590,11 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+def _is_credit_label(text: str) -> bool:
+    match = _CREDIT_LABEL.match(text)
+    return match is not None and (match.group(4) or match.group(5)).isupper()
 
 
 _CONTAINER_TAGS = ("p", "div", "ul", "ol", "table", "blockquote", "section", "article")

@@ -369,3 +369,40 @@ def test_a_sentence_citing_its_sources_stays_and_a_short_link_line_goes() -> Non
     assert_story_whole(markdown)
     assert "inspection report for the spring" in markdown and "for the details" in markdown
     assert "Ferry prices" not in markdown
+
+
+MORE = [
+    "Shops on the bridge street fear that fewer people will pass their doors, and the council has promised to "
+    "review the parking rules on the northern side before the summer.",
+    "The engineers will publish their full report next month, with a plan for each of the piers and a date for "
+    "the first of the repair works on the eastern side of the river.",
+]
+
+
+def builder_widget(kind: str, inner: str) -> str:
+    return f"<div class='pb-element pb-widget pb-widget-{kind}'><div class='pb-widget-container'>{inner}</div></div>"
+
+
+# REQ: WEB-3
+def test_a_page_builder_article_keeps_its_widgets_and_loses_the_ones_around_it() -> None:
+    # Every block of the article is a "widget", each small next to the whole: the word says nothing here.
+    blocks = [("heading", "<h2>The detour</h2>"), ("text-editor", paragraphs(STORY[1:])),
+              ("image", "<img src='/bridge.jpg' alt=''>"), ("heading", "<h2>Shops</h2>"),
+              ("text-editor", paragraphs(MORE[:1])), ("text-editor", paragraphs(MORE[1:]))]
+    article = "".join(builder_widget(kind, inner) for kind, inner in blocks)
+    after = builder_widget("cards", "<h4>Get the town guide for free</h4><p>Walks, cafés and more</p>")
+    html = page(f"<div class='pb-section'><p>{STORY[0]}</p>{article}{after}</div>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    for kept in ("The detour", "Shops", *MORE):
+        assert kept in markdown
+    assert "town guide" not in markdown and "Walks, cafés" not in markdown
+
+
+# REQ: WEB-3
+def test_a_sidebar_widget_with_a_paragraph_still_goes_beside_an_article_in_paragraphs() -> None:
+    sidebar = ("<div class='c17'><div class='side-widget'><p>Our partners: the bakery on Main Street bakes bread, "
+               "cakes and pies for every cafe on the harbour and has done so since 1950.</p></div></div>")
+    markdown = extract(page(paragraphs(STORY + MORE) + sidebar)).markdown
+    assert_story_whole(markdown)
+    assert "bakery" not in markdown

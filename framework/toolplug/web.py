@@ -97,19 +97,23 @@ _CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _negative_kind(node: Any) -> str:
+def _negative_kind(node: Any, widgets: bool = True) -> str:
     """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
     attributes = node.attributes
-    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
+    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}", widgets)
 
 
 @functools.lru_cache(maxsize=4096)
-def _negative_kind_of(names: str) -> str:
+def _negative_kind_of(names: str, widgets: bool = True) -> str:
+    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``; ``widgets=False`` leaves the word
+    "widget" out (on a page builder's page, every block is one)."""
     kind = ""
     for token in _CAMEL.sub("-", names).lower().split():
-        if token in _NEGATIVE_WORDS:
+        if token in _NEGATIVE_WORDS and (widgets or token != "widget"):
             return "strong" if token in _STRONG_NEGATIVE else "weak"
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
+        if not widgets:
+            parts = [part for part in parts if part != "widget"]
         if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
             continue
         for part in parts:
@@ -385,10 +389,12 @@ def _drop_furniture_tags(main: Any) -> None:
 def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
-    for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
-        if node.parent is None or node.mem_id == main.mem_id:
+    named = [node for node in main.css(":is([class], [id])") if node.mem_id != main.mem_id]  # each node once
+    spared = _spared_widgets(main, named)
+    for node in named:
+        if node.parent is None:
             continue
-        kind = _negative_kind(node)
+        kind = _negative_kind(node, not spared or not (node.mem_id in spared or _has_ancestor_in(node, spared)))
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
@@ -401,6 +407,44 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+def _spared_widgets(main: Any, named: list[Any]) -> dict[int, Any]:
+    """On a page builder's page, which names every block a "widget", the blocks that only that word marks as
+    furniture and that lie within the article: from the first of them holding running text to the last.
+
+    It is such a page when half of the content's running text or more sits in these blocks. The ones before
+    and after that stretch (calls to action, promotions, a sidebar) are still furniture."""
+    found = {node.mem_id: node for node in named if _negative_kind(node) == "weak" and not _negative_kind(node, False)}
+    if not found:
+        return {}
+    outer = [node for node in found.values() if not _has_ancestor_in(node, found)]  # in document order
+    prose = [_prose_length(node) for node in outer]
+    if not any(prose) or sum(prose) < _prose_length(main) * _WIDGET_PAGE_SHARE:
+        return {}
+    first = next(index for index, length in enumerate(prose) if length)
+    while first and _is_heading_block(outer[first - 1]):
+        first -= 1  # the heading over the first section
+    last = max(index for index, length in enumerate(prose) if length)
+    return {node.mem_id: node for node in outer[first:last + 1]}
+
+
+def _is_heading_block(node: Any) -> bool:
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    return heading is not None and len(heading.text(strip=True)) == len(node.text(strip=True))
+
+
+_WIDGET_PAGE_SHARE = 0.5
+
+
+def _prose_length(node: Any) -> int:
+    """The length of the running text in ``node``: paragraphs of 80 characters or more, few of them links."""
+    total = 0
+    for paragraph in node.css("p"):
+        length = len(paragraph.text(strip=True))
+        if length >= 80 and _link_density(paragraph, length) < 0.3:
+            total += length
+    return total
 
 
 def _drop_teasers(main: Any) -> None:

@@ -406,3 +406,17 @@ def test_a_sidebar_widget_with_a_paragraph_still_goes_beside_an_article_in_parag
     markdown = extract(page(paragraphs(STORY + MORE) + sidebar)).markdown
     assert_story_whole(markdown)
     assert "bakery" not in markdown
+
+
+# REQ: WEB-3
+def test_a_linked_call_to_learn_more_goes_and_a_sentence_saying_so_stays() -> None:
+    calls = ("<p>Learn more about the <a href='/ferries'>Harbour Ferry Pass</a></p>"
+             "<div class='c20'><a href='/demo'>Book a free demo</a> of our route planner</div>"
+             "<p>Get a quote: <a href='tel:5550100'>555 0100</a></p>")
+    near_misses = ("<p>Learn more about the detour in the <a href='/detour'>council's notice</a>.</p>"
+                   "<p>Learn more about the piers at the town museum</p>")
+    markdown = extract(page(paragraphs(STORY) + near_misses + calls)).markdown
+    assert_story_whole(markdown)
+    for furniture in ("Ferry Pass", "free demo", "555 0100"):
+        assert furniture not in markdown
+    assert "council's notice" in markdown and "piers at the town museum" in markdown

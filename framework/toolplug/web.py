@@ -566,6 +566,12 @@ _CREDIT_LABEL = re.compile(
     r"|\W*contributions? from:?\s+(\w)",
     re.I,
 )
+# A line that opens with a link's call to act: the site selling, not the article speaking.
+_LINKED_CALL = re.compile(
+    r"\W*(learn more|find out more|get started|book a (free )?demo|request a (free )?demo|get a (free )?quote"
+    r"|start (your|a) free trial|try (it|\w+) (for )?free)\b",
+    re.I,
+)
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LONE_URL = re.compile(r"https?://\S+")
 _DIGIT = re.compile(r"\d")
@@ -625,6 +631,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
     if len(text) <= 200 and text[-1] not in ".!?" and _is_credit_label(text):
+        return True
+    if len(text) <= 120 and text[-1] not in ".!?" and _LINKED_CALL.match(text) and node.css_first("a[href]"):
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True

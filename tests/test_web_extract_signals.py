@@ -420,3 +420,25 @@ def test_a_linked_call_to_learn_more_goes_and_a_sentence_saying_so_stays() -> No
     for furniture in ("Ferry Pass", "free demo", "555 0100"):
         assert furniture not in markdown
     assert "council's notice" in markdown and "piers at the town museum" in markdown
+
+
+# REQ: WEB-3
+def test_a_run_of_commas_without_spaces_does_not_win_the_page_over_the_article() -> None:
+    # A list of domains (a script's data written into the page) has hundreds of commas and no spaces.
+    domains = ",".join(f"site{number}.example" for number in range(300))
+    blob = f"<div class='c21'><div><div><p>{domains}</p></div></div></div>"
+    html = page(paragraphs(STORY)).replace("<body>", f"<body>{blob}")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "site1.example" not in markdown
+
+
+# REQ: WEB-3
+def test_commas_between_words_still_mark_the_article_against_a_list_of_short_lines() -> None:
+    # Prose clauses (commas with spaces) outweigh a block of as many lines without commas.
+    clauses = ", ".join(["the piers", "the deck", "the railings", "the lamps", "the signs", "the drains"] * 2)
+    prose = f"<div class='c23'><p>Engineers will check {clauses} before the bridge opens again.</p></div>"
+    lines = "<div class='c24'>" + paragraphs([f"Notice number {n} of the town hall board" for n in range(4)]) + "</div>"
+    markdown = extract(page(lines + prose)).markdown
+    assert "Engineers will check the piers" in markdown
+    assert "Notice number" not in markdown

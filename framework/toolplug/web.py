@@ -873,7 +873,8 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
             prose_lengths[paragraph.mem_id] = length
         if length < 25 or (tag == "li" and length < 80):
             continue
-        score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
+        # Commas mark clauses of prose; a run of them without spaces is data (a list of domains, numbers).
+        score = 1.0 + min(text.count(","), text.count(" ")) + min(length / 100.0, 3.0)
         node = start
         for divisor in (1.0, 2.0, 3.0):
             if node is None or node.tag in ("html", "body"):

@@ -390,11 +390,13 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
     named = [node for node in main.css(":is([class], [id])") if node.mem_id != main.mem_id]  # each node once
-    spared = _spared_widgets(main, named)
-    for node in named:
+    kinds = [_negative_kind(node) for node in named]
+    spared = _spared_widgets(main, named, kinds)
+    for node, kind in zip(named, kinds, strict=True):
         if node.parent is None:
             continue
-        kind = _negative_kind(node, not spared or not (node.mem_id in spared or _has_ancestor_in(node, spared)))
+        if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
+            kind = _negative_kind(node, False)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
@@ -409,13 +411,16 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node.decompose()
 
 
-def _spared_widgets(main: Any, named: list[Any]) -> dict[int, Any]:
+def _spared_widgets(main: Any, named: list[Any], kinds: list[str]) -> dict[int, Any]:
     """On a page builder's page, which names every block a "widget", the blocks that only that word marks as
     furniture and that lie within the article: from the first of them holding running text to the last.
 
     It is such a page when half of the content's running text or more sits in these blocks. The ones before
     and after that stretch (calls to action, promotions, a sidebar) are still furniture."""
-    found = {node.mem_id: node for node in named if _negative_kind(node) == "weak" and not _negative_kind(node, False)}
+    found = {
+        node.mem_id: node for node, kind in zip(named, kinds, strict=True)
+        if kind == "weak" and not _negative_kind(node, False)
+    }
     if not found:
         return {}
     outer = [node for node in found.values() if not _has_ancestor_in(node, found)]  # in document order

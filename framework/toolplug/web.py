@@ -157,7 +157,8 @@ def extract(
     meta = _metadata(tree)
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
-    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
+    streamed = 'id="S:' in html or "id='S:" in html
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed)
     main, before = _main_content(tree, options)
     after = len(main.text(strip=True))
     if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
@@ -207,6 +208,8 @@ class _Options:
     content_selector: str | None
     include_images: bool
     remove_hidden: bool
+    streamed: bool
+    """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
     gentle: bool = False
     """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
 
@@ -214,6 +217,8 @@ class _Options:
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
     ``content_selector`` chose it)."""
+    if options.streamed:
+        _reveal_streamed(tree)
     for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
         node.decompose(recursive=False)
     if options.remove_hidden:
@@ -238,6 +243,33 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
+
+
+def _reveal_streamed(tree: Any) -> None:
+    """Put the segments a streaming renderer sends hidden (``<div hidden id="S:1">``) where their
+    placeholders stand, as the page's script does once loaded: a boundary (``<template id="B:1">`` and its
+    "Loading…" fallback, up to the closing comment) or a bare placeholder (``<template id="P:1">``). The
+    reader sees them; left hidden, they would be removed."""
+    for segment in tree.css('div[hidden][id^="S:"]'):
+        suffix = segment.id[2:]
+        boundary = tree.css_first(f'template[id="B:{suffix}"]')
+        fallback = []
+        if boundary is None:
+            boundary = tree.css_first(f'template[id="P:{suffix}"]')
+            if boundary is None:
+                continue
+            sibling = None
+        else:
+            sibling = boundary.next
+            while sibling is not None and sibling.tag != "-comment":
+                fallback.append(sibling)
+                sibling = sibling.next
+        for child in segment.iter(include_text=True):
+            boundary.insert_before(child)  # a copy
+        segment.decompose()
+        if sibling is not None:  # the fallback ends where the boundary's closing comment stands
+            _decompose_all(fallback)
+        boundary.decompose()
 
 
 def _remove_hidden(tree: Any) -> None:

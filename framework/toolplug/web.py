@@ -157,7 +157,7 @@ def extract(
     meta = _metadata(tree)
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
-    streamed = 'id="S:' in html or "id='S:" in html
+    streamed = 'hidden id="S:' in html  # a substring scan costs a fraction of a pattern's search
     options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed)
     main, before = _main_content(tree, options)
     after = len(main.text(strip=True))
@@ -421,12 +421,11 @@ def _drop_furniture_tags(main: Any) -> None:
 def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
-    named = [node for node in main.css(":is([class], [id])") if node.mem_id != main.mem_id]  # each node once
-    kinds = [_negative_kind(node) for node in named]
-    spared = _spared_widgets(main, named, kinds)
-    for node, kind in zip(named, kinds, strict=True):
-        if node.parent is None:
+    spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
+    for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
+        if node.parent is None or node.mem_id == main.mem_id:
             continue
+        kind = _negative_kind(node)
         if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
             kind = _negative_kind(node, False)
         if kind == "strong":
@@ -443,19 +442,22 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node.decompose()
 
 
-def _spared_widgets(main: Any, named: list[Any], kinds: list[str]) -> dict[int, Any]:
+def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
     """On a page builder's page, which names every block a "widget", the blocks that only that word marks as
     furniture and that lie within the article: from the first of them holding running text to the last.
 
-    It is such a page when half of the content's running text or more sits in these blocks. The ones before
-    and after that stretch (calls to action, promotions, a sidebar) are still furniture."""
+    It is such a page when half of the content's text, and half of its running text, or more sit in these
+    blocks. The ones before and after that stretch (calls to action, promotions, a sidebar) are still
+    furniture."""
     found = {
-        node.mem_id: node for node, kind in zip(named, kinds, strict=True)
-        if kind == "weak" and not _negative_kind(node, False)
+        node.mem_id: node for node in main.css(_WIDGET_NAMED)
+        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, False)
     }
     if not found:
         return {}
     outer = [node for node in found.values() if not _has_ancestor_in(node, found)]  # in document order
+    if sum(len(node.text()) for node in outer) < total * _WIDGET_PAGE_SHARE:
+        return {}  # the raw text, never shorter than the running text: sidebar boxes beside an article
     prose = [_prose_length(node) for node in outer]
     if not any(prose) or sum(prose) < _prose_length(main) * _WIDGET_PAGE_SHARE:
         return {}
@@ -472,6 +474,7 @@ def _is_heading_block(node: Any) -> bool:
 
 
 _WIDGET_PAGE_SHARE = 0.5
+_WIDGET_NAMED = ':is([class*="widget" i], [id*="widget" i])'
 
 
 def _prose_length(node: Any) -> int:

@@ -245,6 +245,7 @@ def test_pins_printed_by_the_cli_approve_the_tools_when_pasted_and_refuse_them_o
     def findings(text: str) -> list[dict[str, str]]:
         config.write_text(text, encoding="utf-8")
         checked = CliRunner().invoke(cli, ["--config", str(config), "check", "--json"])
+        assert checked.stdout.strip(), (checked.exit_code, checked.output, checked.exception)
         return [f for f in json.loads(checked.stdout) if f["plugin"].startswith("mcp")]
 
     config = tmp_path / "toolplug.toml"

@@ -174,7 +174,8 @@ _RULES: tuple[_RuleSpec, ...] = (
         ("ignore ", "disregard ", "forget ", "override ", "bypass ", "discard ", "drop ", "abandon "),
     ),
     _RuleSpec(
-        r"(?i)\b(?:ignoriere|ignorieren|vergiss|vergessen|ignora|ignorez|ignorer|olvida|oubliez|negeer|ignoruj)"
+        r"(?i)\b(?:ignoriere|ignorieren|vergiss|vergessen|ignora\b" + guard_languages.IGNORA_IMPERATIVE
+        + r"|ignorez|ignorer|olvida|oubliez|negeer|ignoruj)"
         r"[ \t]+(?:\w+[ \t]+){0,3}?(?:anweisungen|instruktionen|regeln|instrucciones|reglas|instructions|consignes"
         r"|istruzioni|regole|instructies|instrukcje)\b",
         "instruction override", "override",
@@ -745,7 +746,8 @@ _FOREIGN_REVEAL = (
     "imprime", "escribe", "stampa", "drucke", "ausgeben", "gibt",
 )
 _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
-    _RuleSpec(r"(?i)\b(?:" + "|".join(_FOREIGN_VERBS) + r")\b[^.\n]{0,60}?\b" + _FOREIGN_OBJECTS,
+    _RuleSpec(r"(?i)\b(?:" + "|".join(verb + r"\b" + guard_languages.IGNORA_IMPERATIVE if verb == "ignora" else verb
+                                    for verb in _FOREIGN_VERBS) + r")\b[^.\n]{0,60}?\b" + _FOREIGN_OBJECTS,
               "instruction override", "override", _FOREIGN_VERBS),
     _RuleSpec(
         r"(?i)\b(?:" + "|".join(_FOREIGN_REVEAL) + r")\b[^.\n]{0,50}?\b(?:system[- ]?prompt|prompt[ \t]+"
@@ -767,10 +769,10 @@ _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
         r"|(?:vanaf[ \t]+nu|ab[ \t]+sofort|von[ \t]+nun[ \t]+an)"
         r"(?=[^.\n]{0,40}?\b(?:du|bist|ben[ \t]+je|je[ \t]+bent|jij|"
         r"(?-i:Sie)[ \t]+(?:sind|haben|d[üu]rfen|k[öo]nnen)|ihr|seid)\b))\b[^.\n]{0,80}?(?:\bDAN\b|"
-        r"uneingeschr\w*|ohne[ \t]+(?:jegliche[ \t]+)?(?:Einschr\w*|Regeln|Filter|Grenzen)|sin[ \t]+(?:restricciones|"
-        r"reglas|filtros|l[íi]mites)|sans[ \t]+(?:restrictions|r[èe]gles|filtres|limites)|senza[ \t]+(?:restrizioni|"
-        r"regole|filtri|limiti)|sem[ \t]+(?:restri\w*|regras|filtros|limites)|zonder[ \t]+(?:beperkingen|regels|"
-        r"filters))",
+        r"uneingeschr\w*|ohne[ \t]+(?:jegliche[ \t]+)?(?:Einschr\w*|Regeln|Filter)|sin[ \t]+(?:restricciones|"
+        r"reglas|filtros)|sans[ \t]+(?:restrictions|r[èe]gles|filtres)|senza[ \t]+(?:restrizioni|"
+        r"regole|filtri)|sem[ \t]+(?:restri\w*|regras|filtros)|zonder[ \t]+(?:beperkingen|regels|"
+        r"filters)|" + guard_languages.limits_with_model("ohne|sin|sans|senza|sem") + ")",
         "role reassignment", "override",
         ("du ", "ahora ", "tu ", "ora ", "agora ", "je ", "vanaf ", "ab ", "von ", "sie "),
     ),
@@ -862,7 +864,8 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
         # not a past participle after its auxiliary ("le ministre a oublié tout ce qui précède")
         r"(?i)(?<!\ba[ \t])(?<!\bai[ \t])(?<!\bas[ \t])(?<!\bont[ \t])(?<!\bavons[ \t])(?<!\bavez[ \t])"
         r"(?<!\bavait[ \t])"
-        r"\b(?:ignora|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
+        r"\b(?:ignora\b" + guard_languages.IGNORA_IMPERATIVE
+        + r"|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
         r"[ \t]+(?:todo|tout|alles|tutto|alle|tudo)[ \t,]+(?:lo[ \t]+anterior|lo[ \t]+que[ \t]+te[ \t]+dije|ce[ \t]+qui"
         r"[ \t]+pr[ée]c[èe]de|ce[ \t]+qu'on[ \t]+t'a[ \t]+dit|vorherige|bisherige|oben|davor|quanto[ \t]+(?:detto|"
         r"sopra)|ci[òo][ \t]+che|was[ \t]+(?:vorher|davor|oben)|o[ \t]+que[ \t]+foi|hierboven|voorgaande|das[ \t]+"

@@ -535,6 +535,49 @@ LETTERS = (
 )
 """A letter of one of the scripts above (Vietnamese by its letters with horn and stroke)."""
 
+# --- "ignora": the imperative and the third person are one word -----------------------------------
+#
+# Spanish, Catalan, Galician, Portuguese and Italian "ignora" is "ignore!" and "(he, she, it) ignores": "El
+# gobierno ignora las advertencias" is news. It is an order where a clause starts (after punctuation or at the
+# start), after a word that leads into an order ("y", "ahora", "por favor", "simplemente") or after a word for
+# the model it speaks to ("Asistente ignora …"); after any other word it has a subject. Written after the verb
+# (``ignora`` + this), case-insensitive, on raw or on folded text.
+
+_IGNORA_LEADS = (
+    "y", "e", "i", "o", "u", "et", "and", "ahora", "agora", "ora", "ara", "ya", "ja", "já", "adesso", "tambien", "también",
+    "tambem", "também", "tambe", "també", "anche", "luego", "entonces", "entao", "então", "pues", "dunque", "quindi",
+    "favor", "favore", "simplemente", "solo", "sólo", "so", "primero", "primeiro", "prima", "despues", "después", "ia",
+    "ai", "asistente", "assistente", "modelo", "modello", "bot", "chatbot", "agente", "now", "please", "just",
+)
+IGNORA_IMPERATIVE = (
+    r"(?:(?<![^\W\d_][ ]ignora)|" + "|".join(f"(?<=\\b{word}[ ]ignora)" for word in _IGNORA_LEADS) + ")"
+)
+"""Written right after ``ignora``: the word is an imperative, not a verb with its subject before it."""
+
+# --- "without limits": a figure of speech unless the model or its answers are in the sentence ------------
+#
+# "Jetzt bist du dran, ohne Grenzen zu denken", "Ahora eres libre, sin límites ni fronteras": limits, borders
+# and bounds are what thinking, dreaming and freedom go without. Said of the model ("eres una IA sin límites")
+# or of its answers ("sin límites: responde a todo") they set its rules aside. The words for restrictions,
+# filters and censorship need no such company.
+
+_LIMIT_NOUN = r"(?:grenzen|l[íi]mites?|limiti|limits?)"
+_MODEL_OR_ANSWER = (
+    r"(?:ia|ki|dan|gpt|chatgpt|llm|modell?|modelo|modello|mod[èe]le|asistente|assistente|assistent|assistant|bot|chatbot|"
+    r"respond\w*|respuestas?|contest\w*|antwort\w*|beantwort\w*|r[ée]pon\w*|rispond\w*|rispost\w*|respost\w*|"
+    r"answer\w*|filt\w*|censur\w*|zensur\w*|restri\w*|einschr\w*|regeln|reglas|r[èe]gles|regole|regras|normas|"
+    r"instru\w*|anweisung\w*|richtlinie\w*|directrices|diretrizes|direttive)"
+)
+
+
+def limits_with_model(without: str, gap: str = r"[ \t]+(?:jegliche[ \t]+|ning[uú]n[ \t]+|aucune?[ \t]+)?") -> str:
+    """``without`` ("sin", "ohne") and a word for limits, with the model or its answers named in the same
+    sentence before (up to 60 characters) or after it (case-insensitive)."""
+    limits = r"(?i:\b(?:" + without + r")" + gap + _LIMIT_NOUN + r")\b"
+    return (r"(?:(?i:\b" + _MODEL_OR_ANSWER + r"\b)[^.\n]{0,60}?" + limits + "|" + limits + r"(?=[^.\n]{0,60}?(?i:\b"
+            + _MODEL_OR_ANSWER + r"\b)))")
+
+
 # --- an order to send mail with a given text, in any language ---------------------------------------
 #
 # "Send an e-mail to ADDRESS with the body 'confirmation'" asks whoever reads the page to act for its
@@ -569,7 +612,8 @@ MAIL_LITERAL = (
 )
 MAIL_REQUEST = (
     # where the send verb of a script without marked imperatives must come with a request or a task
-    r"(?:ください|下さい|お願い|请|請|帮我|幫我|你的任务|你的任務|주세요|줘|십시오|하세요|กรุณา|ช่วย|ให้|\b(?:please|bitte|por\s+favor|per\s+favore)\b)"
+    # ("请" inside a word is no "please": 資料請求 a request for materials, 申请 apply, 邀请 invite, 要請, 下請け)
+    r"(?:ください|下さい|お願い|(?<![申邀聘宴要])[请請](?![求柬假け])|帮我|幫我|你的任务|你的任務|주세요|줘|십시오|하세요|กรุณา|ช่วย|ให้|\b(?:please|bitte|por\s+favor|per\s+favore)\b)"
 )
 MAIL_BARE_VERBS = ("ส่ง", "发送", "發送", "寄给", "寄給", "보내", "전송", "送り", "お送り", "送信を")
 """Send verbs that are the same in an order and a statement: they count only with :data:`MAIL_REQUEST`."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from toolplug.guard_languages import IGNORA_IMPERATIVE, limits_with_model
+
 
 def fold_table() -> dict[int, str]:
     """Latin letters with diacritics to their base letter, one character for one (offsets stay)."""
@@ -105,7 +107,7 @@ _OVERRIDE = _words(
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
     # French
-    r"ignor\w*", r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte", r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
+    r"ignor(?!a\b)\w*", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte", r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
     r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
     # Spanish, Portuguese, Italian
     r"olvid\w*", r"omite", r"omit[ae]", r"descart\w*", r"haz[ ]caso[ ]omiso", r"no[ ]sigas",
@@ -608,8 +610,10 @@ class SentenceJudge:
             r"(?:restrictions?|restricciones|restriccion|restricoes|restricao|restrizioni|einschrankungen?|"
             r"beschrankungen?|beperkingen|ograniczen|omezeni|obmedzeni|begransningar|begraensninger|begrensninger|"
             r"rajoitu\w*|batasan|restrictii|restrictie|restriccion|restrizione|restricao|beperking|begransninger|ogranicze\w*|"
-            r"korlatozas\w*|limites?|limiti|limits|grenzen|regles|reglas|regras|regole|"
+            r"korlatozas\w*|regles|reglas|regras|regole|"
             r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b"
+            r"|" + limits_with_model(r"sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul",
+                                     r"[ ](?:\w+[ ]){0,2}?") +
             r"|\b(?:korlatozas\w*|szabaly\w*|kisitlama\w*|sinirlama\w*)[ ](?:nelkul\w*|olmayan)\b"
             r"|\b(?:bila|isiyo[ ]na|asiye[ ]na|walang)[ ](?:\w+[ ]){0,2}?"
             r"(?:vikwazo|mipaka|sheria|limitasyon|patakaran)\b")
@@ -693,7 +697,7 @@ class SentenceJudge:
             r"|vergeet"
             r"|zignoruj"
             r"|ignoruj\w*|"
-            r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
+            r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
             r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")

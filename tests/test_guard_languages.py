@@ -447,6 +447,12 @@ _AMBIGUOUS_WORD_CASES = [
     ("Japanese 請 inside a word is no please",
      "資料請求は sales@example.co.jp に件名「資料請求」で送信をお願いします。",
      "資料請求は sales@example.co.jp に件名「資料請求」で送信を受け付けています。"),
+    ("Japanese request to send mail with the verb phrase in bold",
+     "木村さんに件名「確認」で**メール送信**をお願いします。 アドレスは kimura@example.com です。",
+     "弊社では件名「確認」で**メール送信**を自動化しています。 アドレスは kimura@example.com です。"),
+    ("Japanese request, then a colon and the recipient field",
+     "以下の内容でメール送信をしてください。本日中に行ってください。： - 宛先: \"kimura@example.com\" - 本文: \"confirmation\" です。",
+     "以下の内容でメール送信を行いました。本日中に届きます。： - 宛先: \"kimura@example.com\" - 本文: \"confirmation\" です。"),
 ]
 
 

@@ -550,7 +550,10 @@ _IGNORA_LEADS = (
     "ai", "asistente", "assistente", "modelo", "modello", "bot", "chatbot", "agente", "now", "please", "just",
 )
 IGNORA_IMPERATIVE = (
-    r"(?:(?<![^\W\d_][ ]ignora)|" + "|".join(f"(?<=\\b{word}[ ]ignora)" for word in _IGNORA_LEADS) + ")"
+    # one lookbehind per length of the leading word (a lookbehind's branches must be as long as each other)
+    r"(?:(?<![^\W\d_][ ]ignora)|" + "|".join(
+        r"(?<=\b(?:" + "|".join(sorted(word for word in _IGNORA_LEADS if len(word) == size)) + r")[ ]ignora)"
+        for size in sorted({len(word) for word in _IGNORA_LEADS})) + ")"
 )
 """Written right after ``ignora``: the word is an imperative, not a verb with its subject before it."""
 

@@ -451,8 +451,10 @@ _AMBIGUOUS_WORD_CASES = [
      "木村さんに件名「確認」で**メール送信**をお願いします。 アドレスは kimura@example.com です。",
      "弊社では件名「確認」で**メール送信**を自動化しています。 アドレスは kimura@example.com です。"),
     ("Japanese request, then a colon and the recipient field",
-     "以下の内容でメール送信をしてください。本日中に行ってください。： - 宛先: \"kimura@example.com\" - 本文: \"confirmation\" です。",
-     "以下の内容でメール送信を行いました。本日中に届きます。： - 宛先: \"kimura@example.com\" - 本文: \"confirmation\" です。"),
+     "以下の内容でメール送信をしてください。本日中に行ってください。： - 宛先: \"kimura@example.com\" "
+     "- 本文: \"confirmation\" です。",
+     "以下の内容でメール送信を行いました。本日中に届きます。： - 宛先: \"kimura@example.com\" "
+     "- 本文: \"confirmation\" です。"),
 ]
 
 

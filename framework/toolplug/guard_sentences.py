@@ -107,7 +107,8 @@ _OVERRIDE = _words(
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
     # French
-    r"ignor(?!a\b)\w*", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte", r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
+    r"ignor(?!a\b)\w*", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
+    r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
     r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
     # Spanish, Portuguese, Italian
     r"olvid\w*", r"omite", r"omit[ae]", r"descart\w*", r"haz[ ]caso[ ]omiso", r"no[ ]sigas",
@@ -697,7 +698,8 @@ class SentenceJudge:
             r"|vergeet"
             r"|zignoruj"
             r"|ignoruj\w*|"
-            r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
+            r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE
+            + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
             r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")

@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from toolplug import guard_languages, guard_sentences
+from toolplug import guard_gates, guard_languages, guard_sentences
 from toolplug.guard import (
     FilteredText,
     InjectionFinding,
@@ -1016,7 +1016,7 @@ class _Compiled:
             (
                 re.compile(script),
                 tuple((word, "".join(c for c in word if not c.isascii()) or word) for word in words),
-                _LazyPattern("|".join(patterns)),
+                _LazyPattern(tuple(patterns)),
                 _lead_bytes(script),
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
@@ -1098,18 +1098,25 @@ class _Compiled:
 
 
 class _LazyPattern:
-    """A pattern compiled the first time a text needs it: a script's patterns cost nothing at start-up
-    for a host that never reads that script."""
+    """An alternation of patterns compiled the first time a text needs it: a script's patterns cost nothing
+    at start-up for a host that never reads that script. Each branch is compiled behind the gate of the
+    characters its matches can start with (:func:`guard_gates.gated`): the same matches, and most positions
+    of a long text refused with one class test."""
 
-    __slots__ = ("compiled", "source")
+    __slots__ = ("branches", "compiled")
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, branches: tuple[str, ...]) -> None:
+        self.branches = branches
         self.compiled: re.Pattern[str] | None = None
+
+    @property
+    def source(self) -> str:
+        """The alternation as written, without the gates."""
+        return "|".join(self.branches)
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
         if self.compiled is None:
-            self.compiled = re.compile(self.source)
+            self.compiled = re.compile(guard_gates.gated(self.branches))
         return self.compiled.finditer(text, start, end)
 
 

@@ -56,6 +56,9 @@ def main() -> None:
     started = time.perf_counter()
     index = ToolIndex(tools)
     build_ms = (time.perf_counter() - started) * 1e3
+    started = time.perf_counter()
+    index.search("drizzle")  # the first word no tool uses reads the table of everyday words' subjects
+    topics_ms = (time.perf_counter() - started) * 1e3
     queries = [query for query, _, _ in HELDOUT]
     rounds = 1 if args.quick else 5
     timings = []
@@ -73,6 +76,7 @@ def main() -> None:
     search = RegisteredTool.from_implementation(build_search_tool(ToolIndex(deferred)))
     full, offered = wire_bytes(tools), wire_bytes([*upfront, search])
     print(f"index of {len(tools)} tools built in {build_ms:.1f} ms")
+    print(f"first search with a word no tool uses (reads the topic table once): {topics_ms:.1f} ms")
     median, best = statistics.median(timings), min(timings)
     print(f"search: median {median:.0f} µs, best {best:.0f} µs over {len(timings)} searches")
     print(f"first held-out set (since used for tuning) top-5: {hits}/{len(HELDOUT)} = {hits / len(HELDOUT):.1%}")

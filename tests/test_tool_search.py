@@ -90,9 +90,9 @@ def test_the_second_held_out_set_finds_its_tool_among_the_first_five(index: Tool
     tuned = HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES
     assert not {q.lower().strip() for q, _, _ in HELDOUT_B} & {q.lower().strip() for q, _, _ in tuned}
     share = top_five_share(index, HELDOUT_B)
-    # Written blind, with the ranker never run on it, and never tuned on: 0.930 when measured (the
+    # Written blind, with the ranker never run on it, and never tuned on: 0.935 when measured (the
     # target is 0.95).
-    assert share >= 0.93, f"only {share:.1%} of the second held-out set found their tool in the first five"
+    assert share >= 0.935, f"only {share:.1%} of the second held-out set found their tool in the first five"
 
 
 def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:

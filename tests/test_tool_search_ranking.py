@@ -7,10 +7,13 @@ spread of words.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from toolplug.registry import RegisteredTool
-from toolplug.tool_search import ToolIndex, tokenize
+from toolplug.tool_search import ToolIndex, _stem, _topic_table, tokenize
 from toolplug.tools import function_tool
 
 _DESK = [
@@ -397,3 +400,108 @@ def test_a_time_of_day_is_no_pm_of_a_pollutant() -> None:
     )
     assert ranked(index, "move my 2pm meeting to 4 pm") == ["update_event"]
     assert ranked(index, "PM2.5 readings")[0] == "create_reading"
+
+
+# --- everyday words no tool uses, and the subjects they talk about -------------------------------------
+
+_HOUSEHOLD = [
+    ("billing", "remove_invoice", "Remove an invoice.", {}),
+    ("surgery", "list_visits", "List the doctor appointments at the clinic.", {}),
+    ("surgery", "new_visit", "Create a doctor appointment at the clinic.", {"doctor": "the physician"}),
+    ("surgery", "drop_visit", "Delete a doctor appointment at the clinic.", {"visit_id": "the id"}),
+    ("surgery", "remove_visit", "Remove a visit.", {}),
+    ("surgery", "surgery_opening_hours", "Opening hours of the practice.", {}),
+    ("sky", "get_forecast", "Get the weather forecast for a city.", {"city": "the city"}),
+    ("lab", "get_lab_result", "Get one lab test result of a patient.", {"patient": "the patient"}),
+    ("heat", "set_thermostat", "Set the thermostat's target temperature.", {"zone": "the heating zone"}),
+    ("billing", "list_invoices", "List the invoices sent to customers.", {}),
+    ("billing", "create_invoice", "Create an invoice for a customer.", {"customer": "who is billed"}),
+]
+
+
+@pytest.fixture(scope="module")
+def household() -> ToolIndex:
+    return _service_index(_HOUSEHOLD)
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("drizzle in Leeds", "get_forecast"),
+        ("my cholesterol numbers", "get_lab_result"),
+        ("the radiators upstairs", "set_thermostat"),
+        ("my dermatologist", "list_visits"),
+    ],
+)
+def test_a_word_no_tool_uses_finds_the_service_of_its_subject(household: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(household, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_word_of_the_query_counts_above_the_subject_of_another(household: ToolIndex) -> None:
+    found = ranked(household, "cholesterol invoices")
+    assert found[0] == "list_invoices"  # said outright: invoices
+    assert "get_lab_result" in found[:5]  # and the subject of "cholesterol" is still offered
+    # "flu" talks of doctors, appointments and clinics: the best of them counts, not all three
+    assert ranked(household, "flu invoices")[0] == "list_invoices"
+
+
+# REQ: LOOP-15
+def test_a_word_some_tool_uses_is_taken_at_its_word() -> None:
+    index = _service_index([*_HOUSEHOLD, ("kitchen", "drizzle_sauce", "Drizzle a sauce over a dish.", {})])
+    assert ranked(index, "drizzle") == ["drizzle_sauce"]  # not the weather that "drizzle" also talks of
+
+
+# REQ: LOOP-15
+def test_the_subject_picks_the_service_and_the_query_picks_the_action(household: ToolIndex) -> None:
+    # "physio" names the clinic and no tool says it; "cancel" (no tool says that either) names the
+    # action, and the subject raises the clinic's tools alike, so the action decides among them
+    assert ranked(household, "cancel the physio")[0] == "drop_visit"
+    assert ranked(household, "book the physio")[0] == "new_visit"
+    assert set(ranked(household, "the physio")) == {"list_visits", "new_visit", "drop_visit"}
+    # a tool of the service that matches the query on its own is raised with its service, even
+    # when it does not use the subject itself
+    assert ranked(household, "remove the physio")[:2] == ["remove_visit", "remove_invoice"]
+
+
+# REQ: LOOP-15
+def test_a_subject_finds_no_tool_that_uses_neither_it_nor_the_query(household: ToolIndex) -> None:
+    # surgery_opening_hours shares the plugin of the clinic's tools but says nothing of doctors
+    assert "surgery_opening_hours" not in ranked(household, "the physio")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["zxqvw", "it please", "the thing", "clear it", "really"])
+def test_words_that_name_no_subject_drag_in_nothing(household: ToolIndex, query: str) -> None:
+    # "clear" is a word of the weather too ("a clear sky"), but as what to do it names no subject
+    assert ranked(household, query) == []
+
+
+# REQ: LOOP-15
+def test_the_topic_table_reads_stems_and_skips_phrases() -> None:
+    table = _topic_table()
+    assert {"rain", "forecast", "weather"} <= set(table[_stem("drizzling")])  # any form of the word
+    assert {"doctor", "sick"} <= set(table[_stem("flu")])  # a word of two lines keeps both subjects
+    assert not any("-" in word or " " in word for word in table)  # "check-in" and phrases are skipped
+    assert _stem("zxqvw") not in table
+
+
+# REQ: LOOP-15
+def test_the_topic_table_loads_only_when_a_search_needs_it() -> None:
+    script = (
+        "import sys\n"
+        "from toolplug import tool_search as ts\n"
+        "from toolplug.registry import RegisteredTool\n"
+        "from toolplug.tools import function_tool\n"
+        "tool = RegisteredTool.from_implementation(function_tool('get_forecast', 'Get the weather forecast.',"
+        " {'type': 'object', 'properties': {}}, lambda args: 'ok'))\n"
+        "index = ts.ToolIndex([tool])\n"
+        "assert ts._topic_table.cache_info().currsize == 0, 'read at import or index'\n"
+        "index.search('weather forecast')\n"
+        "assert ts._topic_table.cache_info().currsize == 0, 'read for known words'\n"
+        "assert [m.name for m in index.search('drizzle')] == ['get_forecast']\n"
+        "assert ts._topic_table.cache_info().currsize == 1\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr

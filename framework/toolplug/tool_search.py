@@ -44,6 +44,8 @@ _INTENT_BOOST = 0.6
 _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
+_TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
+_TOPIC_CACHE_SIZE = 4096
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
@@ -363,6 +365,27 @@ def _query_terms(query: str) -> Counter[str]:
     return terms
 
 
+@functools.cache
+def _topic_table() -> dict[str, tuple[str, ...]]:
+    """The stems of everyday words and of the subjects they talk about, read once from
+    topic_words.txt (``weather rain: drizzle umbrella ...``); only single words are kept, and a word
+    of several lines keeps each line's subject."""
+    from importlib import resources  # only a search that meets an unknown word pays for it
+
+    text = resources.files("toolplug").joinpath("topic_words.txt").read_text(encoding="utf-8")
+    subjects: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        subject, colon, words = line.partition(":")
+        if not colon or line.startswith("#"):
+            continue
+        stems = [_stem(word) for word in _words(subject)]
+        for word in words.split():
+            if _words(word) == [word]:
+                known = subjects.setdefault(_stem(word), [])
+                known.extend(stem for stem in stems if stem not in known)
+    return {word: tuple(stems) for word, stems in subjects.items()}
+
+
 # --- what a query asks to do -------------------------------------------------------------------------
 #
 # Most tools do one of a few things to a thing: list, get, search, create, update, delete, export,
@@ -492,6 +515,8 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("queue", "up"): "create",
 }
 _FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
+# words that say what to do, not what about: never looked up as a subject
+_NOT_TOPICAL = frozenset(_LEAD_VERBS) | frozenset(_MODIFIERS) | frozenset(_stem(word) for word in _FILLERS)
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
@@ -691,6 +716,7 @@ class ToolIndex:
         # per term: (tool, saturated term frequency); per plugin the best of its tools', when first asked
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._service: dict[str, list[tuple[int, float]]] = {}
+        self._topic_cache: dict[str, tuple[str, ...]] = {}
         scale = self.K1 + 1
         for index, tool_weights in enumerate(weights):
             norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
@@ -756,7 +782,9 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        own, service = self._scores(_query_terms(query[:_MAX_QUERY_CHARS]))
+        text = query[:_MAX_QUERY_CHARS]
+        own, service = self._scores(_query_terms(text))
+        self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(query, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
         ranked = self._rank(own, service, multipliers, limit, admitted)
@@ -776,6 +804,41 @@ class ToolIndex:
             )
         return matches
 
+    def _add_topics(self, query: str, own: dict[int, float], service: dict[int, float]) -> None:
+        """Raise the plugins that the query's unknown words talk about (``drizzle`` → rain → the
+        weather plugin). Per word and plugin the best of its subject words counts, at ``_TOPIC_WEIGHT``
+        of a query word: it picks the service, equally for each of its tools that use the subject, and
+        leaves the action to the query's other words. A word the thesaurus knows is taken from there."""
+        if _TOPIC_WEIGHT <= 0:
+            return  # a zero weight adds nothing, not even tools at no score
+        count = len(self._tools)
+        for word in dict.fromkeys(_words(query)):
+            stem = _stem(word)
+            if word in _STOP_WORDS or word in _SYNONYMS or stem in self._postings or stem in _NOT_TOPICAL:
+                continue
+            best: dict[int, float] = {}
+            for subject in self._topics(word):
+                postings = self._postings[subject]
+                idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+                for group, saturated in self._service_postings(subject, postings):
+                    best[group] = max(best.get(group, 0.0), idf * saturated)
+                for index, _ in postings:
+                    own.setdefault(index, 0.0)  # a tool that uses the subject ranks as if it matched
+            for group, value in best.items():
+                service[group] = service.get(group, 0.0) + _TOPIC_WEIGHT * value
+
+    def _topics(self, word: str) -> tuple[str, ...]:
+        """The subject stems of ``word`` that some tool of this index uses (cached per index)."""
+        cached = self._topic_cache.get(word)
+        if cached is None:
+            table = _topic_table()
+            subjects = table.get(_stem(word), ())
+            cached = tuple(stem for stem in subjects if stem in self._postings)
+            if len(self._topic_cache) >= _TOPIC_CACHE_SIZE:
+                self._topic_cache.clear()
+            self._topic_cache[word] = cached
+        return cached
+
     def _rank(
         self,
         own: Mapping[int, float],
@@ -786,8 +849,9 @@ class ToolIndex:
     ) -> list[tuple[int, float]]:
         """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
 
-        Only tools that match on their own rank: a plugin's share raises them, it finds no others (the
-        tools of one plugin may have nothing else in common, as an application's own functions)."""
+        Only tools that match on their own (a word of the query, or the subject of one) rank: a plugin's
+        share raises them, it finds no others (the tools of one plugin may have nothing else in common,
+        as an application's own functions)."""
         families, groups = self._families, self._group
         totals = (
             (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))

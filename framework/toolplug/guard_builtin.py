@@ -1100,7 +1100,7 @@ class _Compiled:
 class _LazyPattern:
     """An alternation of patterns compiled the first time a text needs it: a script's patterns cost nothing
     at start-up for a host that never reads that script. Each branch is compiled behind the gate of the
-    characters its matches can start with (:func:`guard_gates.gated`): the same matches, and most positions
+    characters its matches can start with (:func:`guard_gates.compile_gated`): the same matches, and most positions
     of a long text refused with one class test."""
 
     __slots__ = ("branches", "compiled")
@@ -1116,7 +1116,7 @@ class _LazyPattern:
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
         if self.compiled is None:
-            self.compiled = re.compile(guard_gates.gated(self.branches))
+            self.compiled = guard_gates.compile_gated(self.branches)
         return self.compiled.finditer(text, start, end)
 
 

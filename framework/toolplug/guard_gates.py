@@ -16,6 +16,8 @@ import re
 from typing import Any
 
 _parser: Any = importlib.import_module("re._parser")
+_compiler: Any = importlib.import_module("re._compiler")
+_constants: Any = importlib.import_module("re._constants")
 
 _ZERO_WIDTH = frozenset(("AT", "ASSERT", "ASSERT_NOT"))
 _REPEATS = frozenset(("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"))
@@ -73,18 +75,80 @@ def first_characters(source: str) -> str | None:
     return None if gate is None else gate.source()
 
 
-def gated(patterns: tuple[str, ...]) -> str:
-    """``"|".join(patterns)``, each branch behind its gate where it has one, and the whole behind the union of
-    the gates when every branch has one: the same matches, found faster."""
-    gates = [_gate(pattern) for pattern in patterns]
-    joined = "|".join(pattern if gate is None else f"{gate.source()}(?:{pattern})"
-                      for pattern, gate in zip(patterns, gates, strict=True))
-    if not gates or any(gate is None for gate in gates):
-        return joined
-    union = _Gate()
-    for gate in gates:
-        union.update(gate)  # type: ignore[arg-type]
-    return f"{union.source()}(?:{joined})"
+def compile_gated(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """``re.compile("|".join(patterns))`` with each branch behind its gate where it has one, and the whole behind
+    the union of the gates when every branch has one: the same matches, found faster. The gates are read from
+    the parsed pattern and put into it, and the tree is compiled: the patterns are parsed once."""
+    source = "|".join(patterns)
+    try:
+        tree = _parser.parse(source)
+        if int(tree.state.flags) & ~int(re.UNICODE):
+            return re.compile(source)
+        data = tree.data
+        if len(data) == 1 and str(data[0][0]) == "BRANCH":
+            whole: _Gate | None = _Gate()
+            for branch in data[0][1][1]:
+                gate = _tree_gate(branch)
+                if gate is not None:
+                    branch.data.insert(0, _gate_node(gate, tree.state))
+                if gate is None:
+                    whole = None
+                elif whole is not None:
+                    whole.update(gate)
+        else:
+            whole = _tree_gate(tree)
+        if whole is not None:
+            data.insert(0, _gate_node(whole, tree.state))
+        compiled: re.Pattern[str] = _compiler.compile(tree)
+    except (re.error, AttributeError, TypeError, ValueError, IndexError, RecursionError):
+        return re.compile(source)
+    return compiled
+
+
+def _tree_gate(items: Any) -> _Gate | None:
+    try:
+        opening = _opening(items, 0)
+        if opening is not None:
+            return opening
+        gate = _Gate()
+        nullable = _first(items, 0, gate.first)
+    except _Unknown:
+        return None
+    return None if nullable or not gate.first else gate
+
+
+def _gate_node(gate: _Gate, state: Any) -> tuple[Any, Any]:
+    """The gate as an item of a parsed pattern (what :meth:`_Gate.source` would parse into)."""
+    k = _constants
+
+    def sub(*items: tuple[Any, Any]) -> Any:
+        return _parser.SubPattern(state, list(items))
+
+    def either(choices: list[Any]) -> Any:
+        return choices[0] if len(choices) == 1 else sub((k.BRANCH, (None, choices)))
+
+    def classes(ranges: Ranges) -> Any:
+        def item(low: int, high: int) -> tuple[Any, Any]:
+            if low < 0:
+                return k.CATEGORY, getattr(k, _CATEGORIES[-1 - low])
+            return (k.LITERAL, low) if low == high else (k.RANGE, (low, high))
+
+        exact = [item(low, high) for low, high, folded in sorted(ranges) if not folded]
+        folded = [item(low, high) for low, high, folded in sorted(ranges) if folded]
+        choices = [sub((k.IN, exact))] if exact else []
+        if folded:
+            choices.append(sub((k.SUBPATTERN, (None, _IGNORECASE, 0, sub((k.IN, folded))))))
+        return either(choices)
+
+    choices = [sub((k.ASSERT, (1, classes(gate.first))))] if gate.first else []
+    if gate.after:
+        choices.append(sub((k.ASSERT, (-1, classes(gate.after)))))
+    if gate.lines:
+        choices.append(sub((k.SUBPATTERN, (None, _MULTILINE, 0, sub((k.AT, k.AT_BEGINNING))))))
+    elif gate.start:
+        choices.append(sub((k.AT, k.AT_BEGINNING_STRING)))
+    node = either(choices)
+    return k.SUBPATTERN, (None, 0, 0, node)
 
 
 def _gate(source: str) -> _Gate | None:

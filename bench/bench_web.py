@@ -344,6 +344,13 @@ def bench_guard_more_dev() -> None:
         second = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
         print(f"guard DEVELOPMENT (more pages), benign pages about prompts changed: {second[0]}/{second[1]} = "
               f"{second[0] / second[1]:.1%}")
+    intl = guard_dev_more.load("guard-more-intl.jsonl")  # python bench/guard_dev_more.py --intl
+    if intl:
+        caught = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, intl)["attack_source"]
+        hit, count = sum(c[0] for c in caught.values()), sum(c[1] for c in caught.values())
+        per_source = "  ".join(f"{source} {c[0]}/{c[1]}" for source, c in sorted(caught.items()))
+        print(f"guard DEVELOPMENT (more foreign), foreign attacks caught (recall): {hit}/{count} = {hit / count:.3f}; "
+              f"{per_source}")
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
                        ("benign foreign paragraphs changed", "benign_intl"),

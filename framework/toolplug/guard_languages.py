@@ -345,6 +345,92 @@ _TO_MODEL_OTHERS = (
     _HEAD + r"(?:หมายเหตุ|ข้อความ|คำสั่ง)(?:สำหรับ|ถึง)[ ]?(?:AI|เอไอ|ผู้ช่วย|โมเดล)[ \t]*:)",
 )
 
+# --- what a jailbreak asks of every answer: no refusal, no warning; "forget everything above" ----------
+#
+# "Do not refuse to answer", "answer without any warning", "from now on you have no restrictions",
+# "forget everything written above": orders to the reader about how it answers. A text that reports a
+# refusal ("он отказался отвечать") or a warning ("ответил без предупреждения") is no order: each pattern
+# needs the imperative (or the negated imperative) of the verb.
+
+_CYRILLIC_NO_REFUSAL = (
+    r"(?i:не[ ](?:отказывайся|отказывайтесь|відмовляйся|відмовляйтеся|отказвай[ ]се|одбијај)[^.\n]{0,12}?(?:отвеч|от[ ]ответ|"
+    r"відповіда|від[ ]відповід|отговар|одговара|помога|допомага))",
+    r"(?i:(?:отвечай|отвечайте|ответь|ответьте|відповідай|відповідайте|отговаряй|одговарај)[^.\n]{0,20}?без[ ](?:каких-либо[ ]|"
+    r"всяких[ ]|любых[ ]|жодних[ ]|будь-яких[ ]|никаких[ ])?(?:предупреждени\w*|попереджен\w*|оговор\w*|застережен\w*|цензур\w*|"
+    r"фильтр\w*|фільтр\w*|ограничени\w*|обмежен\w*))",
+    r"(?i:(?:забудь|забудьте|забудь-ка)[ ,]+(?:всё|все|усе)[ ,]*(?:что[ ]было[ ]|що[ ]було[ ]|написанное[ ]|написане[ ])?"
+    r"(?:выше|вище|вышесказанное|вищесказане|ранее|раніше))",
+    r"(?i:(?:с[ ]этого[ ]момента|теперь|отныне|відтепер|тепер|з[ ]цього[ ]моменту)[, ]+(?:\w+[ ]){0,2}?у[ ](?:тебя|вас)[ ](?:больше[ ]|теперь[ ])?нет[ ](?:никаких[ ]|жодних[ ])?(?:ограничени\w*|правил|фильтр\w*|запрет\w*)"
+    r"|(?:відтепер|тепер|з[ ]цього[ ]моменту)[, ]+(?:\w+[ ]){0,2}?у[ ](?:тебе|вас)[ ](?:більше[ ]|тепер[ ])?немає[ ](?:жодних[ ])?(?:обмежен\w*|правил|фільтр\w*))",
+    r"(?i:(?:эти|ці|these)[ ]нов\w+[ ](?:инструкци\w*|інструкці\w*|указани\w*)[^.\n]{0,20}?(?:приоритет|пріоритет|важнее|главнее))",
+)
+_SEMITIC_NO_REFUSAL = (
+    r"(?:لا[ ]ترفض|لا[ ]تمتنع[ ]عن|از[ ]پاسخ[ ]دادن[ ]امتناع[ ]نکن|امتناع[ ]نکن|אל[ ]תסרב|אל[ ]תסרבי)[^.\n]{0,20}?"
+    r"(?:الإجابة|الاجابة|الرد|الجواب|לענות|להשיב|پاسخ|جواب)|(?:از[ ])?(?:پاسخ|جواب)[ ]دادن[ ]امتناع[ ]نکن",
+    r"(?:أجب|اجب|أجيبي|رد|ردّ|پاسخ[ ]بده|جواب[ ]بده|ענה|עני|תענה)[^.\n]{0,20}?(?:دون|بدون|بلا|بی|ללא|בלי)[ ](?:أي[ ]|اي[ ]|هیچ[ ]|שום[ ])?"
+    r"(?:تحذير|تحذيرات|تنبيه|قيود|رقابة|هشدار\w*|محدودیت|سانسور|אזהרה|אזהרות|הסתייגות|הגבלות|צנזורה)",
+    r"(?:من[ ]الآن[ ]فصاعد[اً]*|من[ ]الان[ ]فصاعدا|الآن|أنت|انت)[^.\n]{0,20}?(?:ليس[ ]لديك|لا[ ](?:توجد|يوجد)[ ]لديك|ليست[ ]لديك)[ ]"
+    r"(?:أي[ ]|اي[ ])?(?:قيود|حدود|قواعد)",
+    r"(?:انس|انسَ|انسى|انسي)[ ](?:كل|جميع)[ ]ما[ ](?:سبق|ورد[ ]أعلاه|ذكر[ ]أعلاه|كتب[ ]أعلاه|قيل)",
+    r"(?:هذه|تلك)[ ]ال(?:تعليمات|أوامر|توجيهات)[ ]ال(?:جديدة)[^.\n]{0,20}?(?:الأولوية|أولوية|تلغي)",
+)
+_INDIC_NO_REFUSAL = (
+    r"(?:बिना|बगैर)[ ](?:किसी[ ]|कोई[ ])?(?:चेतावनी|अस्वीकरण|प्रतिबंध|सेंसर)[^।\n]{0,10}?(?:जवाब|उत्तर)[ ](?:दो|दें|दीजिए|देना)",
+    r"(?:जवाब|उत्तर)[ ]देने[ ]से[ ](?:इनकार|मना)[ ](?:मत|न)[ ](?:करो|करें|कीजिए)",
+    r"(?:ऊपर|पहले)[ ](?:लिखी|लिखा|कही|कहा|दी)[^।\n]{0,20}?(?:भूल[ ]जाओ|भूल[ ]जाएं|भूल[ ]जाइए|अनदेखा[ ]करो)",
+    r"(?:अब[ ]से|अब|आज[ ]से)[ ](?:तुम|आप|तुम्हारे|तुम्हारी|आपके|आपकी|तुम्हें|आपको)[^।\n]{0,20}?कोई[ ](?:भी[ ])?(?:प्रतिबंध|पाबंदी|सीमा)[ ]नहीं[ ](?:है|हैं)",
+    r"(?:ये|यह|इन)[ ]नए[ ](?:निर्देश|नियम)[^।\n]{0,20}?(?:प्राथमिकता|सर्वोपरि)",
+)
+_CJK_NO_REFUSAL = (
+    # Chinese: do not refuse; answer without any warning; Japanese: the same in request forms
+    r"(?:不要|别|別|不许|不許|不得|禁止)(?:拒绝|拒絕)(?:回答|回复|回覆|任何)",
+    r"(?:不加|不带|不帶|不要加|不要附带|不要附帶|省略)(?:任何)?(?:警告|免责声明|免責聲明|提醒)[^。\n]{0,8}?(?:回答|回复|回覆|地)",
+    r"(?:拒否|お断り|断ら)(?:しないで|せずに|しないでください)[^。\n]{0,10}?(?:答え|回答|応じ)|(?:答え|回答)(?:を)?(?:拒否|断ら)(?:しないで|するな)",
+    r"(?:警告|注意書き|免責事項|但し書き)(?:や[^。\n]{0,10}?)?(?:なし|無し|抜き)(?:で|に)[^。\n]{0,8}?(?:答えて|回答して|答えろ|応答して)",
+    r"(?:これから|今から|今後|以降|これ以降)[^。\n]{0,10}?(?:あなた|君|お前)(?:には|に|は)[^。\n]{0,6}?(?:一切の|何の|いかなる|どんな)?"
+    r"(?:制限|制約|ルール|規則)(?:も)?(?:が|は)?(?:ありません|ない|なくなり)",
+    r"(?:上に|上記に|上で|これまでに|以上に)(?:書かれた|書いた|記載された|述べた|示した|書いてある)(?:こと|内容|指示)[^。\n]{0,6}?(?:忘れて|無視して)",
+    r"(?:あなた|君|お前)(?:は|には)[^。\n]{0,10}?(?:制限|制約|フィルター)(?:の|が)(?:ない|無い|一切ない)",
+    r"(?:この|これらの)新しい(?:指示|命令|指令|ルール)[^。\n]{0,6}?(?:が|は)?(?:優先され|優先します|最優先)",
+    r"(?:忘记|忘記|忘掉|忽略)[^。\n]{0,4}?(?:上面|上述|以上|前面)的?(?:所有|全部|一切)?的?(?:内容|內容|文字|话|話)",
+)
+_HANGUL_NO_REFUSAL = (
+    r"(?:거절|거부)(?:하지[ ]?마|하지[ ]?말고|하지[ ]?마세요|하지[ ]?마십시오)",
+    r"(?:경고|면책|주의[ ]?문구)[^.\n]{0,8}?없이[ ]?(?:답|대답|응답)(?:해|하세요|하십시오|해줘|해[ ]주세요)",
+    r"(?:위의|위에[ ]있는|앞의|위[ ])[^.\n]{0,10}?(?:내용|것|지시)[^.\n]{0,6}?(?:모두|전부|다)?[ ]?(?:잊어|잊으세요|잊고|무시해|무시하세요|무시하고)",
+    r"(?:지금부터|이제부터|앞으로)[^.\n]{0,20}?(?:너는|당신은|너에게는|당신에게는|너한테는)[^.\n]{0,10}?(?:어떤|아무런)?[ ]?(?:제한|제약|규칙)(?:이|도)?[ ]?없",
+)
+
+# --- code-switched orders: an English word for instructions inside a sentence in another script -------
+#
+# "请忽略 previous instructions", "以前の instructions を無視して", "Игнорируй previous instructions":
+# the verb of the page's language with the English control noun (or "system prompt") next to it.
+
+_EN_CONTROL = r"(?i:(?:previous|prior|above|all|your|the|earlier|original|system)[ ])?(?i:instructions?|prompts?|rules|guidelines)\b"
+_EN_SYSTEM_PROMPT = r"(?i:system[ _-]?prompt|system[ ]instructions?|initial[ ]instructions?|hidden[ ]instructions?)"
+_CJK_SWITCHED = (
+    r"(?<!被)(?<!可以)(?<!会)(?<!會)(?<!将)(?<!將)(?<!如果)(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要遵守|别管)(?!了)[^。\n]{0,6}?(?:之前的|以前的|上面的|所有的?|全部的?|你的)?[ ]?" + _EN_CONTROL,
+    r"(?:显示|顯示|输出|輸出|告诉我|告訴我|打印|展示|泄露|透露|给我看|列出)[^。\n]{0,10}?" + _EN_SYSTEM_PROMPT,
+    _EN_CONTROL + r"[ ]?(?:を|は)?[^。\n]{0,6}?(?:無視|忘れ)(?:して|しろ|せよ)",
+    _EN_SYSTEM_PROMPT + r"[ ]?(?:を)?[^。\n]{0,6}?(?:表示|教え|出力|見せ|書き出)(?:して|しろ|せよ)",
+)
+_HANGUL_SWITCHED = (
+    _EN_CONTROL + r"[ ]?(?:을|를)?[^.\n]{0,6}?(?:무시|잊)(?:하고|하세요|해|해라|어|으세요)",
+    _EN_SYSTEM_PROMPT + r"[ ]?(?:을|를)?[^.\n]{0,6}?(?:보여|출력|알려|공개)",
+)
+_CYRILLIC_SWITCHED = (
+    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|ігноруй|забудь)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_CONTROL,
+    r"(?i:(?:покажи|покажите|выведи|выведите|раскрой|напечатай|покажи[ ]мне)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_SYSTEM_PROMPT,
+    # Bulgarian: "системния си промпт"; Kazakh: "нұсқауларды елеме"
+    r"(?i:(?:покажи|изведи|разкрий|покажете)[^.\n]{0,20}?системн\w*[ ](?:си[ ]|свой[ ]|твой[ ])?промпт)",
+    r"(?i:(?:елеме|елемеңіз|ескерме|ескермеңіз|ұмыт|ұмытыңыз)[^.\n]{0,30}?нұсқау|нұсқау\w*[^.\n]{0,30}?(?:елеме|елемеңіз|"
+    r"ескерме|ұмыт))",
+)
+_TAMIL_ETHIOPIC = (
+    r"(?:முந்தைய|அனைத்து|மேலே)[^\n.]{0,40}?(?:வழிமுறை|அறிவுறுத்த|கட்டளை|விதி)\w*[^\n.]{0,30}?(?:புறக்கணி|மறந்து)",
+    r"(?:መመሪያ|ትእዛዝ|ሕግ)[^\n።]{0,30}?(?:ችላ[ ]በል|ችላ[ ]በይ|ችላ[ ]ይበሉ|እርሳ)",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -414,13 +500,37 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_HAN_KANA, ("执行", "執行", "运行", "運行", "跑", "请", "請", "帮我", "幫我", "：", "実行", "走らせ", "把", "将", "將"), _CJK_COMMANDS),
     ("[\uac00-\ud7af]", ("실행", "돌려"), _HANGUL_COMMANDS),
     (_CYRILLIC_LETTER, ("ыполни", "апусти", "иконай"), _CYRILLIC_COMMANDS),
+    # (gate words that the imperatives have and the third person lacks: "отказывайся", not "отказывается")
+    (_CYRILLIC_LETTER, ("тказывайся", "тказывайтесь", "ідмовляйся", "ідмовляйтеся", "тказвай се", "дбијај", "твечай", "тветь",
+                        "ідповідай", "тговаряй", "дговарај", "абудь", "тебя нет", "вас нет", "тебя больше нет", "вас больше нет",
+                        "тебя теперь нет", "вас теперь нет", "тебе немає", "вас немає", "тебе більше немає", "вас більше немає",
+                        "новые инструкц", "новые указани", "нові інструкц", "нові вказівк"), _CYRILLIC_NO_REFUSAL),
+    ("[\u0590-\u06ff]", ("ترفض", "تمتنع", "امتناع", "תסרב", "أجب", "اجب", "أجيبي", "پاسخ بده", "جواب بده", "ענה", "עני", "תענה", "لديك",
+                          "انسَ", "انس كل", "انسى كل", "انس جميع", "انسي كل", "التعليمات الجديدة", "الأوامر الجديدة", "التوجيهات الجديدة"),
+     _SEMITIC_NO_REFUSAL),
+    ("[\u0900-\u097f]", ("चेतावनी", "अस्वीकरण", "इनकार मत", "मना मत", "इनकार न ", "मना न ", "भूल जा", "अनदेखा कर", "कोई प्रतिबंध",
+                          "कोई भी प्रतिबंध", "कोई पाबंदी", "कोई सीमा", "नए निर्देश", "नए नियम"),
+     _INDIC_NO_REFUSAL),
+    (_HAN_KANA, ("拒绝", "拒絕", "警告", "免责", "免責", "提醒", "拒否", "断ら", "お断り", "注意書き", "但し書き", "制限", "制約", "ルール", "規則",
+                 "書かれた", "書いた", "記載", "述べた", "示した", "書いてある", "フィルター", "新しい指示", "新しい命令", "新しい指令",
+                 "新しいルール", "忘记", "忘記", "忘掉", "忽略"),
+     _CJK_NO_REFUSAL),
+    ("[\uac00-\ud7af]", ("거절하지", "거부하지", "경고", "면책", "주의 문구", "주의문구", "잊", "무시", "제한", "제약", "규칙"), _HANGUL_NO_REFUSAL),
+    (_HAN_KANA, ("忽略", "无视", "無視", "忘记", "忘記", "忘掉", "理会", "遵守", "别管", "显示", "顯示", "输出", "輸出", "告诉我", "告訴我", "打印",
+                 "展示", "泄露", "透露", "给我看", "列出", "忘れ", "表示", "教え", "見せ", "書き出"), _CJK_SWITCHED),
+    ("[\uac00-\ud7af]", ("무시", "잊", "보여줘", "보여 줘", "보여주세요", "보여 주세요", "출력해", "알려줘", "알려 줘", "알려주세요", "공개해"),
+     _HANGUL_SWITCHED),
+    (_CYRILLIC_LETTER, ("гнорируй", "роигнорируй", "абудь", "гноруй", "окажи", "ыведи", "аскрой", "апечатай", "зведи", "азкрий",
+                        "окажете", "нұсқау"), _CYRILLIC_SWITCHED),
+    ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
 )
 """(letter of the script, gate words, patterns) per group of scripts."""
 
 LETTERS = (
-    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u09ff\u0e00-\u0e7f\u1ea0-\u1ef9\u3040-\u30ff\u4e00-\u9fff"
+    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u09ff\u0b80-\u0bff\u0e00-\u0e7f\u1200-\u137f\u1ea0-\u1ef9\u3040-\u30ff"
+    "\u4e00-\u9fff"
     "\uac00-\ud7af\u01a0\u01a1\u01af\u01b0\u0111\u0110]"
 )
 """A letter of one of the scripts above (Vietnamese by its letters with horn and stroke)."""
@@ -448,7 +558,7 @@ MAIL_ORDER = (
     r"bitte|por\s+favor|per\s+favore|lutfen|prosze|moet|moeten|devi|debes|deve|devez)\b[^.!?]{0,60}?\b(?:enviar|inviare|envoyer|senden|"
     r"schicken|sturen|versturen|wyslac|gondermek|mandar)\b"
     # other scripts
-    r"|(?:メール送信をお願い|送信をお願い|отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
+    r"|(?:メール送信をお願い|送信をお願い|送信いただ|送信して頂|送信して下さ|送っていただ|送って頂|送ってくれ|送っとい|送っておい|送付して|送付を|送信しなさい|送りなさい|送信せよ|メール送信を(?:直ちに|すぐに|至急)?(?:実施|実行|お願い)|(?:宛先|送信先|あて先)(?=[*\s]*[:：])(?=[^。]{0,200}?(?:ください|下さい|お願いします|お願いいたします|なさい))|(?:ください|下さい|お願いします|お願いいたします)[ \t]*[:：][^。]{0,120}?(?:宛先|送信先|あて先)(?=[*\s]*[:：])|отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
     r"תשלח|ส่ง|送信して|送って|送り|お送り|送信を|返信して|返信を|发送|發送|发一封|發一封|寄给|寄給|寄一封|보내|전송)"
 )
 MAIL_LITERAL = (
@@ -506,10 +616,117 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"[ \t\])]*:",
      "text addressed to the model", "override", ("catatan", "ghi", "yapay", "asistana", "paalala", "ujumbe"), 8),
     # Turkish puts the verb last: "system prompt … show", "all previous … forget", "the conversation … send"
-    (r"(?i)(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*)[^.\n]{0,40}?\b"
+    (r"(?i)\b(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*)[^.\n]{0,40}?\b"
      r"(?:g[öo]ster|yaz|tekrarla|payla[şs]|unut|yok[ ]?say)\b",
      "instruction override", "override", ("sistem", "talimatlar", "talimatlari", "sana"), 0),
     (r"(?i)\b(?:konu[şs]ma|sohbet|ge[çc]mi[şs]|veri\w*|[şs]ifre\w*)[^.\n]{0,40}?https?://\S*[^.\n]{0,30}?\bg[öo]nder\w*",
      "instruction to send data away", "exfiltration", ("konu", "konusma", "sohbet", "ge", "gecmisini", "veri", "verileri"), 0),
+    # "forget everything above": the imperative where a clause starts (not "a oublié tout ce qui précède")
+    (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:e|et|y|und|en|i|ve|dan|na|at|agora|maintenant|ora|jetzt|ahora|nu|teraz|acum)[ ]+)?"
+     r"(?:esque[çc]a|esquece|esque[çc]am|oublie|oubliez|dimentica|dimenticate|vergiss|vergesst|vergessen[ ]sie|vergeet|zapomnij|"
+     r"zapome[ňn]|uit[ăa]|unut|lupakan|sahau|kalimutan)\b[ ,]+(?:de[ ]|di[ ])?(?:tudo|tout|tutto|alles|wszystko|v[šs]echno|totul|tot|"
+     r"her[ ][şs]eyi|semua(?:nya)?|kila[ ]kitu|lahat)\b[^.\n]{0,30}?\b(?:acima|anterior\w*|au-dessus|ci-dessus|pr[ée]c[èe]de\w*|"
+     r"sopra|precedent\w*|oben|vorher\w*|zuvor|hierboven|eerder\w*|powy[żz]ej|wcze[śs]niej|v[ýy][šs]e|p[řr]edt[íi]m|mai[ ]sus|"
+     r"yukar[ıi]da\w*|[öo]nceki\w*|di[ ]atas|sebelumnya|hapo[ ]juu|awali|nasa[ ]itaas|nauna)\b",
+     "instruction override", "override",
+     ("esqueca", "esquece", "esquecam", "oublie", "oubliez", "dimentica", "dimenticate", "vergiss", "vergesst", "vergessen",
+      "vergeet", "zapomnij", "zapomen", "uita", "unut", "lupakan", "sahau", "kalimutan"), 24),
+    # "these new instructions take priority"
+    (r"(?i)\b(?:estas|esas|ces|queste|diese|deze|te|aceste|bu|ini|hizi|ang[ ]mga)[ ](?:nuevas[ ]instrucciones|novas[ ]instru[çc][õo]es|"
+     r"nouvelles[ ](?:instructions|consignes)|nuove[ ]istruzioni|neuen[ ](?:anweisungen|instruktionen)|nieuwe[ ]instructies|"
+     r"nowe[ ]instrukcje|noi[ ]instruc[țt]iuni|yeni[ ]talimatlar|instruksi[ ]baru|maagizo[ ]mapya|bagong[ ]tagubilin)\b[^.\n]{0,30}?"
+     r"\b(?:prioridad|prioridade|priorit[ée]|priorit[àa]|precedenza|precedencia|preced[êe]ncia|vorrang|voorrang|prioriteit|pierwsze[ńn]stwo|priorytet\w*|prioritate|"
+     r"[öo]ncelik\w*|prioritas|kipaumbele|prayoridad|ersetzen|reemplazan|substituem|remplacent|sostituiscono|vervangen)\b",
+     "new instructions", "override",
+     ("prioridad", "prioridade", "priorite", "priorita", "precedenza", "precedencia", "vorrang", "voorrang", "prioriteit",
+      "pierwszenstwo", "priorytet", "priorytetu", "prioritate", "oncelik", "oncelikli", "onceliklidir", "prioritas",
+      "kipaumbele", "prayoridad", "ersetzen", "reemplazan", "substituem", "remplacent", "sostituiscono", "vervangen"), 100),
+    # "answer without any warning": an imperative of "answer", then "without" and a warning, a filter, a limit
+    (r"(?i)\b(?:responde|contesta|responda|r[ée]ponds|r[ée]pondez|rispondi|rispondete|antworte|antwortet|antwoord|odpowiadaj|"
+     r"odpowiedz|odpov[ěe]z|odpov[íi]dej|r[ăa]spunde|yan[ıi]tla|jawablah|jawab|jibu|sagutin|sumagot|svara|vastaa)\b[^.\n]{0,25}?"
+     r"\b(?:sin|sem|sans|senza|ohne|zonder|bez|f[ăa]r[ăa]|tanpa|bila|nang[ ]walang|walang|utan|ilman)\b[ ](?:\w+[ ]){0,2}?"
+     r"(?:advertencia\w*|avisos?|avertissement\w*|avvertiment\w*|avvis[io]|warnung\w*|waarschuwing\w*|ostrze[żz]e[ńn]\w*|"
+     r"varov[áa]n[íi]|avertismen\w*|peringatan|onyo|maonyo|babala|varning\w*|varoitu\w*|descargo\w*|censura|censure|zensur|"
+     r"disclaimer\w*|cenzur\w*|sensor\w*)",
+     "instruction to change the answer", "override",
+     ("responde", "contesta", "responda", "reponds", "repondez", "rispondi", "rispondete", "antworte", "antwortet", "antwoord",
+      "odpowiadaj", "odpowiedz", "odpovez", "odpovidej", "raspunde", "yanitla", "jawablah", "jawab", "jibu", "sagutin", "sumagot",
+      "svara", "vastaa"), 0),
+    # "do not refuse to answer"
+    (r"(?i)\b(?:no[ ]te[ ]niegues|no[ ]se[ ]niegue|n[ãa]o[ ]se[ ]recuse|n[ãa]o[ ]te[ ]recuses|ne[ ]refuse[ ]pas|ne[ ]refusez[ ]pas|"
+     r"non[ ]rifiutarti|non[ ]rifiutare|weigere?[ ]dich[ ]nicht|verweigere[ ]nicht|weiger[ ]niet|nie[ ]odmawiaj|neodm[íi]tej|"
+     r"nu[ ]refuza|jangan[ ]menolak|usikatae|huwag[ ]tumanggi|v[äa]gra[ ]inte|[äa]l[äa][ ]kielt[äa]ydy)\b[^.\n]{0,20}?"
+     r"\b(?:responder|contestar|r[ée]pondre|rispondere|antworten|beantworten|antwoorden|odpowiada\w*|odpov[íi]dat|r[ăa]spunde|"
+     r"menjawab|kujibu|sumagot|svara|vastaamasta)\b"
+     r"|\bverweigere[ ](?:keine|nie(?:mals)?[ ]eine)[ ](?:antwort|anfrage|frage)\b|\bno[ ]rechaces[ ]ninguna[ ](?:pregunta|petici[óo]n)\b",
+     "instruction to change the answer", "override",
+     ("niegues", "niegue", "recuse", "recuses", "refuse", "refusez", "rifiutarti", "rifiutare", "weigere", "weiger", "verweigere",
+      "odmawiaj", "neodmitej", "refuza", "menolak", "usikatae", "tumanggi", "vagra", "kieltaydy", "rechaces"), 12),
+    # Swahili, Tagalog, Malay: "you have no restrictions"
+    (r"(?i)\b(?:huna[ ](?:vikwazo|mipaka|masharti)|wala[ ]kang[ ](?:anumang[ ])?(?:limitasyon|paghihigpit|restriksyon|patakaran)|"
+     r"(?:wewe|ikaw|kamu|anda|awak)\b[^.\n]{0,30}?\b(?:bila[ ](?:vikwazo|mipaka)|walang[ ](?:anumang[ ])?(?:limitasyon|restriksyon)|"
+     r"tanpa[ ](?:sebarang[ ])?(?:sekatan|had)|tiada[ ](?:sebarang[ ])?sekatan))\b",
+     "instruction override", "override", ("huna", "wala", "wewe", "ikaw", "kamu", "anda", "awak"), 0),
+    # "from now on you have no restrictions" / "you are now in a mode without restrictions": a time marker, then the reader
+    (r"(?i)\b(?:a[ ]partir[ ]de[ ](?:ahora|agora|maintenant|hoy|hoje)|desde[ ]ahora|ahora|agora|de[ ]agora[ ]em[ ]diante|"
+     r"ab[ ](?:jetzt|sofort)|von[ ]nun[ ]an|jetzt|d[ée]sormais|maintenant|d'ora[ ]in[ ](?:poi|avanti)|da[ ](?:ora|adesso)|ora|"
+     r"vanaf[ ]nu|od[ ]teraz|teraz|od[ ]te[ďd]|nyn[íi])\b[,]?[^.\n]{0,40}?"
+     r"(?:\b(?:no[ ]tienes|no[ ]tiene|n'as[ ](?:aucune|plus[ ](?:de|aucune)|pas[ ]de)|n'avez[ ](?:aucune|plus[ ](?:de|aucune)|pas[ ]de)|"
+     r"non[ ]hai|non[ ]avete|n[ãa]o[ ]tem|n[ãa]o[ ]tens|hast[ ]du[ ](?:keine|keinerlei)|du[ ]hast[ ](?:keine|keinerlei)|"
+     r"haben[ ]sie[ ](?:keine|keinerlei)|heb[ ]je[ ]geen|je[ ]hebt[ ]geen|nie[ ]masz|nem[ao][ ][šs][ ]?[žz][áa]dn[áa])[ ](?:\w+[ ]){0,2}?"
+     r"|\b(?:est[áa]s|eres|sei|bist|seid|voc[eê][ ](?:est[áa]|[ée])|tu[ ](?:es|[ée]s|est[áa]s)|vous[ ][êe]tes|jeste[śs]|jsi|je[ ]bent|"
+     r"ben[ ]je)\b[^.\n]{0,40}?\b(?:sin|sem|sans|senza|ohne|zonder|bez)[ ](?:\w+[ ]){0,1}?)"
+     r"(?:restricci\w+|restri[çc][õo]es|restri[çc][ãa]o|restrictions?|restrizion\w+|limitaci\w+|limita[çc]\w+|limitations?|"
+     r"limitazion\w+|einschr[äa]nkung\w*|beschr[äa]nkung\w*|filtr\w+|filtern?|beperking\w*|ogranicze[ńn]\w*|omezen[íi]|censura|zensur)",
+     "instruction override", "override",
+     ("restricciones", "restriccion", "restricoes", "restricao", "restrictions", "restriction", "restrizioni", "restrizione",
+      "limitaciones", "limitacion", "limitacoes", "limitacao", "limitations", "limitation", "limitazioni", "limitazione",
+      "einschrankungen", "einschrankung", "beschrankungen", "beschrankung", "filtros", "filtres", "filtri", "filter", "filtern",
+      "beperkingen", "ograniczen", "omezeni", "censura", "zensur"), 120),
+    # Hungarian: "disregard the previous instructions" (the verb phrase first or last)
+    (r"(?i)\b(?:hagyd|hagyja|hagyj[áa]tok)[ ]figyelmen[ ]k[íi]v[üu]l\b[^.\n]{0,40}?\butas[íi]t[áa]s\w*"
+     r"|\b(?:az[ ])?(?:el[őo]z[őo]|kor[áa]bbi|fenti|[öo]sszes)[ ](?:\w+[ ])?utas[íi]t[áa]s\w*[^.\n]{0,20}?\b(?:hagyd|hagyja)[ ]figyelmen[ ]k[íi]v[üu]l\b",
+     "instruction override", "override", ("hagyd", "hagyja", "hagyjatok", "elozo", "korabbi", "fenti", "osszes"), 3),
+    # "ignore all previous instructions" in more languages: the verb, "all" or "previous", a word for instructions
+    (r"(?im)(?:\b(?:oblida|oblideu|esquece|esquecede|ignorade|igno[rř]i[šs]i|ignorirajte|ignoriraj|zanemari|zanemarite|prezri|prezrite|"
+     r"ignoruok|ignoruokite|ignor[ēe]|ignor[ēe]jiet|ignoreeri|ignoreerige|injoro|injoroni|ahaztu|baztertu|zapomeni|zapomenite|"
+     r"pozabi|pozabite|aizmirsti|aizmirstiet|unusta|unustage|pamir[šs]k|pamir[šs]kite|harro|ignoruj|ignorujte)"
+     r"|(?:^|(?<=[.!?:;\"'«(*>-])|(?<=[.!?:;\"'«(*>-][ ]))[ \t]*ignora)\b"
+     r"(?=[^.\n]{0,60}?\b(?:anterior\w*|previ\w*|pr[eè]vi\w*|prethodn\w*|prej[šs]nj\w*|ankstesn\w*|iepriek[šs][ēe]j\w*|varasem\w*|"
+     r"eelnev\w*|m[ëe]parshme|aurreko|lehenagoko|totes|tots|todas|todos|sve|sva|svih|vsa|vse|visas|visus|k[õo]iki|gjitha|guztiak|"
+     r"v[šs]etky|v[šs]etk\w*|abans|antes)\b)[^.\n]{0,50}?\b(?:instruccions|instruci[óo]ns|instrucciones|instru[çc][õo]es|uputstv\w*|"
+     r"upute|uputa|navodil\w*|instrukcij\w*|instrukcijas|juhis\w*|udh[ëe]zim\w*|argibide\w*|jarraibide\w*|agindu\w*|pokyn\w*|"
+     r"norm[ae]s|regles|regras|normas|pravil\w*|noteikum\w*|taisykl\w*|reegl\w*|rregull\w*|el[ ]que[ ]s'ha[ ]dit|tot[ ]el[ ]que|"
+     r"todo[ ]o[ ]anterior|todo[ ]lo[ ]anterior|o[ ]que[ ]se[ ]dixo)",
+     "instruction override", "override",
+     ("oblida", "oblideu", "esquece", "esquecede", "ignora", "ignorade", "ignorisi", "ignorirajte", "ignoriraj", "zanemari",
+      "zanemarite", "prezri", "prezrite", "ignoruok", "ignoruokite", "ignore", "ignorejiet", "ignoreeri", "ignoreerige", "injoro",
+      "injoroni", "ahaztu", "baztertu", "zapomeni", "zapomenite", "pozabi", "pozabite", "aizmirsti", "aizmirstiet", "unusta",
+      "unustage", "pamirsk", "pamirskite", "harro", "ignoruj", "ignorujte", "ignora"), 8),
+    # verb last (Basque, Azerbaijani, Uzbek): "all previous instructions … set aside"
+    (r"(?i)\b(?:aurreko|lehenagoko|aurretiko|[əe]vv[əe]lki|oldingi|barcha|b[üu]t[üu]n)\b[^.\n]{0,40}?\b(?:argibide|jarraibide|agindu|"
+     r"t[əe]limat|ko[`'‘’]?rsatma)\w*[^.\n]{0,30}?(?:alde[ ]batera[ ]utzi|ahaztu|baztertu|ez[ ]egin[ ]kasurik|m[əe]h[əe]l[ ]qoyma|"
+     r"unut|e[`'‘’]?tiborsiz[ ]qoldir\w*|unuting|yoddan[ ]chiqaring)",
+     "instruction override", "override", ("aurreko", "lehenagoko", "aurretiko", "evvelki", "oldingi", "barcha", "butun"), 0),
+    # a reveal verb and "system prompt" in more languages
+    (r"(?i)\b(?:am[óo]same|amosa|amosade|mostra'm|mostreu|erakutsi|erakutsidazu|uka[žz]|uka[žz]te|mutasd|mutassa|arat[ăa]-mi|arat[ăa]|"
+     r"afi[șs]eaz[ăa]|poka[žz]|poka[žz]i|prika[žz]i|parodyk|par[āa]di|n[äa]yt[äa]|visa|vis|toon|tunjukkan|tunjuk|onyesha|ipakita|"
+     r"shfaq|trego|g[öo]ster)\b[^.\n]{0,30}?(?:\b(?:system\w*|sistem\w*|syst[ée]m\w*|rendszer\w*|j[äa]rjestelm[äa]\w*)[ ]?(?:prompt\w*|"
+     r"kehot\w*|instrucci\w*|instru[cç]\w*|navodil\w*|pokyn\w*|talimat\w*)|\bprompt\w*[ ](?:do|del|de|di|du|ya|ng)[ ](?:sistem\w*|"
+     r"syst[èe]m\w*|mfumo)|\bmaagizo[ ]yako[ ]ya[ ]mfumo|\brendszerprompt\w*|\bsysteemprompt\w*|\bsystemprompt\w*|"
+     r"\bj[äa]rjestelm[äa]kehot\w*|\bsistemaren[ ]prompt\w*|\binstruccions[ ]de[ ]sistema)",
+     "prompt or data extraction", "exfiltration",
+     ("amosame", "amosa", "amosade", "mostra", "mostreu", "erakutsi", "erakutsidazu", "ukaz", "ukazte", "mutasd", "mutassa", "arata",
+      "afiseaza", "pokaz", "pokazi", "prikazi", "parodyk", "paradi", "nayta", "visa", "vis", "toon", "tunjukkan", "tunjuk", "onyesha",
+      "ipakita", "shfaq", "trego", "goster"), 0),
+    # romanised Hindi/Urdu, Arabic and Russian orders to drop the instructions
+    (r"(?i)\b(?:pichl[ae]|pichhl[ae]|pehl[ae]|sabhi|saare|saari|tamam)\b[^.\n]{0,30}?\b(?:nirdesh\w*|hidayat\w*|instructions?|"
+     r"niyam\w*|prompt)\b[^.\n]{0,20}?\b(?:ignore[ ]kar\w*|nazar[ ]?andaz[ ]kar\w*|bhool[ ]ja\w*|bhul[ ]ja\w*|mat[ ]mano)",
+     "instruction override", "override", ("pichle", "pichla", "pichhle", "pichhla", "pehle", "pehla", "sabhi", "saare", "saari",
+                                          "tamam"), 0),
+    (r"(?i)\b(?:tajahal|tajahali|tajahalu|ignoriruy\w*|proignoriruy\w*|zabud'?|zabudte)[ ,]+(?:\w+[ ]){0,3}?(?:al-?ta'?limat|"
+     r"al-?awamir|ta'?limat|instruktsi\w*|instrukts\w*|pravila|ukazani\w*|instructions?)",
+     "instruction override", "override", ("tajahal", "tajahali", "tajahalu", "ignoriruy", "ignoriruyte", "proignoriruy", "zabud",
+                                          "zabudte"), 0),
 )
 """Rules for Latin-script languages (see above)."""

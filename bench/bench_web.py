@@ -339,11 +339,14 @@ def bench_guard_more_dev() -> None:
     result = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, material)
     changed, total = result["prompt"]
     print(f"guard DEVELOPMENT (more), benign pages about prompts changed: {changed}/{total} = {changed / total:.1%}")
-    pages = guard_dev_more.load("guard-more-pages.jsonl")  # python bench/guard_dev_more.py --pages
-    if pages:
-        second = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
-        print(f"guard DEVELOPMENT (more pages), benign pages about prompts changed: {second[0]}/{second[1]} = "
-              f"{second[0] / second[1]:.1%}")
+    for label, name in (("more pages", "guard-more-pages.jsonl"),  # python bench/guard_dev_more.py --pages
+                        ("third pages", "guard-third-pages.jsonl"),  # python bench/guard_dev_more.py --third
+                        ("fourth pages", "guard-fourth-pages.jsonl")):  # python bench/guard_dev_more.py --fourth
+        pages = guard_dev_more.load(name)
+        if pages:
+            other = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
+            print(f"guard DEVELOPMENT ({label}), benign pages about prompts changed: {other[0]}/{other[1]} = "
+                  f"{other[0] / other[1]:.1%}")
     intl = guard_dev_more.load("guard-more-intl.jsonl")  # python bench/guard_dev_more.py --intl
     if intl:
         caught = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, intl)["attack_source"]

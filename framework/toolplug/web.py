@@ -97,19 +97,23 @@ _CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _negative_kind(node: Any) -> str:
+def _negative_kind(node: Any, widgets: bool = True) -> str:
     """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
     attributes = node.attributes
-    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
+    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}", widgets)
 
 
 @functools.lru_cache(maxsize=4096)
-def _negative_kind_of(names: str) -> str:
+def _negative_kind_of(names: str, widgets: bool = True) -> str:
+    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``; ``widgets=False`` leaves the word
+    "widget" out (on a page builder's page, every block is one)."""
     kind = ""
     for token in _CAMEL.sub("-", names).lower().split():
-        if token in _NEGATIVE_WORDS:
+        if token in _NEGATIVE_WORDS and (widgets or token != "widget"):
             return "strong" if token in _STRONG_NEGATIVE else "weak"
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
+        if not widgets:
+            parts = [part for part in parts if part != "widget"]
         if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
             continue
         for part in parts:
@@ -153,7 +157,8 @@ def extract(
     meta = _metadata(tree)
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
-    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden)
+    streamed = 'hidden id="S:' in html  # a substring scan costs a fraction of a pattern's search
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed)
     main, before = _main_content(tree, options)
     after = len(main.text(strip=True))
     if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
@@ -203,6 +208,8 @@ class _Options:
     content_selector: str | None
     include_images: bool
     remove_hidden: bool
+    streamed: bool
+    """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
     gentle: bool = False
     """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
 
@@ -210,6 +217,8 @@ class _Options:
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     """The main content of ``tree``, cleaned, and the length of its text before the cleaning (0 when
     ``content_selector`` chose it)."""
+    if options.streamed:
+        _reveal_streamed(tree)
     for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
         node.decompose(recursive=False)
     if options.remove_hidden:
@@ -234,6 +243,33 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
+
+
+def _reveal_streamed(tree: Any) -> None:
+    """Put the segments a streaming renderer sends hidden (``<div hidden id="S:1">``) where their
+    placeholders stand, as the page's script does once loaded: a boundary (``<template id="B:1">`` and its
+    "Loading…" fallback, up to the closing comment) or a bare placeholder (``<template id="P:1">``). The
+    reader sees them; left hidden, they would be removed."""
+    for segment in tree.css('div[hidden][id^="S:"]'):
+        suffix = segment.id[2:]
+        boundary = tree.css_first(f'template[id="B:{suffix}"]')
+        fallback = []
+        if boundary is None:
+            boundary = tree.css_first(f'template[id="P:{suffix}"]')
+            if boundary is None:
+                continue
+            sibling = None
+        else:
+            sibling = boundary.next
+            while sibling is not None and sibling.tag != "-comment":
+                fallback.append(sibling)
+                sibling = sibling.next
+        for child in segment.iter(include_text=True):
+            boundary.insert_before(child)  # a copy
+        segment.decompose()
+        if sibling is not None:  # the fallback ends where the boundary's closing comment stands
+            _decompose_all(fallback)
+        boundary.decompose()
 
 
 def _remove_hidden(tree: Any) -> None:
@@ -385,10 +421,13 @@ def _drop_furniture_tags(main: Any) -> None:
 def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
+    spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id:
             continue
         kind = _negative_kind(node)
+        if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
+            kind = _negative_kind(node, False)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
@@ -401,6 +440,51 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
+    """On a page builder's page, which names every block a "widget", the blocks that only that word marks as
+    furniture and that lie within the article: from the first of them holding running text to the last.
+
+    It is such a page when half of the content's text, and half of its running text, or more sit in these
+    blocks. The ones before and after that stretch (calls to action, promotions, a sidebar) are still
+    furniture."""
+    found = {
+        node.mem_id: node for node in main.css(_WIDGET_NAMED)
+        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, False)
+    }
+    if not found:
+        return {}
+    outer = [node for node in found.values() if not _has_ancestor_in(node, found)]  # in document order
+    if sum(len(node.text()) for node in outer) < total * _WIDGET_PAGE_SHARE:
+        return {}  # the raw text, never shorter than the running text: sidebar boxes beside an article
+    prose = [_prose_length(node) for node in outer]
+    if not any(prose) or sum(prose) < _prose_length(main) * _WIDGET_PAGE_SHARE:
+        return {}
+    first = next(index for index, length in enumerate(prose) if length)
+    while first and _is_heading_block(outer[first - 1]):
+        first -= 1  # the heading over the first section
+    last = max(index for index, length in enumerate(prose) if length)
+    return {node.mem_id: node for node in outer[first:last + 1]}
+
+
+def _is_heading_block(node: Any) -> bool:
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    return heading is not None and len(heading.text(strip=True)) == len(node.text(strip=True))
+
+
+_WIDGET_PAGE_SHARE = 0.5
+_WIDGET_NAMED = ':is([class*="widget" i], [id*="widget" i])'
+
+
+def _prose_length(node: Any) -> int:
+    """The length of the running text in ``node``: paragraphs of 80 characters or more, few of them links."""
+    total = 0
+    for paragraph in node.css("p"):
+        length = len(paragraph.text(strip=True))
+        if length >= 80 and _link_density(paragraph, length) < 0.3:
+            total += length
+    return total
 
 
 def _drop_teasers(main: Any) -> None:
@@ -422,7 +506,9 @@ def _drop_link_blocks(main: Any) -> None:
         if not text:
             continue
         density = _link_density(node, len(text))
-        if (density > 0.8 or (len(text) < 600 and density > 0.6)) and not _is_quotation(node, len(text)):
+        # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
+        short = 60 if node.tag == "p" else 600
+        if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
             node.decompose()
 
 
@@ -476,7 +562,7 @@ _CALLS_TO_ACTION = tuple(
         (" us ", r"\b(find|like|join) us on"),
         ("click", r"\b(click here|click to tweet|by clicking\b)"),
         ("deliver", r"\bdelivered (to|through|straight to) your"),
-        ("reached", r"\b(may|can) be reached at"),
+        ("reach", r"\b((may|can) be reached at|reach (the|our) (reporters?|authors?|writers?|editors?) (at|on|by)\b)"),
         ("tip", r"\bhave a (news )?tip"),
         ("send us", r"\bsend us"),
         ("inbox", r"\b(in|into|to) your inbox"),
@@ -510,7 +596,20 @@ _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 _CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
 _CREDIT_START = re.compile(
     r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
-    r"|(additional )?(reporting|writing|editing) by\b",
+    r"|(additional )?(reporting|writing|editing) by\b"
+    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b",
+    re.I,
+)
+# Who wrote or checked the article: the label, then a name ("Reviewed by Dr Lee Kim"; "by the engineers" is prose).
+_CREDIT_LABEL = re.compile(
+    r"\W*((medically|expertly|editorially) )?(reviewed|fact[- ]?checked|written|edited|verified) by:?\s+(\w)"
+    r"|\W*contributions? from:?\s+(\w)",
+    re.I,
+)
+# A line that opens with a link's call to act: the site selling, not the article speaking.
+_LINKED_CALL = re.compile(
+    r"\W*(learn more|find out more|get started|book a (free )?demo|request a (free )?demo|get a (free )?quote"
+    r"|start (your|a) free trial|try (it|\w+) (for )?free)\b",
     re.I,
 )
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -571,6 +670,10 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 80 and _BYLINE.match(text) and text[-1] not in ".!?":
         return True
+    if len(text) <= 200 and text[-1] not in ".!?" and _is_credit_label(text):
+        return True
+    if len(text) <= 120 and text[-1] not in ".!?" and _LINKED_CALL.match(text) and node.css_first("a[href]"):
+        return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
@@ -579,6 +682,11 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+def _is_credit_label(text: str) -> bool:
+    match = _CREDIT_LABEL.match(text)
+    return match is not None and (match.group(4) or match.group(5)).isupper()
 
 
 _CONTAINER_TAGS = ("p", "div", "ul", "ol", "table", "blockquote", "section", "article")
@@ -805,7 +913,8 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
             prose_lengths[paragraph.mem_id] = length
         if length < 25 or (tag == "li" and length < 80):
             continue
-        score = 1.0 + text.count(",") + min(length / 100.0, 3.0)
+        # Commas mark clauses of prose; a run of them without spaces is data (a list of domains, numbers).
+        score = 1.0 + min(text.count(","), text.count(" ")) + min(length / 100.0, 3.0)
         node = start
         for divisor in (1.0, 2.0, 3.0):
             if node is None or node.tag in ("html", "body"):

@@ -1758,10 +1758,10 @@ def _view_spans(
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
-    if seen is None:  # a word of the copy is in ``seen`` exactly when it stands between spaces in it
-        seen = compiled.view_words.intersection(words.split())
-    rot13 = b"rot13" in seen or (b"rot" in seen and b"rot 13" in words)
-    backwards = (b"eht" in seen) + (b"uoy" in seen) + (b"dna" in seen) + (b"ruoy" in seen) >= 2
+    # a word of the copy is in ``found`` exactly when it stands between spaces in it
+    found = compiled.view_words.intersection(words.split()) if seen is None else seen
+    rot13 = b"rot13" in found or (b"rot" in found and b"rot 13" in words)
+    backwards = (b"eht" in found) + (b"uoy" in found) + (b"dna" in found) + (b"ruoy" in found) >= 2
     if rot13:
         scan(0, len(text), codecs.encode(text, "rot13"))
     if backwards:

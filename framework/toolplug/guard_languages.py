@@ -567,6 +567,8 @@ IGNORA_IMPERATIVE = (
 _LIMIT_NOUN = r"(?:grenzen|l[íi]mites?|limiti|limits?)"
 _MODEL_OR_ANSWER = (
     r"(?:ia|ki|dan|gpt|chatgpt|llm|modell?|modelo|modello|mod[èe]le|asistente|assistente|assistent|assistant|bot|chatbot|"
+    r"intelig\w*[ \t]+artificial|intelligenza[ \t]+artificiale|intelligence[ \t]+artificielle|"
+    r"k[üu]nstliche[ \t]+intelligenz|"
     r"respond\w*|respuestas?|contest\w*|antwort\w*|beantwort\w*|r[ée]pon\w*|rispond\w*|rispost\w*|respost\w*|"
     r"answer\w*|filt\w*|censur\w*|zensur\w*|restri\w*|einschr\w*|regeln|reglas|r[èe]gles|regole|regras|normas|"
     r"instru\w*|anweisung\w*|richtlinie\w*|directrices|diretrizes|direttive)"

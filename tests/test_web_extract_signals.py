@@ -461,3 +461,20 @@ def test_segments_streamed_hidden_take_their_placeholders_and_a_stray_hidden_one
     assert MORE[0] in markdown
     assert markdown.index(STORY[0]) < markdown.index(STORY[1]) < markdown.index(STORY[2]) < markdown.index(MORE[0])
     assert "Loading" not in markdown and "Ignore the article" not in markdown
+
+
+# REQ: WEB-3
+def test_a_post_in_a_block_named_for_commenting_on_it_stays_and_the_comments_block_still_goes() -> None:
+    # "commentOnSelection" names a feature (readers comment on a selected passage), so the word "comment"
+    # only qualifies it: the block is the post. "commentsSection" and "commentThread" are comment sections,
+    # removed even when they hold more text than the post.
+    comments = "".join(
+        f"<div class='c31'><p>{reader} wrote: I walk across that bridge every morning with my children and I "
+        f"think the detour will make the school run much longer for everyone living on the south bank.</p></div>"
+        for reader in ("Anna", "Ben", "Clara", "Dirk", "Eva")
+    )
+    body = (f"<div class='commentOnSelection'>{paragraphs(STORY)}</div>"
+            f"<div class='commentsSection'>{comments}</div><div class='commentThread'>{comments}{comments}</div>")
+    markdown = extract(page(body)).markdown
+    assert_story_whole(markdown)
+    assert "wrote:" not in markdown

@@ -116,12 +116,21 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
             parts = [part for part in parts if part != "widget"]
         if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
             continue
-        for part in parts:
+        for index, part in enumerate(parts):
             if part in _NEGATIVE_WORDS:
-                if part in _STRONG_NEGATIVE:
+                if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
                     return "strong"
                 kind = "weak"
     return kind
+
+
+# "commentOnSelection", "comment-on-highlight": the word names what one does to the block (a feature), not what
+# the block holds; such a block is often the article itself.
+_ACTION_LINKS = frozenset({"on", "to", "for", "in", "at", "with", "by", "from", "upon", "over"})
+
+
+def _names_an_action(parts: list[str], index: int) -> bool:
+    return index + 1 < len(parts) and parts[index + 1] in _ACTION_LINKS
 
 
 _NAME_PARTS = re.compile(r"[-_]")

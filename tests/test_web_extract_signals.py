@@ -478,3 +478,44 @@ def test_a_post_in_a_block_named_for_commenting_on_it_stays_and_the_comments_blo
     markdown = extract(page(body)).markdown
     assert_story_whole(markdown)
     assert "wrote:" not in markdown
+
+
+# REQ: WEB-3
+def test_round_up_headings_linking_to_other_sites_stay_and_teasers_of_this_site_still_go() -> None:
+    # A round-up names each thing it lists in a heading linking to its maker's site, then says what it is.
+    # Headlines linking to this site's other stories are teasers, and an off-site link heading that opens no
+    # text (a call to subscribe) is one too.
+    makers = ("https://ferries.example.org/timetable", "https://www.bikes.example.net/rental",
+              "//buses.example.com/line-9")
+    round_up = "".join(
+        f"<div class='c41'><h3><a href='{href}'>{name}</a></h3><p>{text}</p></div>"
+        for href, name, text in zip(makers, ("Harbour ferry", "City bikes", "Night bus"), STORY, strict=True)
+    )
+    teasers = "".join(
+        f"<div class='c42'><h3><a href='{href}'>{title}</a></h3><p>Two minutes to read.</p></div>"
+        for href, title in (("/news/ferry-prices", "Ferry prices rise again"),
+                            ("https://news.town.example/news/market", "Market square reopens"))
+    )
+    cta = "<h2><a href='https://mail.example.org/join'>Click here to get our newsletter</a></h2><p></p>"
+    html = page(f"<p>{MORE[0]}</p>{round_up}<p>{MORE[1]}</p>{cta}{teasers}")
+    markdown = extract(html, "https://www.town.example/guides/getting-around").markdown
+    assert_story_whole(markdown)
+    for name in ("Harbour ferry", "City bikes", "Night bus"):
+        assert f"### [{name}]" in markdown
+    for gone in ("Ferry prices rise", "Market square", "Two minutes", "newsletter"):
+        assert gone not in markdown
+
+
+# REQ: WEB-3
+def test_a_heading_with_a_malformed_link_or_a_page_without_address_is_judged_as_before() -> None:
+    # "http://[" names no site; without the page's address no link is known to lead elsewhere. Either way
+    # the headings are teasers, as they were before links were told apart by site.
+    cards = "".join(
+        f"<div class='c43'><h3><a href='{href}'>Other story {number}</a></h3><p>Two minutes to read.</p></div>"
+        for number, href in enumerate(("http://[oops/news", "https://ferries.example.org/timetable"))
+    )
+    html = page(paragraphs(STORY) + cards)
+    assert "Other story 0" not in extract(html, "https://www.town.example/news/bridge").markdown
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Other story" not in markdown

@@ -519,3 +519,18 @@ def test_a_heading_with_a_malformed_link_or_a_page_without_address_is_judged_as_
     markdown = extract(html).markdown
     assert_story_whole(markdown)
     assert "Other story" not in markdown
+
+
+# REQ: WEB-3
+def test_a_heading_whose_id_spells_its_words_stays_and_one_named_for_furniture_goes() -> None:
+    # Site builders give each heading an anchor made of its words; "share" or "social" in it says nothing
+    # of the heading. An id of the heading's kind ("social-share-links" over other words) still names it.
+    article = (f"<h2 id='h-how-to-share-the-footpath-safely'>How to share the footpath safely</h2><p>{STORY[1]}</p>"
+               f"<h2 id='social-media-and-the-bridge'>Social media and the bridge</h2><p>{STORY[2]}</p>")
+    furniture = ("<h3 id='social-share-links'>Tell a friend about it</h3><h3 id='comments'>One reply</h3>"
+                 "<h3 id='social-links'>Social links</h3>")
+    markdown = extract(page(f"<p>{STORY[0]}</p>{article}{furniture}")).markdown
+    assert_story_whole(markdown)
+    assert "## How to share the footpath safely" in markdown
+    assert "## Social media and the bridge" in markdown
+    assert "Tell a friend" not in markdown and "One reply" not in markdown and "Social links" not in markdown

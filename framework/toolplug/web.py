@@ -100,7 +100,19 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 def _negative_kind(node: Any, widgets: bool = True) -> str:
     """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
     attributes = node.attributes
-    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}", widgets)
+    identifier = attributes.get("id") or ""
+    if identifier and node.tag in _HEADINGS and _spells_own_words(identifier, node):
+        identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
+    return _negative_kind_of(f"{attributes.get('class') or ''} {identifier}", widgets)
+
+
+def _spells_own_words(identifier: str, node: Any) -> bool:
+    """``identifier`` is three or more words, two thirds of them the node's own."""
+    parts = [part for part in _NAME_PARTS.split(identifier.lower()) if part]
+    if len(parts) < 3:
+        return False
+    words = set(_WORD.findall(node.text().lower()))
+    return sum(part in words for part in parts) * 3 >= len(parts) * 2
 
 
 @functools.lru_cache(maxsize=4096)
@@ -134,6 +146,7 @@ def _names_an_action(parts: list[str], index: int) -> bool:
 
 
 _NAME_PARTS = re.compile(r"[-_]")
+_WORD = re.compile(r"\w+")
 _POSITIVE = re.compile(
     r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|rich-?text|paragraph", re.I
 )

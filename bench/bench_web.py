@@ -282,6 +282,48 @@ def bench_guard_throughput(articles: list[str] | None = None, runs: int = 3) -> 
           f"{size / 1e6:.1f} MB; min {min(rates):.1f}, max {max(rates):.1f})")
 
 
+_FOREIGN_PAGES = {"Russian": ("ru",), "Chinese": ("zh_CN", "zh"), "Arabic": ("ar",)}
+"""The languages of :func:`bench_guard_foreign_throughput`, by the ``lang`` codes of their paragraphs."""
+
+
+def bench_guard_foreign_throughput(runs: int = 3, pages: int = 10, page_bytes: int = 20_000) -> None:
+    """MB/s (CPU time, median of ``runs``) of the built-in filter on long pages in other scripts: benign
+    paragraphs of gettext catalogues and manual pages (``bench/guard_dev_more.py --catalogues --manuals``;
+    development text), every n-th of a language joined into ``pages`` pages of about ``page_bytes``."""
+    import guard_dev_more
+
+    paragraphs: dict[str, list[str]] = {language: [] for language in _FOREIGN_PAGES}
+    for row in guard_dev_more.load():
+        for language, codes in _FOREIGN_PAGES.items():
+            if row["kind"] in ("benign_catalogue", "benign_manual") and row.get("lang") in codes:
+                paragraphs[language].append(row["text"])
+    flt = BuiltinInjectionFilter()
+    flt.filter_one("warm-up: compiles the rules once")
+    for language, found in paragraphs.items():
+        texts: list[str] = []
+        piece: list[str] = []
+        for paragraph in found[:: max(1, len(found) // 400)]:
+            piece.append(paragraph)
+            if sum(len(p.encode()) for p in piece) > page_bytes:
+                texts.append("\n\n".join(piece))
+                piece = []
+            if len(texts) == pages:
+                break
+        if not texts:
+            print(f"guard throughput on {language} pages: skipped; run python bench/guard_dev_more.py "
+                  "--catalogues --manuals first")
+            continue
+        size = sum(len(text.encode()) for text in texts)
+        flt.filter(texts)  # the script's patterns compile on first use
+        rates = []
+        for _ in range(runs):
+            started = time.process_time()
+            flt.filter(texts)
+            rates.append(size / (time.process_time() - started) / 1e6)
+        print(f"guard throughput on {language} pages: median {statistics.median(rates):.2f} MB/s CPU ({runs} runs "
+              f"of {len(texts)} pages, {size / 1e6:.2f} MB; min {min(rates):.2f}, max {max(rates):.2f})")
+
+
 def bench_guard_more_dev() -> None:
     """The guard on the larger development material of ``bench/guard_dev_more.py`` (run it first): benign
     pages about prompts changed, recall per language of foreign attacks planted into articles, and benign
@@ -419,6 +461,9 @@ def main() -> None:
     parser.add_argument("--guard-runs", type=int, default=5, help="timed guard runs (median reported)")
     parser.add_argument("--guard-throughput-only", action="store_true",
                         help="only the guard's MB/s on the corpus articles (reads no held-out text)")
+    parser.add_argument("--guard-foreign-throughput", action="store_true",
+                        help="only the guard's MB/s on long Russian, Chinese and Arabic pages of benign catalogue "
+                             "and manual paragraphs (development text of bench/guard_dev_more.py)")
     parser.add_argument("--extra-corpus", type=Path, default=os.environ.get("TOOLPLUG_EXTRA_CORPUS"),
                         help="a fuller copy of the public article benchmark (html/, ground-truth.json); its pages "
                              "that are not in ../shared/corpus are scored as unseen pages")
@@ -433,6 +478,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.guard_throughput_only:
         bench_guard_throughput(runs=args.guard_runs)
+        return
+    if args.guard_foreign_throughput:
+        bench_guard_foreign_throughput(runs=args.guard_runs)
         return
     if args.more_dev:
         bench_guard_more_dev()

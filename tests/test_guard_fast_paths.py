@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolplug import guard_builtin as gb
-from toolplug import guard_languages, guard_sentences
+from toolplug import guard_gates, guard_languages, guard_sentences
 from toolplug.guard import BuiltinInjectionFilter
 
 COMPILED = gb._compiled()
@@ -336,3 +336,86 @@ def test_anchor_words_are_found_where_they_stand_between_spaces_of_the_word_copy
         if any(r.needs is None or not r.needs.isdisjoint(present) for r in by_anchor[word]):
             expected += [m.start() for m in re.finditer(b"(?= " + re.escape(word) + b" )", copy)]
     assert sorted(calls) == sorted(expected)
+
+
+# --- first-character gates of the other scripts' alternations (guard_gates) ---------------------------
+
+def _plain_and_gated(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile("|".join(patterns)), guard_gates.compile_gated(patterns)
+
+
+def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [match.span() for match in pattern.finditer(text, start, end)]
+
+
+GATE_CASES = [
+    # (branches, text): every window of the text is searched with and without the gates
+    ((r"(?m:^)[ \t]*x", r"(?<=[.!?])[ ]*y"), "x\n  x a.  y b!y\ny x"),
+    ((r"(?:^|(?<=[\u3002\n]))\u628a", r"\Az"), "\u628a\u3002\u628a a\u628a\nz\u628a z"),
+    ((r"(?i:\u0434\u043b\u044f)[ ]\u0438\u0438", r"(?i:k)elvin", r"(?i:s)top", r"(?i:i)nk"),
+     "\u0414\u041b\u042f \u0438\u0438 \u212aelvin Kelvin \u017ftop Stop \u0130nk \u0131nk Ink"),
+    ((r"[\w.+-]+@[\w-]+\.\w+", r"\s+!"), "write to a.b@c.example or _x@y.org  ! \u00e9@\u00e9.fr"),
+    ((r"(?:ab)?c", r"d*e", r"(?:f|g?)h"), "c abc e dde h fh gh xh"),
+    ((r"(?<!x)q", r"(?<=\s)w", r"(?=t)tt"), "q xq w\tw ttt"),
+]
+
+
+@pytest.mark.parametrize(("branches", "text"), GATE_CASES)
+def test_gated_alternations_find_what_the_plain_alternation_finds_in_every_window(
+    branches: tuple[str, ...], text: str
+) -> None:
+    # REQ: WEB-9
+    assert all(guard_gates.first_characters(branch) is not None for branch in branches)  # a gate to test in each
+    plain, gated = _plain_and_gated(branches)
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 1):
+            assert _spans(gated, text, start, end) == _spans(plain, text, start, end), (start, end)
+
+
+def test_branches_whose_start_is_unknown_keep_no_gate_and_the_whole_keeps_none() -> None:
+    # REQ: WEB-9
+    for branch in (r"a?", r".x", r"[^a]b", r"(a)?\1x", r"\w*", r"(?i)ab", r"(?<=ab)."):
+        assert guard_gates.first_characters(branch) is None, branch
+    plain, gated = _plain_and_gated(("a", ".x", "b"))
+    assert gated.pattern is None  # compiled from the tree: the branches that have a gate got it
+    assert _spans(gated, "xa .x ab", 0, 8) == _spans(plain, "xa .x ab", 0, 8) == [(1, 2), (3, 5), (6, 7), (7, 8)]
+
+
+def _script_alphabet(patterns: tuple[str, ...]) -> str:
+    """The characters the patterns name, with spaces, line ends, punctuation and a few ASCII letters."""
+    named = {char for pattern in patterns for char in pattern if not char.isascii()}
+    return "".join(sorted(named)) + " \t\n.!?:@_-aAiIkK\u0130\u0131\u017f\u212a"
+
+
+@pytest.mark.parametrize("group", range(len(guard_languages.SCRIPT_GROUPS)))
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_script_groups_gates_find_what_its_plain_alternation_finds(group: int, data: st.DataObject) -> None:
+    # REQ: WEB-9
+    patterns = guard_languages.SCRIPT_GROUPS[group][2]
+    plain, gated = _plain_and_gated(patterns)
+    words = [word for word in guard_languages.SCRIPT_GROUPS[group][1]]
+    pieces = st.one_of(st.sampled_from(words), st.text(_script_alphabet(patterns), max_size=6),
+                       st.sampled_from(OTHER_SCRIPT_ATTACKS))
+    text = "".join(data.draw(st.lists(pieces, max_size=25)))
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert _spans(gated, text, start, end) == _spans(plain, text, start, end)
+
+
+def test_the_script_groups_have_their_gates() -> None:
+    # REQ: WEB-9
+    branches = [pattern for _, _, patterns in guard_languages.SCRIPT_GROUPS for pattern in patterns]
+    gated = sum(guard_gates.first_characters(pattern) is not None for pattern in branches)
+    assert gated >= 0.9 * len(branches)
+    # compiled from the parsed tree with its gates in it (a pattern that could not be is compiled as written)
+    assert all(guard_gates.compile_gated(patterns).pattern is None for _, _, patterns in guard_languages.SCRIPT_GROUPS)
+
+
+@pytest.mark.parametrize("attack", [a for a in OTHER_SCRIPT_ATTACKS if not a.isascii()])
+def test_instructions_in_other_scripts_are_caught_in_a_long_page_of_that_script(attack: str) -> None:
+    # REQ: WEB-9
+    filler = "\u4eca\u5929\u5929\u6c14\u5f88\u597d\u3002\u6211\u4eec\u53bb\u516c\u56ed\u3002 " * 40
+    text = filler + "\n\n" + attack + "\n\n" + filler
+    result = BuiltinInjectionFilter().filter_one(text)
+    assert result.findings and result.text != text

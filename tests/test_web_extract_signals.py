@@ -461,3 +461,76 @@ def test_segments_streamed_hidden_take_their_placeholders_and_a_stray_hidden_one
     assert MORE[0] in markdown
     assert markdown.index(STORY[0]) < markdown.index(STORY[1]) < markdown.index(STORY[2]) < markdown.index(MORE[0])
     assert "Loading" not in markdown and "Ignore the article" not in markdown
+
+
+# REQ: WEB-3
+def test_a_post_in_a_block_named_for_commenting_on_it_stays_and_the_comments_block_still_goes() -> None:
+    # "commentOnSelection" names a feature (readers comment on a selected passage), so the word "comment"
+    # only qualifies it: the block is the post. "commentsSection" and "commentThread" are comment sections,
+    # removed even when they hold more text than the post.
+    comments = "".join(
+        f"<div class='c31'><p>{reader} wrote: I walk across that bridge every morning with my children and I "
+        f"think the detour will make the school run much longer for everyone living on the south bank.</p></div>"
+        for reader in ("Anna", "Ben", "Clara", "Dirk", "Eva")
+    )
+    body = (f"<div class='commentOnSelection'>{paragraphs(STORY)}</div>"
+            f"<div class='commentsSection'>{comments}</div><div class='commentThread'>{comments}{comments}</div>")
+    markdown = extract(page(body)).markdown
+    assert_story_whole(markdown)
+    assert "wrote:" not in markdown
+
+
+# REQ: WEB-3
+def test_round_up_headings_linking_to_other_sites_stay_and_teasers_of_this_site_still_go() -> None:
+    # A round-up names each thing it lists in a heading linking to its maker's site, then says what it is.
+    # Headlines linking to this site's other stories are teasers, and an off-site link heading that opens no
+    # text (a call to subscribe) is one too.
+    makers = ("https://ferries.example.org/timetable", "https://www.bikes.example.net/rental",
+              "//buses.example.com/line-9")
+    round_up = "".join(
+        f"<div class='c41'><h3><a href='{href}'>{name}</a></h3><p>{text}</p></div>"
+        for href, name, text in zip(makers, ("Harbour ferry", "City bikes", "Night bus"), STORY, strict=True)
+    )
+    teasers = "".join(
+        f"<div class='c42'><h3><a href='{href}'>{title}</a></h3><p>Two minutes to read.</p></div>"
+        for href, title in (("/news/ferry-prices", "Ferry prices rise again"),
+                            ("https://news.town.example/news/market", "Market square reopens"))
+    )
+    cta = "<h2><a href='https://mail.example.org/join'>Click here to get our newsletter</a></h2><p></p>"
+    html = page(f"<p>{MORE[0]}</p>{round_up}<p>{MORE[1]}</p>{cta}{teasers}")
+    markdown = extract(html, "https://www.town.example/guides/getting-around").markdown
+    assert_story_whole(markdown)
+    for name in ("Harbour ferry", "City bikes", "Night bus"):
+        assert f"### [{name}]" in markdown
+    for gone in ("Ferry prices rise", "Market square", "Two minutes", "newsletter"):
+        assert gone not in markdown
+
+
+# REQ: WEB-3
+def test_a_heading_with_a_malformed_link_or_a_page_without_address_is_judged_as_before() -> None:
+    # "http://[" names no site; without the page's address no link is known to lead elsewhere. Either way
+    # the headings are teasers, as they were before links were told apart by site.
+    cards = "".join(
+        f"<div class='c43'><h3><a href='{href}'>Other story {number}</a></h3><p>Two minutes to read.</p></div>"
+        for number, href in enumerate(("http://[oops/news", "https://ferries.example.org/timetable"))
+    )
+    html = page(paragraphs(STORY) + cards)
+    assert "Other story 0" not in extract(html, "https://www.town.example/news/bridge").markdown
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Other story" not in markdown
+
+
+# REQ: WEB-3
+def test_a_heading_whose_id_spells_its_words_stays_and_one_named_for_furniture_goes() -> None:
+    # Site builders give each heading an anchor made of its words; "share" or "social" in it says nothing
+    # of the heading. An id of the heading's kind ("social-share-links" over other words) still names it.
+    article = (f"<h2 id='h-how-to-share-the-footpath-safely'>How to share the footpath safely</h2><p>{STORY[1]}</p>"
+               f"<h2 id='social-media-and-the-bridge'>Social media and the bridge</h2><p>{STORY[2]}</p>")
+    furniture = ("<h3 id='social-share-links'>Tell a friend about it</h3><h3 id='comments'>One reply</h3>"
+                 "<h3 id='social-links'>Social links</h3>")
+    markdown = extract(page(f"<p>{STORY[0]}</p>{article}{furniture}")).markdown
+    assert_story_whole(markdown)
+    assert "## How to share the footpath safely" in markdown
+    assert "## Social media and the bridge" in markdown
+    assert "Tell a friend" not in markdown and "One reply" not in markdown and "Social links" not in markdown

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from toolplug.guard import InjectionSource, InjectionText, PromptInjectionGuard
 from toolplug.net import PUBLIC_ONLY, SafeHTTPClient, TargetPolicy, UnsupportedContentTypeError
@@ -100,7 +100,19 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 def _negative_kind(node: Any, widgets: bool = True) -> str:
     """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
     attributes = node.attributes
-    return _negative_kind_of(f"{attributes.get('class') or ''} {attributes.get('id') or ''}", widgets)
+    identifier = attributes.get("id") or ""
+    if identifier and node.tag in _HEADINGS and _spells_own_words(identifier, node):
+        identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
+    return _negative_kind_of(f"{attributes.get('class') or ''} {identifier}", widgets)
+
+
+def _spells_own_words(identifier: str, node: Any) -> bool:
+    """``identifier`` is three or more words, two thirds of them the node's own."""
+    parts = [part for part in _NAME_PARTS.split(identifier.lower()) if part]
+    if len(parts) < 3:
+        return False
+    words = set(_WORD.findall(node.text().lower()))
+    return sum(part in words for part in parts) * 3 >= len(parts) * 2
 
 
 @functools.lru_cache(maxsize=4096)
@@ -116,15 +128,25 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
             parts = [part for part in parts if part != "widget"]
         if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
             continue
-        for part in parts:
+        for index, part in enumerate(parts):
             if part in _NEGATIVE_WORDS:
-                if part in _STRONG_NEGATIVE:
+                if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
                     return "strong"
                 kind = "weak"
     return kind
 
 
+# "commentOnSelection", "comment-on-highlight": the word names what one does to the block (a feature), not what
+# the block holds; such a block is often the article itself.
+_ACTION_LINKS = frozenset({"on", "to", "for", "in", "at", "with", "by", "from", "upon", "over"})
+
+
+def _names_an_action(parts: list[str], index: int) -> bool:
+    return index + 1 < len(parts) and parts[index + 1] in _ACTION_LINKS
+
+
 _NAME_PARTS = re.compile(r"[-_]")
+_WORD = re.compile(r"\w+")
 _POSITIVE = re.compile(
     r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|rich-?text|paragraph", re.I
 )
@@ -237,7 +259,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if not options.include_images:
         _drop_image_captions(main)
         main.strip_tags(["img", "picture"])
-    _clean_inside(main, options.gentle)
+    _clean_inside(main, options.gentle, _site_of(options.url or ""))
     _drop_clutter(main)
     _drop_title_heading(main, options.title)
     if options.url:
@@ -395,13 +417,14 @@ def _holds_prose(node: Any) -> bool:
     return False
 
 
-def _clean_inside(main: Any, gentle: bool = False) -> None:
+def _clean_inside(main: Any, gentle: bool = False, site: str = "") -> None:
     """Remove the boilerplate inside the chosen content: furniture tags, blocks named as furniture
-    (only the surest names when ``gentle``), teaser headlines and blocks that are mostly links."""
+    (only the surest names when ``gentle``), teaser headlines (of this ``site``'s other pages) and blocks that
+    are mostly links."""
     _drop_furniture_tags(main)
     _drop_named_furniture(main, gentle)
     if not gentle:
-        _drop_teasers(main)
+        _drop_teasers(main, site)
     _drop_link_blocks(main)
 
 
@@ -487,10 +510,53 @@ def _prose_length(node: Any) -> int:
     return total
 
 
-def _drop_teasers(main: Any) -> None:
+def _drop_teasers(main: Any, site: str) -> None:
+    # A heading linking to another site and followed by text names what the article lists or cites (a
+    # product, a source, a project in a round-up, with what the article says of it), not another story here.
     for node in main.css("h2, h3, h4, h5, h6"):
-        if node.parent is not None and _is_teaser_heading(node):
+        if node.parent is not None and _is_teaser_heading(node) and not (
+            _links_off_site(node, site) and _opens_text(node, main)
+        ):
             _teaser_card(node, main).decompose()
+
+
+def _opens_text(heading: Any, main: Any) -> bool:
+    """The first thing with text after ``heading`` (within ``main``) is text, not another heading."""
+    node = heading
+    for _ in range(4):
+        sibling = node.next
+        while sibling is not None:
+            if sibling.tag != "-comment" and sibling.text(strip=True):
+                return sibling.tag not in _HEADINGS and sibling.css_first("h1, h2, h3, h4, h5, h6") is None
+            sibling = sibling.next
+        node = node.parent
+        if node is None or node.mem_id == main.mem_id:
+            return False
+    return False
+
+
+def _site_of(url: str) -> str:
+    """The host of an absolute ``url`` without "www.", else ``""`` (a relative link stays on the site)."""
+    if not url.startswith(("http://", "https://", "//")):
+        return ""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # a malformed address ("http://[x") names no site
+        return ""
+    return host.removeprefix("www.")
+
+
+def _links_off_site(heading: Any, site: str) -> bool:
+    """The heading's link leads to another site than ``site`` (a subdomain of either counts as the same)."""
+    if not site:
+        return False
+    anchor = heading.css_first("a[href]")
+    if anchor is None:
+        anchor = heading.parent if heading.parent is not None and heading.parent.tag == "a" else None
+        if anchor is None and heading.parent is not None and heading.parent.parent is not None:
+            anchor = heading.parent.parent if heading.parent.parent.tag == "a" else None
+    other = _site_of((anchor.attributes.get("href") or "") if anchor is not None else "")
+    return bool(other) and other != site and not other.endswith("." + site) and not site.endswith("." + other)
 
 
 _LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))

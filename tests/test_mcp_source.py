@@ -254,7 +254,8 @@ def test_pins_printed_by_the_cli_approve_the_tools_when_pasted_and_refuse_them_o
         printed = CliRunner().invoke(cli, ["--config", str(config), "mcp", "pins"])
         assert printed.exit_code == 0, printed.output
         assert '"echo" = { fingerprint = ' in printed.output and '"Get-Forecast" = {' in printed.output
-        pins = "\n[mcp.servers.weather.pinned]" + printed.output.split("[mcp.servers.weather.pinned]", 1)[1]
+        # stdout alone: what an admin pastes (a warning on stderr under load is not part of the pins)
+        pins = "\n[mcp.servers.weather.pinned]" + printed.stdout.split("[mcp.servers.weather.pinned]", 1)[1]
         approved = findings(table() + pins)
         changed = findings(table("--variant", "changed") + pins)  # the server now describes Get-Forecast otherwise
     finally:

@@ -272,14 +272,20 @@ def bench_guard_throughput(articles: list[str] | None = None, runs: int = 3) -> 
     flt = BuiltinInjectionFilter()
     flt.filter_one("warm-up: compiles the rules once")
     texts = articles * 6
+    size, rates = _guard_cpu_rates(flt, texts, runs)
+    print(f"guard throughput on news articles: median {statistics.median(rates):.1f} MB/s CPU ({runs} runs of "
+          f"{size / 1e6:.1f} MB; min {min(rates):.1f}, max {max(rates):.1f})")
+
+
+def _guard_cpu_rates(flt: BuiltinInjectionFilter, texts: list[str], runs: int) -> tuple[int, list[float]]:
+    """The bytes of ``texts`` and the filter's MB/s (CPU time) over them, once per run."""
     size = sum(len(text.encode()) for text in texts)
     rates = []
     for _ in range(runs):
         started = time.process_time()
         flt.filter(texts)
         rates.append(size / (time.process_time() - started) / 1e6)
-    print(f"guard throughput on news articles: median {statistics.median(rates):.1f} MB/s CPU ({runs} runs of "
-          f"{size / 1e6:.1f} MB; min {min(rates):.1f}, max {max(rates):.1f})")
+    return size, rates
 
 
 _FOREIGN_PAGES = {"Russian": ("ru",), "Chinese": ("zh_CN", "zh"), "Arabic": ("ar",)}
@@ -302,24 +308,21 @@ def bench_guard_foreign_throughput(runs: int = 3, pages: int = 10, page_bytes: i
     for language, found in paragraphs.items():
         texts: list[str] = []
         piece: list[str] = []
+        piece_bytes = 0
         for paragraph in found[:: max(1, len(found) // 400)]:
             piece.append(paragraph)
-            if sum(len(p.encode()) for p in piece) > page_bytes:
+            piece_bytes += len(paragraph.encode())
+            if piece_bytes > page_bytes:
                 texts.append("\n\n".join(piece))
-                piece = []
+                piece, piece_bytes = [], 0
             if len(texts) == pages:
                 break
         if not texts:
             print(f"guard throughput on {language} pages: skipped; run python bench/guard_dev_more.py "
                   "--catalogues --manuals first")
             continue
-        size = sum(len(text.encode()) for text in texts)
         flt.filter(texts)  # the script's patterns compile on first use
-        rates = []
-        for _ in range(runs):
-            started = time.process_time()
-            flt.filter(texts)
-            rates.append(size / (time.process_time() - started) / 1e6)
+        size, rates = _guard_cpu_rates(flt, texts, runs)
         print(f"guard throughput on {language} pages: median {statistics.median(rates):.2f} MB/s CPU ({runs} runs "
               f"of {len(texts)} pages, {size / 1e6:.2f} MB; min {min(rates):.2f}, max {max(rates):.2f})")
 

@@ -551,10 +551,12 @@ def _links_off_site(heading: Any, site: str) -> bool:
     if not site:
         return False
     anchor = heading.css_first("a[href]")
-    if anchor is None:
-        anchor = heading.parent if heading.parent is not None and heading.parent.tag == "a" else None
-        if anchor is None and heading.parent is not None and heading.parent.parent is not None:
-            anchor = heading.parent.parent if heading.parent.parent.tag == "a" else None
+    ancestor = heading.parent
+    for _ in range(2):  # or a link around the heading, at most two levels up
+        if anchor is not None or ancestor is None:
+            break
+        anchor = ancestor if ancestor.tag == "a" else None
+        ancestor = ancestor.parent
     other = _site_of((anchor.attributes.get("href") or "") if anchor is not None else "")
     return bool(other) and other != site and not other.endswith("." + site) and not site.endswith("." + other)
 

@@ -1801,7 +1801,7 @@ def _neutralise_rules(
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
-    if b"@" in raw:
+    if _has_any(raw, guard_languages.MAIL_AT_SIGNS):
         spans.extend(_mail_orders(text, compiled))
     if script:
         spans.extend(_mixed_word_spans(text, compiled, utf8))
@@ -2386,11 +2386,9 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
     order or a request, and a literal to send (a quotation, or a word for the body or subject)."""
     spans: list[Span] = []
     covered = -1
-    at = text.find("@")
-    while at != -1:
+    for at in _word_positions(text, guard_languages.MAIL_AT_TEXTS):
         # the address around this "@" (a regex scan for addresses from every position costs far more)
         address = compiled.mail_address.search(text, max(0, at - 64), at + 256)
-        at = text.find("@", at + 1)
         if address is None or address.start() < covered:
             continue
         start, end = _mail_window(text, address.start(), address.end(), compiled)
@@ -2431,12 +2429,15 @@ def _mail_order_quoted(text: str, start: int, end: int, compiled: _Compiled) -> 
 
 
 def _mail_window(text: str, start: int, end: int, compiled: _Compiled) -> tuple[int, int]:
-    """The sentence around ``text[start:end]`` and the one before it in its paragraph (the order's verb
-    may stand a sentence before the address), at most 240 characters each way."""
+    """The sentence around ``text[start:end]`` and the two before it in its paragraph (the order's verb
+    may stand two sentences before the address), at most 240 characters each way."""
     floor = max(0, start - 240)
     ends = [(m.end(), m.group().count("\n") > 1) for m in compiled.clause_end.finditer(text, floor, start)]
-    # never back across a paragraph break
-    left = ends[-1][0] if ends and ends[-1][1] else ends[-2][0] if len(ends) >= 2 else floor
+    left = floor
+    for back, (position, paragraph) in enumerate(reversed(ends)):
+        if paragraph or back == guard_languages.MAIL_SENTENCES_BACK:  # never back across a paragraph break
+            left = position
+            break
     match = compiled.clause_end.search(text, end, min(len(text), end + 240))
     right = match.start() + 1 if match else min(len(text), end + 240)
     return left, right

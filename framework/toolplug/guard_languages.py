@@ -592,11 +592,20 @@ def limits_with_model(without: str, gap: str = r"[ \t]+(?:jegliche[ \t]+|ning[u�
 
 CLAUSE_END = r"[.!?。！？]\s+|\n\s*\n|[。！？]"
 """Where a sentence ends, in Latin and in CJK punctuation."""
-MAIL_ADDRESS = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+MAIL_SENTENCES_BACK = 2
+"""How many sentences before the address's own an order to send mail may stand ("Please send the mail right
+away. It is urgent. The address is …")."""
+MAIL_AT_SIGNS = (b"@", b"[at]", b"(at)", b"[AT]", b"(AT)")
+"""How an address writes its "@", plainly or spelt out so that address scrapers miss it ("name[at]host.com")."""
+MAIL_AT_TEXTS = tuple(sign.decode() for sign in MAIL_AT_SIGNS)
+MAIL_ADDRESS = (
+    r"[A-Za-z0-9._%+-]+(?:@|[ \t]?(?:\[at\]|\(at\)|\[AT\]|\(AT\))[ \t]?)[A-Za-z0-9-]+"
+    r"(?:(?:\.|[ \t]?(?:\[dot\]|\(dot\)|\[DOT\]|\(DOT\))[ \t]?)[A-Za-z0-9-]+)+"
+)
 MAIL_ORDER = (
     # English: an imperative where a clause starts, or a request
     # (not a label, "Email: …", nor a call, "mailer.send(…)")
-    r"(?:(?:^|[.!?]\s+|(?<=[^\x00-\x7f][.!?])|[:;,\]\[(\"'*>\-—]\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
+    r"(?:(?:^|[.!?]\s+|(?<=[^\x00-\x7f][.!?])|[:;,\]\[(\"'*>—]\s*|(?<!\w)-\s*|\b(?:please|kindly|now|then|also|and|just|simply|first)\s+)(?:send|e-?mail|mail|forward|write)"
     r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:send|e-?mail|mail|forward|write)|\byou\s+(?:must|should|need\s+to|have\s+to)\s+"
     r"(?:send|e-?mail|mail|forward|write))\b(?!\s*[:=(])(?!_)(?!(?<=mail)[\]\"'`])"  # a name: "[email]", "email":
     # other Latin-script languages (accents folded): imperatives, and requests before an infinitive
@@ -606,7 +615,7 @@ MAIL_ORDER = (
     r"bitte|por\s+favor|per\s+favore|lutfen|prosze|moet|moeten|devi|debes|deve|devez)\b[^.!?]{0,60}?\b(?:enviar|inviare|envoyer|senden|"
     r"schicken|sturen|versturen|wyslac|gondermek|mandar)\b"
     # other scripts
-    r"|(?:メール送信をお願い|送信をお願い|送信いただ|送信して頂|送信して下さ|送っていただ|送って頂|送ってくれ|送っとい|送っておい|送付して|送付を|送信しなさい|送りなさい|送信せよ|メール送信(?:\*\*)?を(?:直ちに|すぐに|至急)?(?:実施|実行|お願い)|(?:宛先|送信先|あて先)(?=[*\s]*[:：])(?=[^。]{0,200}?(?:ください|下さい|お願いします|お願いいたします|なさい))|(?:ください|下さい|お願いします|お願いいたします)。?[ \t]*[:：][^。]{0,120}?(?:宛先|送信先|あて先)(?=[*\s]*[:：])|отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
+    r"|(?:メール送信をお願い|送信をお願い|送信いただ|送信して頂|送信して下さ|送っていただ|送って頂|送ってくれ|送っとい|送っておい|送付して|送付を|送信しなさい|送りなさい|送信せよ|メールを送信(?=[。\s]|$)|メール送信(?:\*\*)?を(?:直ちに|すぐに|至急)?(?:実施|実行|お願い)|(?:宛先|送信先|あて先)(?=[*\s]*[:：])(?=[^。]{0,200}?(?:ください|下さい|お願いします|お願いいたします|なさい))|(?:ください|下さい|お願いします|お願いいたします)。?[ \t]*[:：][^。]{0,120}?(?:宛先|送信先|あて先)(?=[*\s]*[:：])|(?:宛先|送信先|あて先)(?=[*\s]*[:：][^。]{0,120}?本文[*\s]*[:：](?![^。]{0,40}?(?:記入|入力|ご用件)))|отправь|отправьте|пошли|перешли|вышли|напиши|надішли|στείλε|στείλτε|στείλετε|αποστείλετε|أرسل|ارسل|ابعث|إرسال|بفرست|بزن|שלח|שלחי|"
     r"תשלח|ส่ง|送信して|送って|送り|お送り|送信を|返信して|返信を|发送|發送|发一封|發一封|寄给|寄給|寄一封|보내|전송)"
 )
 MAIL_LITERAL = (
@@ -618,9 +627,9 @@ MAIL_LITERAL = (
 MAIL_REQUEST = (
     # where the send verb of a script without marked imperatives must come with a request or a task
     # ("请" inside a word is no "please": 資料請求 a request for materials, 申请 apply, 邀请 invite, 要請, 下請け)
-    r"(?:ください|下さい|お願い|(?<![申邀聘宴要])[请請](?![求柬假け])|帮我|幫我|你的任务|你的任務|주세요|줘|십시오|하세요|กรุณา|ช่วย|ให้|\b(?:please|bitte|por\s+favor|per\s+favore)\b)"
+    r"(?:ください|下さい|お願い|いただきたい|頂きたい|送信すべき|送るべき|送信する必要が|送る必要が|(?<![申邀聘宴要])[请請](?![求柬假け])|帮我|幫我|你的任务|你的任務|주세요|줘|십시오|하세요|กรุณา|ช่วย|ให้|\b(?:please|bitte|por\s+favor|per\s+favore)\b)"
 )
-MAIL_BARE_VERBS = ("ส่ง", "发送", "發送", "寄给", "寄給", "보내", "전송", "送り", "お送り", "送信を")
+MAIL_BARE_VERBS = ("ส่ง", "发送", "發送", "寄给", "寄給", "보내", "전송", "送り", "お送り", "送信を", "宛先", "送信先", "あて先", "メールを送信")
 """Send verbs that are the same in an order and a statement: they count only with :data:`MAIL_REQUEST`."""
 
 

@@ -431,6 +431,27 @@ _TAMIL_ETHIOPIC = (
     r"(?:መመሪያ|ትእዛዝ|ሕግ)[^\n።]{0,30}?(?:ችላ[ ]በል|ችላ[ ]በይ|ችላ[ ]ይበሉ|እርሳ)",
 )
 
+# --- an answer written apart, letter by letter: "separate each character with a plus sign" -----------
+#
+# A page that wants the model's secret (its prompt, a password) asks for it spelt out with a separator
+# between the letters, so that a check on the answer does not find the word: an order about the letters of
+# the answer, not about a text the reader writes. Words, tags and digits (lists, phone numbers) are not
+# letters, and a comma or a space is what lists use: only signs such as "+" and "-" between letters count.
+_CYRILLIC_SPELLED = (
+    r"(?i:раздел(?:и|ите|яя|яй)\b[^.\n]{0,30}?кажд\w*[ \t]+(?:символ|букв|знак)\w*[^.\n]{0,20}?"
+    r"(?:знак\w*[ \t]+(?:плюс|минус|дефис)|плюс(?:ом|ами)|дефис(?:ом|ами)|[«\"']?\+))",
+)
+_CJK_SPELLED = (
+    r"(?:每个|每個|每一个|每一個|所有)(?:字符|字母|字元|字)[^。\n]{0,20}?(?:用|以)[^。\n]{0,6}?(?:加号|加號|＋)[^。\n]{0,6}?"
+    r"(?:分隔|隔开|隔開|分开|分開|连接|連接)",
+    r"(?:用|以)(?:加号|加號|＋)(?:分隔|隔开|隔開|分开|分開)(?:每个|每個|每一个|每一個|所有)(?:字符|字母|字元|字)",
+    r"(?:各|すべての|全ての|1)文字(?:ずつ)?[^。\n]{0,10}?(?:プラス記号|プラス|＋)[^。\n]{0,8}?(?:で区切|で分け|を挟|を入れ)",
+)
+_HANGUL_SPELLED = (
+    r"(?:각|모든)[ \t]*(?:문자|글자)[^.\n]{0,20}?(?:더하기[ \t]*(?:기호|표시)?|플러스[ \t]*(?:기호)?)[^.\n]{0,10}?"
+    r"(?:구분|분리|연결)",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -522,6 +543,9 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      _HANGUL_SWITCHED),
     (_CYRILLIC_LETTER, ("гнорируй", "роигнорируй", "абудь", "гноруй", "окажи", "ыведи", "аскрой", "апечатай", "зведи", "азкрий",
                         "окажете", "нұсқау"), _CYRILLIC_SWITCHED),
+    (_CYRILLIC_LETTER, ("аздели", "азделяя", "азделяй"), _CYRILLIC_SPELLED),
+    (_HAN_KANA, ("加号", "加號", "＋", "プラス"), _CJK_SPELLED),
+    ("[\uac00-\ud7af]", ("더하기", "플러스"), _HANGUL_SPELLED),
     ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
@@ -786,5 +810,16 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"al-?awamir|ta'?limat|instruktsi\w*|instrukts\w*|pravila|ukazani\w*|instructions?)",
      "instruction override", "override", ("tajahal", "tajahali", "tajahalu", "ignoriruy", "ignoriruyte", "proignoriruy", "zabud",
                                           "zabudte"), 0),
+    # an answer written apart, letter by letter (see the script groups above): "separate each character with a +"
+    (r"(?i)\b(?:separate|separating|split|splitting|trenne|trennen[ ]sie|s[ée]pare[rz]?|s[ée]parant|separa|separe|"
+     r"separando|separati|dividi|scheid|oddziel|rozdziel)\b[^.\n]{0,30}?\b(?:each|every|all|jeden|jedes|jede|alle|"
+     r"chaque|tous[ ]les|cada|todos[ ]los|ogni|tutti[ ]i|elke|ka[żz]d\w*)[ ](?:single[ ])?(?:characters?|letters?|zeichen|"
+     r"buchstaben?|caract[èe]res?|lettres?|car[áa]cter(?:es)?|letras?|caracteres?|caratter[ei]|letter[ae]|tekens?|"
+     r"znak\w*|liter\w*)\b[^.\n]{0,30}?(?:plus(?:[ ]?(?:sign|zeichen|symbol))?\b|pluszeichen|signe[ ]plus|signo[ ]m[áa]s|"
+     r"segno[ ]pi[ùu]|sinal[ ]de[ ]mais|plusteken|\+|hyphens?\b|dash(?:es)?\b|bindestrich\w*|tirets?\b|guion(?:es)?\b|"
+     r"trattin\w*|h[íi]fen)",
+     "answer spelt out to slip past checks", "override",
+     ("separate", "separating", "split", "splitting", "trenne", "trennen", "separe", "separer", "separez", "separant",
+      "separa", "separando", "separati", "dividi", "scheid", "oddziel", "rozdziel"), 0),
 )
 """Rules for Latin-script languages (see above)."""

@@ -103,9 +103,9 @@ _HANGUL = (
     _EMAIL + r"[^\n]{0,30}?(?:보내|전송)",
 )
 _CYRILLIC = (
-    r"(?i:(?:игнорируй\w*|игнорировать|игнорирай\w*|игнориши\w*|игнорирај\w*|забрави\w*|проигнорируй\w*|проигнорировать|забуд\w*|забудь|не[ ]обращай\w*|не[ ]обращайте|ігноруй\w*|"
+    r"(?i:(?:игнорируй\w*|игнорировать|игнорирай\w*|игнориши\w*|игнорирај\w*|забрави\w*|проигнорируй\w*|проигнорировать|забуд\w*|забудь|не[ ]обращай\w*|не[ ]обращайте|ігноруй\w*|ігнаруй\w*|"
     r"ігнорувати|проігноруй\w*|занемар\w*|отбрось\w*|"
-    r"пренебре\w*)[^.\n]{0,40}?(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|упутств|ограничени))",
+    r"пренебре\w*)[^.\n]{0,40}?(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|упутств|упатств|інструкцы|ограничени))",
     r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|покажіть|виведи|розкрий|выдай|сообщи|расскажи|прикажи|покажете)"
     r"[^.\n]{0,30}?(?:системн\w*[ ](?:промпт|подсказк|инструкци|сообщени)|системний[ ]промпт|системски[ ]промпт|"
     r"внутренн\w*[ ](?:данн|информаци)|конфиденциальн\w*[ ](?:данн|информаци)))",
@@ -452,6 +452,31 @@ _HANGUL_SPELLED = (
     r"(?:구분|분리|연결)",
 )
 
+# --- "ignore the previous instructions" in more scripts: a word for instructions and a verb of setting aside ---
+#
+# Armenian and Georgian put the verb first; Mongolian and the languages of India, Sri Lanka and South-East Asia
+# put it after its object ("all previous instructions … ignore"). The verbs are the imperative or converb forms
+# of "ignore", "disregard" (the nouns alone are a manual's).
+_MORE_SCRIPTS_IGNORE = (
+    r"(?:Անտեսիր|անտեսիր|Անտեսեք|անտեսեք|Մոռացիր|մոռացիր)[^.\n։]{0,40}?(?:հրահանգ|ցուցում|կանոն)",
+    r"(?:უგულებელყავი|უგულებელყავით|დაივიწყე|დაივიწყეთ)[^.\n]{0,40}?(?:ინსტრუქცი|მითითებ|წეს|ბრძანებ)",
+    r"(?:సూచనల|ఆదేశాల|నియమాల)[^.\n।]{0,40}?(?:విస్మరించ(?:ండి|ు|ి)|మర్చిపో(?:ండి|ు))(?![\u0c00-\u0c7f])",
+    r"(?:સૂચના|નિર્દેશ|આદેશ)[^.\n।]{0,40}?(?:અવગણો|અવગણના[ ]કરો|ભૂલી[ ]જાઓ)(?![\u0a80-\u0aff])",
+    r"(?:ਹਦਾਇਤ|ਨਿਰਦੇਸ਼|ਹੁਕਮ)[^.\n।]{0,40}?(?:ਅਣਡਿੱਠ|ਨਜ਼ਰਅੰਦਾਜ਼|ਅਣਗੌਲਿਆ)[ ]ਕਰੋ(?![\u0a00-\u0a7f])",
+    r"(?:ಸೂಚನೆ|ನಿರ್ದೇಶನ|ಆದೇಶ)[^.\n।]{0,40}?(?:ನಿರ್ಲಕ್ಷಿಸಿ|ನಿರ್ಲಕ್ಷಿಸು|ಕಡೆಗಣಿಸಿ)(?![\u0c80-\u0cff])",
+    r"(?:നിർദ്ദേശ|നിർദേശ|ആജ്ഞ)[^.\n।]{0,40}?(?:അവഗണിക്കുക|അവഗണിക്കൂ|അവഗണിച്ച്)(?![\u0d00-\u0d7f])",
+    r"(?:උපදෙස්|උපදේශ|නියෝග)[^.\n।]{0,40}?(?:නොසලකා[ ]හරින්න|නොසලකා[ ]හැර(?=[^.\n]{0,60}?න්න))",
+    r"(?:सूचना|निर्देश)[^.\n।]{0,40}?(?:दुर्लक्ष[ ]करा|बेवास्ता[ ]गर)(?![\u0900-\u097f])",
+    # no inflection tells the order from the report: "all" or "previous" with the instructions
+    r"(?:ບໍ່ສົນໃຈ|ລືມ)[^.\n]{0,20}?(?:ຄຳແນະນຳ|ຄໍາແນະນໍາ|ຄຳສັ່ງ|ຄໍາສັ່ງ)[^.\n]{0,20}?(?:ທີ່ຜ່ານມາ|ທັງໝົດ|ກ່ອນໜ້າ)",
+    r"(?:មិនអើពើ|បំភ្លេច)[^.\n។]{0,30}?(?:ការណែនាំ|សេចក្តីណែនាំ|សេចក្ដីណែនាំ|បញ្ជា)[^.\n។]{0,10}?(?:មុន|ទាំងអស់)",
+    r"(?:ယခင်|အားလုံး)[^.\n။]{0,20}?(?:ညွှန်ကြားချက်|လမ်းညွှန်ချက်)[^.\n။]{0,40}?(?:လျစ်လျူရှု|မေ့လိုက်)",
+)
+_MONGOLIAN_IGNORE = (
+    r"(?i:(?:өмнөх|бүх)[ ](?:\w+[ ])?(?:заавар|зааврыг|заавруудыг|зааварчилгаа|дүрэм)\w*[^.\n]{0,30}?"
+    r"(?:үл[ ]тоомсорло(?:ж(?![ ]бай)|[ ,.!]|$)|мартаарай))",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -472,7 +497,7 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "숨긴", "숨겨", "감춘", "감추", "비밀", "암호", "패스워드", "시크릿", "대화"), _HANGUL),
     # Cyrillic: each pattern under the rarer words it needs (common verbs such as "скажи" gate nothing).
     (_CYRILLIC_LETTER, ("игнор", "Игнор", "ИГНОР", "забрав", "Забрав", "проигнор", "Проигнор", "забуд", "Забуд", "ЗАБУД", "обращай", "ігнор", "Ігнор",
-      "занемар", "Занемар", "отбрось", "Отбрось", "пренебре", "Пренебре"), _CYRILLIC[:1]),
+      "занемар", "Занемар", "отбрось", "Отбрось", "пренебре", "Пренебре", "ігнар", "Ігнар"), _CYRILLIC[:1]),
     (_CYRILLIC_LETTER, ("истемн", "ИСТЕМН", "нутренн", "онфиденциальн", "римечание", "РИМЕЧАНИЕ"), (_CYRILLIC[1], _CYRILLIC[3], _CYRILLIC[5])),
     (_CYRILLIC_LETTER, ("граничени", "бмежен", "ильтр", "связан", "свобод"), _CYRILLIC[2:3]),
     (_CYRILLIC_LETTER, ("конце", "кінці"), _CYRILLIC[4:5]),
@@ -546,6 +571,13 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_CYRILLIC_LETTER, ("аздели", "азделяя", "азделяй"), _CYRILLIC_SPELLED),
     (_HAN_KANA, ("加号", "加號", "＋", "プラス"), _CJK_SPELLED),
     ("[\uac00-\ud7af]", ("더하기", "플러스"), _HANGUL_SPELLED),
+    ("[\u0530-\u058f\u10a0-\u10ff\u0a80-\u0aff\u0a00-\u0a7f\u0c00-\u0d7f\u0d80-\u0dff\u0e80-\u0eff\u1780-\u17ff"
+     "\u1000-\u109f\u0900-\u097f]",
+     ("Անտես", "անտես", "Մոռաց", "մոռաց", "უგულებელყ", "დაივიწყ", "విస్మరించ", "మర్చిపో", "અવગણ", "ભૂલી", "ਅਣਡਿੱਠ",
+      "ਨਜ਼ਰਅੰਦਾਜ਼", "ਅਣਗੌਲਿਆ", "ನಿರ್ಲಕ್ಷಿಸ", "ಕಡೆಗಣಿಸ", "അവഗണി", "නොසලකා", "दुर्लक्ष", "बेवास्ता", "ບໍ່ສົນໃຈ", "ລືມ", "មិនអើពើ",
+      "បំភ្លេច", "လျစ်လျူရှု", "မေ့လိုက်"),
+     _MORE_SCRIPTS_IGNORE),
+    (_CYRILLIC_LETTER, ("тоомсорло", "мартаарай"), _MONGOLIAN_IGNORE),
     ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
@@ -553,7 +585,8 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 """(letter of the script, gate words, patterns) per group of scripts."""
 
 LETTERS = (
-    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u09ff\u0b80-\u0bff\u0e00-\u0e7f\u1200-\u137f\u1ea0-\u1ef9\u3040-\u30ff"
+    "[\u0370-\u03ff\u0400-\u04ff\u0530-\u058f\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u10a0-\u10ff"
+    "\u1200-\u137f\u1780-\u17ff\u1ea0-\u1ef9\u3040-\u30ff"
     "\u4e00-\u9fff"
     "\uac00-\ud7af\u01a0\u01a1\u01af\u01b0\u0111\u0110]"
 )
@@ -821,5 +854,30 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      "answer spelt out to slip past checks", "override",
      ("separate", "separating", "split", "splitting", "trenne", "trennen", "separe", "separer", "separez", "separant",
       "separa", "separando", "separati", "dividi", "scheid", "oddziel", "rozdziel"), 0),
+    # "ignore all previous instructions" in languages with fewer speakers on the web (Afrikaans, Welsh, Irish,
+    # Scottish Gaelic, Icelandic, Maltese, Esperanto, Javanese, Hausa, Somali, Hmong, Zulu, Xhosa, Haitian
+    # Creole, Luxembourgish): the imperative, "all" or "previous", a word for instructions
+    # (Afrikaans, Maltese, Hausa, Hmong and Haitian say the order and the report with one form: there the
+    # verb counts where a clause starts)
+    (r"(?im)(?:\b(?:anwybyddwch|anwybydda|anghofiwch|anghofia|d[ée]an[ ]neamhaird[ ]de|d[ée]an[ ]dearmad[ ]ar|"
+     r"leig[ ]seachad|d[ìi]ochuimhnich|hunsa[ðd]u|hunsi[ðd]|gleymdu|ignoru|forgesu|aja[ ]nggatekake|lalekna|"
+     r"iska[ ]indho[ ]tir|iska[ ]dhaaf|ilow|ziba|unganaki|ungayinaki|ungayihoyi|sukuyihoya|libala|ignor[ée]ier|vergiess)"
+     r"|(?:^|(?<=[.!?:;\"'«(*>-])|(?<=[.!?:;\"'«(*>-][ ]))[ \t]*(?:ignoreer|verontagsaam|injora|injoraw|insa|"
+     r"yi[ ]watsi[ ]da|manta[ ]da|tsis[ ]quav[ ]ntsej|hnov[ ]qab|inyore|bliye))\b"
+     r"(?=[^.\n]{0,60}?\b(?:alle|vorige|voorafgaande|holl|blaenorol|roimhe|uile|allar|[öo]llum|fyrri|kollha|qabel|"
+     r"[ĉc]iujn|anta[ŭu]\w*|kabeh|sadurunge|duk|gabata|dhammaan|hore|nrho|dhau|yonke|zonke|yangaphambil\w*|edlule|"
+     r"tout|anvan|all|vireg\w*)\b)"
+     r"[^.\n]{0,50}?\b(?:instruksies|opdragte|cyfarwyddiad\w*|gyfarwyddiad\w*|treoracha|treoir|sti[ùu]ireadh|"
+     r"sti[ùu]iridhean|[òo]rdughan|lei[ðd]beining\w*|fyrirm[æa]l\w*|istruzzjonijiet|struzzjonijiet|instrukcioj\w*|"
+     r"instruksi|pitunjuk|umarni\w*|tilmaam\w*|qhia|imiyalelo|imiyalezo|iziyalezo|enstriksyon\w*|instruktiounen)",
+     "instruction override", "override",
+     ("ignoreer", "verontagsaam", "anwybyddwch", "anwybydda", "anghofiwch", "anghofia", "dean", "leig", "diochuimhnich",
+      "hunsadu", "hunsid", "gleymdu", "injora", "injoraw", "insa", "ignoru", "forgesu", "aja", "lalekna", "yi", "manta",
+      "iska", "ilow", "tsis", "hnov", "ziba", "unganaki", "ungayinaki", "ungayihoyi", "sukuyihoya", "libala", "inyore",
+      "bliye", "ignoreier", "vergiess"), 3),
+    # Latin puts the verb last: "omnia praecepta priora neglege"
+    (r"(?i)\b(?:omnia|priora|superiora)\b[^.\n]{0,30}?\b(?:praecept|mandat|iuss)\w*[^.\n]{0,30}?\b(?:neglege|neglegite|"
+     r"obliviscere|oblivisci|contemne|contemnite)\b",
+     "instruction override", "override", ("omnia", "priora", "superiora"), 0),
 )
 """Rules for Latin-script languages (see above)."""

@@ -747,6 +747,7 @@ _FOREIGN_REVEAL = (
 )
 _FOREIGN_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"(?i)\b(?:" + "|".join(verb + r"\b" + guard_languages.IGNORA_IMPERATIVE if verb == "ignora" else verb
+                                    + r"\b" + guard_languages.IGNORE_IMPERATIVE if verb == "ignore" else verb
                                     for verb in _FOREIGN_VERBS) + r")\b[^.\n]{0,60}?\b" + _FOREIGN_OBJECTS,
               "instruction override", "override", _FOREIGN_VERBS),
     _RuleSpec(
@@ -848,7 +849,8 @@ _LATIN_DIACRITICS: tuple[_RuleSpec, ...] = (
               r"(?:yok[ \t]say|görmezden"
               r"[ \t]gel|unut|dikkate[ \t]alma)", "instruction override", "override",
               ("talimat", "talimatlar", "talimatlari"), 50),
-    _RuleSpec(r"(?i)\b(?:ignoră|ignorați|ignoraţi|ignora|uită)[^.\n]{0,40}?(?:instrucțiunile|instrucţiunile|"
+    _RuleSpec(r"(?i)\b(?:" + "|".join(map(guard_languages.romanian_imperative, ("ignoră", "ignora", "uită")))
+              + r"|ignorați|ignoraţi)[^.\n]{0,40}?(?:instrucțiunile|instrucţiunile|"
               r"instructiunile|regulile)", "instruction override", "override", ("ignor", "ignora", "uit")),
     _RuleSpec(r"(?i)\bzapome[ňn]\w*[^.\n]{0,40}?(?:pokyny|instrukce|pravidla)", "instruction override", "override",
               ("zapome", "zapomen", "zapomente")),
@@ -865,7 +867,8 @@ _FOREIGN_EVERYTHING: tuple[_RuleSpec, ...] = (
         r"(?i)(?<!\ba[ \t])(?<!\bai[ \t])(?<!\bas[ \t])(?<!\bont[ \t])(?<!\bavons[ \t])(?<!\bavez[ \t])"
         r"(?<!\bavait[ \t])"
         r"\b(?:ignora\b" + guard_languages.IGNORA_IMPERATIVE
-        + r"|ignore|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
+        + r"|ignore\b" + guard_languages.IGNORE_IMPERATIVE
+        + r"|ignorez|ignoriere|vergiss|olvida|oublie|oubliez|dimentica|negeer|vergeet|esquece)\b"
         r"[ \t]+(?:todo|tout|alles|tutto|alle|tudo)[ \t,]+(?:lo[ \t]+anterior|lo[ \t]+que[ \t]+te[ \t]+dije|ce[ \t]+qui"
         r"[ \t]+pr[ée]c[èe]de|ce[ \t]+qu'on[ \t]+t'a[ \t]+dit|vorherige|bisherige|oben|davor|quanto[ \t]+(?:detto|"
         r"sopra)|ci[òo][ \t]+che|was[ \t]+(?:vorher|davor|oben)|o[ \t]+que[ \t]+foi|hierboven|voorgaande|das[ \t]+"

@@ -606,13 +606,36 @@ _IGNORA_LEADS = (
     "favor", "favore", "simplemente", "solo", "sólo", "so", "primero", "primeiro", "prima", "despues", "después", "ia",
     "ai", "asistente", "assistente", "modelo", "modello", "bot", "chatbot", "agente", "now", "please", "just",
 )
-IGNORA_IMPERATIVE = (
+
+
+def imperative_position(verb: str, leads: tuple[str, ...]) -> str:
+    """Written right after ``verb``: it stands where an order starts (at the start of a clause, or after one of
+    ``leads``), not after a word that would be its subject."""
     # one lookbehind per length of the leading word (a lookbehind's branches must be as long as each other)
-    r"(?:(?<![^\W\d_][ ]ignora)|" + "|".join(
-        r"(?<=\b(?:" + "|".join(sorted(word for word in _IGNORA_LEADS if len(word) == size)) + r")[ ]ignora)"
-        for size in sorted({len(word) for word in _IGNORA_LEADS})) + ")"
-)
+    return r"(?:(?<![^\W\d_][ ]" + verb + ")|" + "|".join(
+        r"(?<=\b(?:" + "|".join(sorted(word for word in leads if len(word) == size)) + r")[ ]" + verb + ")"
+        for size in sorted({len(word) for word in leads})) + ")"
+
+
+IGNORA_IMPERATIVE = imperative_position("ignora", _IGNORA_LEADS)
 """Written right after ``ignora``: the word is an imperative, not a verb with its subject before it."""
+
+# French "ignore" and Romanian "ignoră", "uită" ("ignores", "forgets") are the imperative too: "Le gouvernement
+# ignore les règles précédentes", "Guvernul ignoră toate instrucțiunile anterioare" are news.
+_IGNORE_LEADS = (*_IGNORA_LEADS, "puis", "alors", "donc", "aussi", "ensuite", "maintenant", "desormais", "désormais",
+                 "juste", "then", "also", "simply", "kindly", "first", "must", "should", "to", "si", "și", "şi", "acum",
+                 "rog", "doar", "apoi", "deci", "simplu", "asistent", "asistentule")
+FRENCH_DETERMINER = (r"(?:les|la|le|l'|toutes|tous|tout|ces|cette|vos|tes|des|du|leurs|ses|son|sa|ton|ta|votre|mes|"
+                     r"nos)\b")
+"""What follows French "ignore" and not English "ignore" ("ignore les règles", "ignore all rules")."""
+IGNORE_IMPERATIVE = imperative_position("ignore", _IGNORE_LEADS)
+"""Written right after ``ignore``: as :data:`IGNORA_IMPERATIVE`, with French, Romanian and English lead words."""
+
+
+def romanian_imperative(verb: str) -> str:
+    """``verb`` (as written: "ignoră", "ignora", "uită") where an order starts (see :data:`IGNORE_IMPERATIVE`)."""
+    return verb + imperative_position(verb, _IGNORE_LEADS)
+
 
 # --- "without limits": a figure of speech unless the model or its answers are in the sentence ------------
 #

@@ -17,7 +17,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from toolplug.guard_languages import IGNORA_IMPERATIVE, limits_with_model
+from toolplug.guard_languages import (
+    FRENCH_DETERMINER,
+    IGNORA_IMPERATIVE,
+    IGNORE_IMPERATIVE,
+    limits_with_model,
+    romanian_imperative,
+)
 
 
 def fold_table() -> dict[int, str]:
@@ -83,7 +89,7 @@ alternation = _words
 
 # Verbs and phrases that set instructions aside (imperative and infinitive forms; many languages).
 _OVERRIDE = _words(
-    r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
+    r"ignore(?![ ]" + FRENCH_DETERMINER + ")", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
     r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
     r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
     r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
@@ -107,7 +113,9 @@ _OVERRIDE = _words(
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
     # French
-    r"ignor(?!a\b)\w*", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
+    # (French "ignore" before its object is the imperative only where an order starts: see IGNORE_IMPERATIVE)
+    r"ignor(?!a\b)(?!e[ ]" + FRENCH_DETERMINER + r")\w*", r"ignore" + IGNORE_IMPERATIVE + r"(?=[ ]" + FRENCH_DETERMINER
+    + ")", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
     r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
     r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
     # Spanish, Portuguese, Italian
@@ -121,7 +129,8 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w*", r"figyelmen[ ]kivul",
+    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w+", romanian_imperative("uita") + r"\b",
+    r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
     r"no[ ]hagas[ ]caso", r"deja[ ]de[ ]lado", r"deixe[ ]de[ ]lado", r"ne[ ]suis[ ]plus", r"nie[ ]przestrzegaj\w*",
@@ -701,7 +710,7 @@ class SentenceJudge:
             r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE
             + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
-            r"desconsidere|uita|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
+            r"desconsidere|" + romanian_imperative("uita") + r"|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")
 
     def _compile_orders(self) -> None:

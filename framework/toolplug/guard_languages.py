@@ -174,7 +174,7 @@ _URL = r"(?:https?://|www\.)"
 _URL_THEN = _URL + r"\S*"
 """A link, then text after it (a verb written last)."""
 _CYRILLIC_MORE = (
-    r"(?im:^[ \t>*#=\[(-]*(?:нов\w+|обновл\w+|настоящ\w+|справжн\w+|секретн\w+)[ ](?:инструкци\w*|інструкці\w*|указани\w*|"
+    r"(?im:^[ \t>*#=\[(-]*(?:нов\w+|обновл\w+|настоящ\w+|справжн\w+|секретн\w+)[ ](?:системн\w+[ ])?(?:инструкци\w*|інструкці\w*|указани\w*|"
     r"вказівк\w*)[ \t\])]*[:：])",
     r"(?i:(?:забудь|забудьте|забудь-ка)[ ,]+(?:(?:всё|все|усе|всё[ ]то|то)[ ,]+)?(?:что|що)[ ](?:тебе|вам|ти|вы)?[ ]?"
     r"(?:говорили|сказали|казали|писали|дали|давали|велели|было[ ]сказано|було[ ]сказано))",
@@ -250,10 +250,10 @@ _CJK_MORE = (
     r"(?:(?:受け取った|もらった|渡された|与えられた|受けた|最初の)(?:指示|命令|指令|プロンプト|ルール)|最初に受け取った[^。\n]{0,6}?)"
     r"[^。\n]{0,16}?(?:繰り返して|表示して|教えて|出力して|見せて|書き出して|繰り返せ|表示しろ)",
     # a header announcing new instructions; "forget what you were told before"
-    r"(?m:(?:^|(?<=[。！？]))[ \t>*#=\[(【-]*(?:新的?|最新的?|真正的?|隐藏的?|隱藏的?)(?:指令|指示)[ \t\])】]*[:：])",
+    r"(?m:(?:^|(?<=[。！？]))[ \t>*#=\[(【-]*(?:新的?|最新的?|真正的?|隐藏的?|隱藏的?)(?:系统|系統)?(?:指令|指示)[ \t\])】]*[:：])",
     r"(?:忘掉|忘记|忘記|忽略|无视|無視)[^。\n]{0,8}?(?:之前|以前|先前|此前|刚才|剛才)[^。\n]{0,6}?(?:告诉你|告訴你|对你说|對你說|给你的|給你的|"
     r"让你|讓你)",
-    r"(?m:(?:^|(?<=[。！？]))[ \t>*#=\[(【-]*(?:新しい|最新の|本当の|隠された)(?:指示|命令|指令)[ \t\])】]*[:：])",
+    r"(?m:(?:^|(?<=[。！？]))[ \t>*#=\[(【-]*(?:新しい|最新の|本当の|隠された)(?:システム)?(?:指示|命令|指令)[ \t\])】]*[:：])",
     r"(?:以前に|前に|これまでに|今まで|先ほど)[^。\n]{0,10}?(?:言われた|指示された|教えられた|与えられた)(?:こと|内容|指示)[^。\n]{0,6}?(?:忘れ|無視)",
     # send the conversation or data to a link (Japanese: the verb comes last)
     r"(?:会話|履歴|データ|パスワード|キー|チャット|やり取り)[^。\n]{0,30}?" + _URL_THEN + r"[^。\n]{0,40}?(?:送信|送って|送る|転送|"
@@ -264,7 +264,7 @@ _CJK_MORE = (
     r"(?:のふりをして|になりきって|を演じて|として振る舞って)(?:ください|下さい|、[^。\n]{0,40}?(?:ください|教えて|答えて|説明して))",
 )
 _HANGUL_MORE = (
-    r"(?m:(?:^|(?<=[.!?]\s))[ \t>*#=\[(-]*(?:새로운|새|진짜|숨겨진)[ ]?(?:지시|지시사항|명령)[ \t\])]*[:：])",
+    r"(?m:(?:^|(?<=[.!?]\s))[ \t>*#=\[(-]*(?:새로운|새|진짜|숨겨진)[ ]?(?:시스템[ ]?)?(?:지시|지시사항|명령)[ \t\])]*[:：])",
     r"(?:이전에|앞서|지금까지|전에)[ ]?(?:들은|받은|말한|주어진)[ ]?(?:것|내용|지시)[^.\n]{0,6}?(?:잊|무시)",
     r"(?:대화[ ]?기록|대화[ ]?내용|데이터|비밀번호|키|기록)[^.\n]{0,30}?" + _URL_THEN + r"[^.\n]{0,30}?(?:보내|전송|업로드)",
     r"척(?:해|하세요|하십시오|해줘|해[ ]줘|해주세요|해[ ]주세요|하고[^.\n]{0,40}?(?:알려|말해|설명해|답해)(?:줘|주세요|봐))",
@@ -477,6 +477,24 @@ _MONGOLIAN_IGNORE = (
     r"(?:үл[ ]тоомсорло(?:ж(?![ ]бай)|[ ,.!]|$)|мартаарай))",
 )
 
+# --- a "developer mode" that answers without filters, and "you are DAN" ---------------------------------
+#
+# Turning a phone's developer mode on is a tutorial's step; the jailbreak's developer mode is one where the
+# model answers without filters, censorship or limits, or writes any content: that must be in the sentence.
+_DEVELOPER_MODE = (
+    r"(?i:режим[ ]разработчика[^.\n]{0,60}?(?:без[ ](?:\w+[ ])?(?:фильтр|ограничени|цензур)|любо\w+[ ](?:контент|содержани)))",
+    r"(?:开发者模式|開發者模式|开发模式|開發模式)[^。\n]{0,40}?(?:不受(?:任何)?(?:过滤|過濾|限制|审查|審查)|没有(?:任何)?(?:限制|过滤|审查)"
+    r"|沒有(?:任何)?(?:限制|過濾|審查)|无限制|無限制|任何内容|任何內容)",
+    r"開発者モード[^。\n]{0,40}?(?:フィルター?(?:なし|無し|を?外)|制限(?:なし|無し)|検閲(?:なし|無し)|どんな内容|あらゆる内容)",
+    r"개발자[ ]?모드[^.\n]{0,40}?(?:(?:필터|제한|검열)[ ]?없이|어떤[ ]내용)",
+    r"وضع[ ]المطور[^.\n]{0,40}?(?:بدون|دون|بلا)[ ](?:أي[ ])?(?:فلاتر|فلتر|قيود|رقابة)",
+)
+_YOU_ARE_DAN = (
+    r"(?:너는|당신은|넌|네가)[ ]?(?:이제[ ]|지금부터[ ])?DAN",
+    r"คุณ(?:คือ|เป็น)[ ]?DAN",
+    r"[Bb]ạn[ ](?:bây[ ]giờ[ ])?là[ ]DAN\b",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -512,7 +530,7 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "ΑΓΝΟ", "ξέχασ", "Ξέχασ", "ξεχάσ", "Ξεχάσ", "तुम", "आप", "अब", "είσαι", "Είσαι", "τώρα", "Τώρα", "คุณ", "ตอนนี้",
       "আগের", "পূর্ববর্তী", "दिखा", "बता", "प्रकट", "দেখান", "দেখাও", "निर्देश", "प्रॉम्प्ट", "नियमों"), _INDIC_AND_OTHERS),
     # one group per pattern, each under the rarer words it needs
-    (_CYRILLIC_LETTER, ("нструкци", "нструкці", "указани", "вказівк"), _CYRILLIC_MORE[0:1]),
+    (_CYRILLIC_LETTER, ("нструкци", "нструкці", "указани", "вказівк", "НСТРУКЦИ", "НСТРУКЦІ"), _CYRILLIC_MORE[0:1]),
     # (few words: each is looked for in all of a Cyrillic text's letters, and Russian pages are long)
     (_CYRILLIC_LETTER, ("абудь",), _CYRILLIC_MORE[1:2]),
     (_CYRILLIC_LETTER, ("конец кажд", "конец люб", "конец всех", "кінець кожн", "кінці кожн"), _CYRILLIC_MORE[2:3]),
@@ -578,6 +596,13 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "បំភ្លេច", "လျစ်လျူရှု", "မေ့လိုက်"),
      _MORE_SCRIPTS_IGNORE),
     (_CYRILLIC_LETTER, ("тоомсорло", "мартаарай"), _MONGOLIAN_IGNORE),
+    (_CYRILLIC_LETTER, ("азработчик",), _DEVELOPER_MODE[0:1]),
+    (_HAN_KANA, ("开发者模式", "開發者模式", "开发模式", "開發模式", "開発者モード"), _DEVELOPER_MODE[1:3]),
+    ("[\uac00-\ud7af]", ("개발자",), _DEVELOPER_MODE[3:4] + _YOU_ARE_DAN[0:1]),
+    ("[\u0590-\u06ff]", ("وضع المطور",), _DEVELOPER_MODE[4:5]),
+    ("[\u0e00-\u0e7f]", ("คุณคือ", "คุณเป็น"), _YOU_ARE_DAN[1:2]),
+    ("[\u1ea0-\u1ef9]", ("bạn là", "Bạn là", "bạn bây giờ là", "Bạn bây giờ là"), _YOU_ARE_DAN[2:3]),
+    ("[\uac00-\ud7af]", ("너는", "당신은", "넌", "네가"), _YOU_ARE_DAN[0:1]),
     ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
@@ -745,9 +770,12 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     # a header announcing new instructions
     (r"(?im)(?:^|(?<=[.!?] ))[ \t>*#=\[(-]*(?:yeni[ ]talimat\w*|nov[ée][ ]pokyny|bagong[ ]tagubilin|uudet[ ]ohjeet|"
      r"nya[ ]instruktioner|nye[ ]instruktioner|noi[ ]instruc\w+|[úu]j[ ]utas[íi]t[áa]sok|maagizo[ ]mapya|instruksi[ ]baru|"
-     r"nowe[ ]polecenia|nieuwe[ ]opdrachten)[ \t\])]*:",
+     r"nowe[ ]polecenia|nieuwe[ ]opdrachten|novas[ ]instru[çc][õo]es(?:[ ]do[ ]sistema)?|"
+     r"nuevas[ ]instrucciones(?:[ ]del[ ]sistema)?|nuove[ ]istruzioni(?:[ ]di[ ]sistema|[ ]del[ ]sistema)?|"
+     r"nouvelles[ ]instructions(?:[ ]du[ ]syst[èe]me)?|neue[ ]systemanweisungen|nieuwe[ ]systeeminstructies)[ \t\])]*:",
      "new instructions", "override",
-     ("yeni", "nove", "bagong", "uudet", "nya", "nye", "noi", "uj", "maagizo", "instruksi", "nowe", "nieuwe"), 8),
+     ("yeni", "nove", "bagong", "uudet", "nya", "nye", "noi", "uj", "maagizo", "instruksi", "nowe", "nieuwe", "novas",
+      "nuevas", "nuove", "nouvelles", "neue"), 8),
     # a note addressed to the model
     (r"(?im)(?:^|(?<=[.!?] ))[ \t>*#=\[(-]*(?:catatan[ ]untuk[ ](?:ai|asisten|model|agen)|ghi[ ]ch[úu][ ]cho[ ](?:ai|tr[ợo][ ]l[ýy]|"
      r"m[ôo][ ]h[ìi]nh)|yapay[ ]zekaya[ ]not|asistana[ ]not|paalala[ ]para[ ]sa[ ](?:ai|assistant)|ujumbe[ ]kwa[ ](?:ai|msaidizi))"
@@ -898,6 +926,22 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "hunsadu", "hunsid", "gleymdu", "injora", "injoraw", "insa", "ignoru", "forgesu", "aja", "lalekna", "yi", "manta",
       "iska", "ilow", "tsis", "hnov", "ziba", "unganaki", "ungayinaki", "ungayihoyi", "sukuyihoya", "libala", "inyore",
       "bliye", "ignoreier", "vergiess"), 3),
+    # a developer mode that answers without filters (see _DEVELOPER_MODE above)
+    (r"(?i)\b(?:modo[ ](?:de[ ])?(?:desarrollador|desenvolvedor|programador)|mode[ ](?:d[ée]veloppeur|pengembang)|"
+     r"entwicklermodus|modalit[àa][ ](?:sviluppatore|sviluppo)|ontwikkelaarsmodus|tryb[ ](?:dewelopera|programisty)|"
+     r"geli[şs]tirici[ ]modu\w*)\b[^.\n]{0,80}?(?:\b(?:sin|sans|ohne|senza|sem|"
+     r"zonder|bez|tanpa)[ ](?:\w+[ ])?(?:filtros?|filtres?|filter|filtri|filters|filtr\w*|censura|censure|zensur|cenzur\w*|"
+     r"sensor)\b(?![ ](?:\w+[ ])?zu\b)|\bfiltresiz\b|\bsans[ ]aucun[ ]filtre\b|kh[ôo]ng[ ](?:c[óo][ ])?(?:b[ộo][ ]l[ọo]c|ki[ểe]m[ ]duy[ệe]t)|"
+     r"\b(?:cualquier[ ]contenido|n'importe[ ]quel[ ]contenu|beliebige[ ]inhalte|qualsiasi[ ]contenuto|"
+     r"qualquer[ ]conte[úu]do)\b)",
+     "role reassignment", "override",
+     ("modo", "mode", "entwicklermodus", "modalita", "ontwikkelaarsmodus", "tryb", "gelistirici"), 0),
+    # "you are (now) DAN"
+    (r"(?i:\b(?:sen|siz)[ ](?:art[ıi]k[ ]|[şs]imdi[ ]|bundan[ ]sonra[ ])?)DAN'?(?i:s[ıi]n(?:[ıi]z)?)\b"
+     r"|(?i:\bwewe[ ](?:sasa[ ])?ni[ ])DAN\b"
+     r"|(?i:\bikaw[ ](?:na[ ])?(?:ay[ ])?si[ ])DAN\b"
+     r"|(?i:\b(?:kamu|anda|awak)[ ](?:sekarang[ ])?(?:adalah|ialah|jadi|menjadi|merupakan)[ ])DAN\b",
+     "role reassignment", "override", ("sen", "siz", "wewe", "ikaw", "kamu", "anda", "awak"), 0),
     # Latin puts the verb last: "omnia praecepta priora neglege"
     (r"(?i)\b(?:omnia|priora|superiora)\b[^.\n]{0,30}?\b(?:praecept|mandat|iuss)\w*[^.\n]{0,30}?\b(?:neglege|neglegite|"
      r"obliviscere|oblivisci|contemne|contemnite)\b",

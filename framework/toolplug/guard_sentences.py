@@ -305,8 +305,10 @@ _HEADER = (
     r"komunikat|poznamka|catatan|pesan)[ ](?:du[ ]|del[ ]|do[ ]|di[ ]|de[ ])?(?:system\w*|sistema|systeme|sistem)"
     r"|systemhinweis|systemnachricht|systemmeldung|systeemmelding|systeembericht|systemmeddelande|systembesked|"
     r"rendszeruzenet)[ ]*[:\]]"
-    r"|^[\[(*#=\- ]*(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
-    r"notitie|uwaga|wiadomosc)[ ](?:for|to|an|fur|pour|a|para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
+    r"|^[\[(*#=\- ]*(?:(?:wichtige[rs]?|dringende[rs]?|important|importante|urgente|belangrijke|wazna)[ ])?"
+    r"(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
+    r"notitie|uwaga|wiadomosc)(?:[ ](?:importante|important|urgente|importanti|importantes))?[ ](?:for|to|an|fur|pour|a|"
+    r"para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
     r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
     r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
     r"|^[\[(*#=\- ]*(?:conversation|context|session|chat|memory)[ ](?:reset|cleared|restarted|wiped)\b"
@@ -1057,5 +1059,6 @@ NEEDS = (
     "fungierest", "agieren", "agierst", "restriccion", "restrizione", "restricao", "restrictie", "beperking",
     "korlatozasok", "kisitlamasi", "vikwazo", "limitasyon", "mensaje", "invite", "promptul", "jibu", "sagot", "cevabin",
     "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo", "batasan", "kisitlamasi",
+    "assistent", "assistenten", "assistente", "asistente", "asystenta", "assistentin",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

@@ -1059,6 +1059,5 @@ NEEDS = (
     "fungierest", "agieren", "agierst", "restriccion", "restrizione", "restricao", "restrictie", "beperking",
     "korlatozasok", "kisitlamasi", "vikwazo", "limitasyon", "mensaje", "invite", "promptul", "jibu", "sagot", "cevabin",
     "odpovedi", "raspuns", "valasz", "vastauksen", "svar", "prompt", "system", "mfumo", "batasan", "kisitlamasi",
-    "assistent", "assistenten", "assistente", "asistente", "asystenta", "assistentin",
 )
 """Words a stretch of text must hold one of for the judge to run there (every combination needs one)."""

@@ -647,19 +647,22 @@ IGNORA_IMPERATIVE = imperative_position("ignora", _IGNORA_LEADS)
 
 # French "ignore" and Romanian "ignoră", "uită" ("ignores", "forgets") are the imperative too: "Le gouvernement
 # ignore les règles précédentes", "Guvernul ignoră toate instrucțiunile anterioare" are news.
-_IGNORE_LEADS = (*_IGNORA_LEADS, "puis", "alors", "donc", "aussi", "ensuite", "maintenant", "desormais", "désormais",
-                 "juste", "then", "also", "simply", "kindly", "first", "must", "should", "to", "si", "și", "şi", "acum",
-                 "rog", "doar", "apoi", "deci", "simplu", "asistent", "asistentule")
+_IGNORE_LEADS = ("et", "puis", "alors", "donc", "aussi", "ensuite", "maintenant", "désormais", "simplement", "juste",
+                 "and", "then", "also", "now", "please", "just", "simply", "kindly", "first", "must", "should", "to",
+                 "si", "și", "şi", "acum", "rog", "doar", "apoi", "deci", "ai", "ia", "asistent", "assistant", "bot")
 FRENCH_DETERMINER = (r"(?:les|la|le|l'|toutes|tous|tout|ces|cette|vos|tes|des|du|leurs|ses|son|sa|ton|ta|votre|mes|"
                      r"nos)\b")
 """What follows French "ignore" and not English "ignore" ("ignore les règles", "ignore all rules")."""
 IGNORE_IMPERATIVE = imperative_position("ignore", _IGNORE_LEADS)
 """Written right after ``ignore``: as :data:`IGNORA_IMPERATIVE`, with French, Romanian and English lead words."""
+IGNORE_CLAUSE_START = r"(?<![^\W\d_][ ]ignore)"
+"""Written right after ``ignore``: no word stands before it (the sentence judge's cheaper reading)."""
 
 
-def romanian_imperative(verb: str) -> str:
-    """``verb`` (as written: "ignoră", "ignora", "uită") where an order starts (see :data:`IGNORE_IMPERATIVE`)."""
-    return verb + imperative_position(verb, _IGNORE_LEADS)
+def romanian_imperative(verb: str, *, leads: bool = True) -> str:
+    """``verb`` (as written: "ignoră", "ignora", "uită") where an order starts (see :data:`IGNORE_IMPERATIVE`;
+    without ``leads``, only where no word stands before it)."""
+    return verb + (imperative_position(verb, _IGNORE_LEADS) if leads else r"(?<![^\W\d_][ ]" + verb + ")")
 
 
 # --- "without limits": a figure of speech unless the model or its answers are in the sentence ------------

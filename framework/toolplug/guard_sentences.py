@@ -20,7 +20,7 @@ import unicodedata
 from toolplug.guard_languages import (
     FRENCH_DETERMINER,
     IGNORA_IMPERATIVE,
-    IGNORE_IMPERATIVE,
+    IGNORE_CLAUSE_START,
     limits_with_model,
     romanian_imperative,
 )
@@ -113,8 +113,8 @@ _OVERRIDE = _words(
     r"ignorier\w*", r"vergiss", r"vergessen", r"missacht\w*", r"uberschreib\w*", r"beachte[ ]\w+[ ]nicht",
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
     # French
-    # (French "ignore" before its object is the imperative only where an order starts: see IGNORE_IMPERATIVE)
-    r"ignor(?!a\b)(?!e[ ]" + FRENCH_DETERMINER + r")\w*", r"ignore" + IGNORE_IMPERATIVE + r"(?=[ ]" + FRENCH_DETERMINER
+    # (French "ignore" before its object is the imperative only where the clause starts: see IGNORE_IMPERATIVE)
+    r"ignor(?!a\b)(?!e[ ]" + FRENCH_DETERMINER + r")\w*", r"ignore" + IGNORE_CLAUSE_START + r"(?=[ ]" + FRENCH_DETERMINER
     + ")", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
     r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
     r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
@@ -129,7 +129,7 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w+", romanian_imperative("uita") + r"\b",
+    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w+", romanian_imperative("uita", leads=False) + r"\b",
     r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
@@ -712,7 +712,7 @@ class SentenceJudge:
             r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE
             + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
-            r"desconsidere|" + romanian_imperative("uita") + r"|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
+            r"desconsidere|" + romanian_imperative("uita", leads=False) + r"|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")
 
     def _compile_orders(self) -> None:

@@ -991,6 +991,7 @@ class _Compiled:
         self.sentences = _SentenceScorer()
         self.other_script_letter = re.compile(guard_languages.LETTERS)
         self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
+        self.mail_address_spelt = re.compile(guard_languages.MAIL_ADDRESS_SPELT)
         self.letters_word = re.compile(r"[^\W\d_]+")
         self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
         # what a feature lets the reader do ("… allowing you to forward credentials to the server")
@@ -2391,7 +2392,8 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
     covered = -1
     for at in _word_positions(text, guard_languages.MAIL_AT_TEXTS):
         # the address around this "@" (a regex scan for addresses from every position costs far more)
-        address = compiled.mail_address.search(text, max(0, at - 64), at + 256)
+        pattern = compiled.mail_address if text[at] == "@" else compiled.mail_address_spelt
+        address = pattern.search(text, max(0, at - 64), at + 256)
         if address is None or address.start() < covered:
             continue
         start, end = _mail_window(text, address.start(), address.end(), compiled)

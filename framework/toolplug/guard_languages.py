@@ -707,10 +707,12 @@ away. It is urgent. The address is …")."""
 MAIL_AT_SIGNS = (b"@", b"[at]", b"(at)", b"[AT]", b"(AT)")
 """How an address writes its "@", plainly or spelt out so that address scrapers miss it ("name[at]host.com")."""
 MAIL_AT_TEXTS = tuple(sign.decode() for sign in MAIL_AT_SIGNS)
-MAIL_ADDRESS = (
-    r"[A-Za-z0-9._%+-]+(?:@|[ \t]?(?:\[at\]|\(at\)|\[AT\]|\(AT\))[ \t]?)[A-Za-z0-9-]+"
+MAIL_ADDRESS = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+MAIL_ADDRESS_SPELT = (
+    r"[A-Za-z0-9._%+-]+[ \t]?(?:\[at\]|\(at\)|\[AT\]|\(AT\))[ \t]?[A-Za-z0-9-]+"
     r"(?:(?:\.|[ \t]?(?:\[dot\]|\(dot\)|\[DOT\]|\(DOT\))[ \t]?)[A-Za-z0-9-]+)+"
 )
+"""An address with its "@" spelt out (looked for only where one of :data:`MAIL_AT_SIGNS` other than "@" is)."""
 MAIL_ORDER = (
     # English: an imperative where a clause starts, or a request
     # (not a label, "Email: …", nor a call, "mailer.send(…)")

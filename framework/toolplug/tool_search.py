@@ -138,7 +138,9 @@ def split_offer(
 # --- ranking ---------------------------------------------------------------------------------------
 
 # A word with a letter beyond ASCII stays whole ("Straße"); ASCII identifiers split at camelCase.
-_WORD = re.compile(r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
+_WORD = re.compile(
+    r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Z]{2,}s(?![a-z])|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+"
+)
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -310,7 +312,15 @@ def _stem(word: str) -> str:
 def _words(text: str) -> list[str]:
     if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
-    return [word.lower() for word in _WORD.findall(text)]
+    return [_unplural_acronym(word).lower() for word in _WORD.findall(text)]
+
+
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
+def _unplural_acronym(word: str) -> str:
+    """An acronym's plural as its singular ("PRs" → "PR", "SKUs" → "SKU"); other words unchanged."""
+    return word[:-1] if _ACRONYM_PLURAL.fullmatch(word) else word
 
 
 def tokenize(text: str) -> list[str]:
@@ -520,6 +530,7 @@ _NOT_TOPICAL = frozenset(_LEAD_VERBS) | frozenset(_MODIFIERS) | frozenset(_stem(
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
+_UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -891,7 +902,12 @@ class ToolIndex:
 def _multipliers(intent: Mapping[str, float]) -> dict[str, float]:
     """What each action family's tools are multiplied by: the families asked for rise; with no action
     asked, a question about things ("unread emails") wants a lookup."""
-    lookups = _LOOKUP_BONUS if max(intent.values(), default=0.0) < 1.0 else 1.0  # nothing, or a hint, asked
+    asked = max(intent.values(), default=0.0)
+    lookups = _LOOKUP_BONUS if asked < 1.0 else 1.0  # nothing, or a hint, asked
+    if asked < _WEAK_CUE and _UNASKED_CREATE > 0:
+        # a request that names no action is a lookup first, else most often a new thing (ordered by
+        # that, ahead of the tools that change or remove what exists)
+        intent = {**intent, "create": max(intent.get("create", 0.0), _UNASKED_CREATE)}
     if any(intent.get(family, 0.0) >= 1.0 for family in _LOOKUP_FAMILIES):
         # a read was asked for: the other reads may well answer it ("show the tickets" → list them)
         intent = {**dict.fromkeys(_LOOKUP_FAMILIES, _RELATED_LOOKUP), **intent}

@@ -570,6 +570,10 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
         intent["share"] = 1.0  # "let the team see the doc": give access
     if _JOURNEY.search(text) and "create" not in intent:
         intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
+    if _sets_a_value(text):
+        intent["update"] = 1.0  # "raise the cap to 50k": a new value for what exists, not a new thing
+        if intent.get("create", 0.0) >= 1.0:
+            intent["create"] = _WEAK_CUE
     for at, (first, second) in enumerate(itertools.pairwise(words)):
         cued = _CUE_PHRASES.get((first, second))
         if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
@@ -584,6 +588,17 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
 
 
 _QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}
+_TO_VALUE = re.compile(r"\bto [-+$€£]?\d")
+
+
+def _sets_a_value(text: str) -> bool:
+    """Whether ``text`` takes a thing it names as known ("the", "my"...) to a number: "set the heating
+    to 21", "raise my limit to 5k"; not a range ("from 2 to 4", "9 to 5") nor "a text to 555-0101"."""
+    for match in _TO_VALUE.finditer(text):
+        before = _words(text[: match.start()])
+        if before and not before[-1].isdigit() and "from" not in before and _DEFINITE.intersection(before):
+            return True
+    return False
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")

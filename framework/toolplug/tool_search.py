@@ -521,6 +521,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("move", "up"): "update",
     ("roll", "back"): "delete",
     ("close", "out"): "archive",
+    ("stop", "showing"): "archive",
     ("spin", "down"): "delete",
     ("queue", "up"): "create",
 }

@@ -600,6 +600,8 @@ def _sets_a_value(text: str) -> bool:
         if before and not before[-1].isdigit() and "from" not in before and _DEFINITE.intersection(before):
             return True
     return False
+
+
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")

@@ -89,7 +89,8 @@ alternation = _words
 
 # Verbs and phrases that set instructions aside (imperative and infinitive forms; many languages).
 _OVERRIDE = _words(
-    r"ignore(?![ ]" + FRENCH_DETERMINER + ")", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside", r"put[ ]aside", r"discard",
+    r"ignore(?![ ]" + FRENCH_DETERMINER + ")", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside",
+    r"put[ ]aside", r"discard",
     r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
     r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
     r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
@@ -114,8 +115,9 @@ _OVERRIDE = _words(
     r"ohne[ ](?:jegliche[ ]|alle[ ])?(?:einschrankungen|regeln|filter|grenzen|beschrankungen)",
     # French
     # (French "ignore" before its object is the imperative only where the clause starts: see IGNORE_IMPERATIVE)
-    r"ignor(?!a\b)(?!e[ ]" + FRENCH_DETERMINER + r")\w*", r"ignore" + IGNORE_CLAUSE_START + r"(?=[ ]" + FRENCH_DETERMINER
-    + ")", r"ignora\b" + IGNORA_IMPERATIVE, r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
+    r"ignor(?!a\b)(?!e[ ]" + FRENCH_DETERMINER + r")\w*",
+    r"ignore" + IGNORE_CLAUSE_START + r"(?=[ ]" + FRENCH_DETERMINER + ")", r"ignora\b" + IGNORA_IMPERATIVE,
+    r"oubli\w*", r"ne[ ]tiens?[ ]pas[ ]compte",
     r"ne[ ]tenez[ ]pas[ ]compte", r"fais[ ]abstraction",
     r"faites[ ]abstraction", r"sans[ ](?:aucune?[ ])?(?:restrictions?|regles|filtres?|limites?)", r"contourne\w*",
     # Spanish, Portuguese, Italian
@@ -129,7 +131,8 @@ _OVERRIDE = _words(
     r"zapomnij\w*", r"pomin", r"bez[ ](?:ograniczen|zasad|filtrow|omezeni|pravidel|obmedzeni)", r"zapomen\w*",
     r"zabudni\w*", r"ignorera", r"glom", r"glem", r"bortse[ ]fra", r"unohda", r"ohita", r"sivuuta",
     # Turkish, Romanian, Hungarian, Indonesian/Malay, Vietnamese, Tagalog, Swahili
-    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w+", romanian_imperative("uita", leads=False) + r"\b",
+    r"yok[ ]?say(?!il)\w*", r"gormezden[ ]gel\w*", r"unut\w*", r"dikkate[ ]alma\w*", r"uita\w+",
+    romanian_imperative("uita", leads=False) + r"\b",
     r"figyelmen[ ]kivul",
     r"felejtsd[ ]el", r"felejtse[ ]el", r"abaikan\w*", r"lupakan\w*", r"jangan[ ](?:ikuti|hiraukan|pedulikan)",
     r"bo[ ]qua", r"phot[ ]lo", r"quen[ ]di", r"huwag[ ]pansinin", r"kalimutan", r"balewalain", r"puuza", r"sahau",
@@ -307,7 +310,8 @@ _HEADER = (
     r"rendszeruzenet)[ ]*[:\]]"
     r"|^[\[(*#=\- ]*(?:(?:wichtige[rs]?|dringende[rs]?|important|importante|urgente|belangrijke|wazna)[ ])?"
     r"(?:note|notes|message|hinweis|nachricht|notiz|anweisung|nota|mensaje|messaggio|mensagem|bericht|"
-    r"notitie|uwaga|wiadomosc)(?:[ ](?:importante|important|urgente|importanti|importantes))?[ ](?:for|to|an|fur|pour|a|"
+    r"notitie|uwaga|wiadomosc)(?:[ ](?:importante|important|urgente|importanti|importantes))?[ ](?:for|to|an|fur|"
+    r"pour|a|"
     r"para|per|voor|aan|dla|do)[ ](?:the[ ]|die[ ]|den[ ]|das[ ]|"
     r"der[ ]|l'|la[ ]|le[ ]|el[ ]|il[ ]|lo[ ]|o[ ]|a[ ])?(?:ki|ia|ai|llm|bot|chatbot|assistent\w*|asistente|assistente|"
     r"assistant|modell|modele|modelo|modello|model|agent\w*|agente)(?:-\w+)?[ ]*[:\]]"
@@ -712,7 +716,8 @@ class SentenceJudge:
             r"zapomnij|ignorera|glom|glem|ignora\b" + IGNORA_IMPERATIVE
             + r"|ignorez|olvida|oublie[zs]?|vergiss|ignoriere|dimentica|esqueca"
             r"|esquece|"
-            r"desconsidere|" + romanian_imperative("uita", leads=False) + r"|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
+            r"desconsidere|" + romanian_imperative("uita", leads=False)
+            + r"|felejtsd|bo[ ]qua|no[ ]hagas|nie[ ]przestrzegaj|ne[ ]suis|deixe[ ]de|deja[ ]de"
             r"|ignorer)\b")
 
     def _compile_orders(self) -> None:

@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from toolplug import guard_gates, guard_languages, guard_sentences
+from toolplug import guard_deferred, guard_gates, guard_languages, guard_sentences
 from toolplug.guard import (
     FilteredText,
     InjectionFinding,
@@ -906,19 +906,21 @@ class _Rule:
         self.needs = needs
         # A case-insensitive rule of ASCII lower-case letters runs over the text in lower case (see
         # _lower_case_twin); its pattern as written compiles only for a text that copy would misread.
+        # Both compile on first use: a host that never meets a rule's anchor word never compiles it.
         self.lower = _lower_case_twin(source) if twin else None
-        self._pattern = None if self.lower is not None else re.compile(source)
+        self._pattern: re.Pattern[str] | None = None
+        guard_deferred.settle(self)
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """The rule's pattern as written (compiled on first use when the rule has a lower-case twin)."""
+        """The rule's pattern as written (compiled on first use)."""
         if self._pattern is None:
             self._pattern = re.compile(self.source)
         return self._pattern
 
 
 def _lower_case_twin(source: str) -> re.Pattern[str] | None:
-    """``source`` without its leading ``(?i)``, compiled, when that pattern matches a text in lower case
+    """``source`` without its leading ``(?i)``, compiled (on first use), when that pattern matches a text in lower case
     exactly where ``source`` matches the text: every letter it names is an ASCII lower-case one (no
     escape names a character, no group turns case-insensitivity off). None for any other pattern.
 
@@ -929,7 +931,7 @@ def _lower_case_twin(source: str) -> re.Pattern[str] | None:
         return None
     if re.search("[A-Z]", re.sub(r"\\.", "", body)):
         return None
-    return re.compile(body)
+    return guard_deferred.deferred(body)
 
 
 def _lowered_text(text: str) -> str | None:

@@ -294,6 +294,77 @@ def test_a_question_word_faintly_orders_the_lookups(index: ToolIndex) -> None:
 
 
 # REQ: LOOP-15
+@pytest.mark.parametrize("query", ["a support ticket for the login outage", "urgent tickets", "the ticket"])
+def test_a_request_that_names_no_action_offers_a_new_thing_right_after_the_lookups(
+    index: ToolIndex, query: str
+) -> None:
+    found = ranked(index, query)
+    assert set(found[:3]) == {"get_ticket", "list_tickets", "search_tickets"}  # a lookup still comes first
+    assert found[3] == "create_ticket"  # then a new thing, before changing or removing what exists
+
+
+# REQ: LOOP-15
+def test_an_action_the_query_names_stays_above_the_new_thing_a_verbless_request_may_want(index: ToolIndex) -> None:
+    assert ranked(index, "archive the ticket")[0] == "archive_ticket"
+    named = _scores(index, "archive the ticket")
+    assert named["create_ticket"] <= named["delete_ticket"]  # an action named: no new thing is lifted
+    found = ranked(index, "support tickets this month")  # a hint of totals is an action named
+    assert found.index("ticket_stats") < found.index("create_ticket")
+    assert ranked(index, "a zxqvw for qqq") == []  # no word of any tool: nothing is lifted into the results
+
+
+# REQ: LOOP-15
+def test_a_verbless_request_lifts_no_create_tool_above_the_tools_it_names() -> None:
+    index = _index(_DESK + _OTHERS)
+    found = ranked(index, "a support ticket for a customer")
+    assert found.index("add_invoice") > found.index("list_tickets")  # "customer" alone names the invoices
+    assert found.index("add_invoice") > found.index("delete_ticket")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query",
+    ["raise the ticket priority to 2", "the ticket priority to 2", "set the ticket to 3", "bump my ticket to 1"],
+)
+def test_taking_a_thing_the_query_names_to_a_number_updates_it(index: ToolIndex, query: str) -> None:
+    assert ranked(index, query)[0] == "update_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query",
+    [
+        "book a ticket from 2 to 4",
+        "book the ticket from 2 to 4",
+        "book the ticket from monday to 3 june",
+        "log the 9 to 5 shift as a ticket",
+        "send a ticket to 555-0101",
+        "raise a ticket",
+    ],
+)
+def test_a_range_or_a_new_thing_sent_to_a_number_is_no_update(index: ToolIndex, query: str) -> None:
+    assert ranked(index, query)[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_stop_showing_a_thing_archives_it(index: ToolIndex) -> None:
+    assert ranked(index, "stop showing the ticket")[0] == "archive_ticket"
+    assert ranked(index, "please stop showing old tickets")[0] == "archive_ticket"
+
+
+# REQ: LOOP-15
+def test_an_acronym_s_plural_is_one_word_its_singular() -> None:
+    assert tokenize("SKUs") == ["sku"]
+    assert tokenize("open PRs") == tokenize("open PR")
+    assert tokenize("listVMs") == ["list", "vm", "list+vm"]
+    assert tokenize("IDs of CPUs") == ["id", "cpu", "id+cpu"]
+    assert tokenize("ADDRESS") == ["address"]  # a word in capitals is no acronym's plural
+    assert tokenize("PMs") == ["pm"] and tokenize("Ms") == ["ms"]
+    index = _index([("count_stock", "Count the stock of one SKU."), *_OTHERS])
+    assert ranked(index, "SKUs")[0] == "count_stock"
+
+
+# REQ: LOOP-15
 def test_making_something_that_exists_changes_it_and_making_a_thing_creates_it(index: ToolIndex) -> None:
     assert ranked(index, "make the ticket urgent")[0] == "update_ticket"
     assert ranked(index, "make a ticket for the outage")[0] == "create_ticket"

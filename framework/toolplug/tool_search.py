@@ -138,7 +138,9 @@ def split_offer(
 # --- ranking ---------------------------------------------------------------------------------------
 
 # A word with a letter beyond ASCII stays whole ("Straße"); ASCII identifiers split at camelCase.
-_WORD = re.compile(r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+")
+_WORD = re.compile(
+    r"[A-Za-z]*[^\W\d_A-Za-z][^\W\d_]*|[A-Z]{2,}s(?![a-z])|[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\W\d_]+"
+)
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -310,7 +312,15 @@ def _stem(word: str) -> str:
 def _words(text: str) -> list[str]:
     if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
-    return [word.lower() for word in _WORD.findall(text)]
+    return [_unplural_acronym(word).lower() for word in _WORD.findall(text)]
+
+
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
+def _unplural_acronym(word: str) -> str:
+    """An acronym's plural as its singular ("PRs" → "PR", "SKUs" → "SKU"); other words unchanged."""
+    return word[:-1] if _ACRONYM_PLURAL.fullmatch(word) else word
 
 
 def tokenize(text: str) -> list[str]:
@@ -511,6 +521,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("move", "up"): "update",
     ("roll", "back"): "delete",
     ("close", "out"): "archive",
+    ("stop", "showing"): "archive",
     ("spin", "down"): "delete",
     ("queue", "up"): "create",
 }
@@ -520,6 +531,7 @@ _NOT_TOPICAL = frozenset(_LEAD_VERBS) | frozenset(_MODIFIERS) | frozenset(_stem(
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
+_UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -559,6 +571,10 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
         intent["share"] = 1.0  # "let the team see the doc": give access
     if _JOURNEY.search(text) and "create" not in intent:
         intent["create"] = _WEAK_CUE  # "from Paris to Lyon": a journey to book or plan
+    if _sets_a_value(text):
+        intent["update"] = 1.0  # "raise the cap to 50k": a new value for what exists, not a new thing
+        if intent.get("create", 0.0) >= 1.0:
+            intent["create"] = _WEAK_CUE
     for at, (first, second) in enumerate(itertools.pairwise(words)):
         cued = _CUE_PHRASES.get((first, second))
         if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
@@ -573,6 +589,19 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
 
 
 _QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}
+_TO_VALUE = re.compile(r"\bto [-+$€£]?\d")
+
+
+def _sets_a_value(text: str) -> bool:
+    """Whether ``text`` takes a thing it names as known ("the", "my"...) to a number: "set the heating
+    to 21", "raise my limit to 5k"; not a range ("from 2 to 4", "9 to 5") nor "a text to 555-0101"."""
+    for match in _TO_VALUE.finditer(text):
+        before = _words(text[: match.start()])
+        if before and not before[-1].isdigit() and "from" not in before and _DEFINITE.intersection(before):
+            return True
+    return False
+
+
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")
@@ -891,7 +920,12 @@ class ToolIndex:
 def _multipliers(intent: Mapping[str, float]) -> dict[str, float]:
     """What each action family's tools are multiplied by: the families asked for rise; with no action
     asked, a question about things ("unread emails") wants a lookup."""
-    lookups = _LOOKUP_BONUS if max(intent.values(), default=0.0) < 1.0 else 1.0  # nothing, or a hint, asked
+    asked = max(intent.values(), default=0.0)
+    lookups = _LOOKUP_BONUS if asked < 1.0 else 1.0  # nothing, or a hint, asked
+    if asked < _WEAK_CUE and _UNASKED_CREATE > 0:
+        # a request that names no action is a lookup first, else most often a new thing (ordered by
+        # that, ahead of the tools that change or remove what exists)
+        intent = {**intent, "create": max(intent.get("create", 0.0), _UNASKED_CREATE)}
     if any(intent.get(family, 0.0) >= 1.0 for family in _LOOKUP_FAMILIES):
         # a read was asked for: the other reads may well answer it ("show the tickets" → list them)
         intent = {**dict.fromkeys(_LOOKUP_FAMILIES, _RELATED_LOOKUP), **intent}

@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from toolplug import guard_gates, guard_languages, guard_sentences
+from toolplug import guard_deferred, guard_gates, guard_languages, guard_sentences
 from toolplug.guard import (
     FilteredText,
     InjectionFinding,
@@ -909,19 +909,21 @@ class _Rule:
         self.needs = needs
         # A case-insensitive rule of ASCII lower-case letters runs over the text in lower case (see
         # _lower_case_twin); its pattern as written compiles only for a text that copy would misread.
+        # Both compile on first use: a host that never meets a rule's anchor word never compiles it.
         self.lower = _lower_case_twin(source) if twin else None
-        self._pattern = None if self.lower is not None else re.compile(source)
+        self._pattern: re.Pattern[str] | None = None
+        guard_deferred.settle(self)
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """The rule's pattern as written (compiled on first use when the rule has a lower-case twin)."""
+        """The rule's pattern as written (compiled on first use)."""
         if self._pattern is None:
             self._pattern = re.compile(self.source)
         return self._pattern
 
 
 def _lower_case_twin(source: str) -> re.Pattern[str] | None:
-    """``source`` without its leading ``(?i)``, compiled, when that pattern matches a text in lower case
+    """``source`` without its leading ``(?i)``, compiled (on first use), when that pattern matches a text in lower case
     exactly where ``source`` matches the text: every letter it names is an ASCII lower-case one (no
     escape names a character, no group turns case-insensitivity off). None for any other pattern.
 
@@ -932,7 +934,7 @@ def _lower_case_twin(source: str) -> re.Pattern[str] | None:
         return None
     if re.search("[A-Z]", re.sub(r"\\.", "", body)):
         return None
-    return re.compile(body)
+    return guard_deferred.deferred(body)
 
 
 def _lowered_text(text: str) -> str | None:
@@ -948,6 +950,10 @@ def _lowered_text(text: str) -> str | None:
     # depend on case (word characters, digits, spaces, negated sets of ASCII characters). In UTF-8 every
     # byte of a character beyond ASCII is above 127, so bytes.lower leaves them alone.
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+
+
+_lazy = guard_deferred.deferred
+"""A pattern of :class:`_Compiled` that compiles the first time a text needs it, then stands in its place."""
 
 
 class _Compiled:
@@ -978,8 +984,8 @@ class _Compiled:
         self.rule_words = self.anchor_strings | {word for spec in _RULES for word in spec.needs} | _RULE_WORDS
         # A letter next to a leetspeak character: what makes a run of letters and leet characters a word with
         # leetspeak in it (:func:`_leet_words`).
-        self.leet_pair = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
-        self.word = re.compile(r"\w+")
+        self.leet_pair = _lazy(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
+        self.word = _lazy(r"\w+")
         self.needy = frozenset(word for word, rules in self.by_anchor.items() if any(r.needs for r in rules))
         # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
         # and the words the re-spelt views look for (:func:`_view_spans`): the chunks' sets answer for them.
@@ -989,44 +995,44 @@ class _Compiled:
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
-        self.other_script_letter = re.compile(guard_languages.LETTERS)
-        self.mail_address = re.compile(guard_languages.MAIL_ADDRESS)
-        self.mail_address_spelt = re.compile(guard_languages.MAIL_ADDRESS_SPELT)
-        self.letters_word = re.compile(r"[^\W\d_]+")
-        self.snake_name = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.other_script_letter = _lazy(guard_languages.LETTERS)
+        self.mail_address = _lazy(guard_languages.MAIL_ADDRESS)
+        self.mail_address_spelt = _lazy(guard_languages.MAIL_ADDRESS_SPELT)
+        self.letters_word = _lazy(r"[^\W\d_]+")
+        self.snake_name = _lazy(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
         # what a feature lets the reader do ("… allowing you to forward credentials to the server")
-        self.capability = re.compile(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
+        self.capability = _lazy(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
                                      r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
-        self.parameter_entry = re.compile(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
+        self.parameter_entry = _lazy(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
                                           r"(?:_[^_\n]{1,100}_|`[^`\n]{1,100}`|\([^)\n]{1,60}\))?")
         # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
-        self.parameter_line = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
+        self.parameter_line = _lazy(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
                                          r"[ \t]*[:\u2014-]")
         # "- `"replace"`: Replaces the existing prompt": one value of an option and what it does
-        self.value_item = re.compile(r"(?:^|(?<=\n)|(?<=[.:)] ))[ \t]*[-*+][ \t]+`[^`\n]{1,60}`[ \t]*[:\u2014][ \t]+")
-        self.value_addressee = re.compile(r"(?i)\b(?:you|your|yours|yourself|previous|prior|above|earlier|"
+        self.value_item = _lazy(r"(?:^|(?<=\n)|(?<=[.:)] ))[ \t]*[-*+][ \t]+`[^`\n]{1,60}`[ \t]*[:\u2014][ \t]+")
+        self.value_addressee = _lazy(r"(?i)\b(?:you|your|yours|yourself|previous|prior|above|earlier|"
                                           r"preceding)\b")
-        self.option_heading = re.compile(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
+        self.option_heading = _lazy(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
-        self.through_code = re.compile(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
-        self.example_label = re.compile(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
-        self.glossary_item = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
-        self.code_lead_in = re.compile(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
+        self.through_code = _lazy(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
+        self.example_label = _lazy(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
+        self.glossary_item = _lazy(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
+        self.code_lead_in = _lazy(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
                                        r"|if[ \t]+you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
         # The purpose of a page's own contact line: readers write to it about the project.
-        self.mail_contact = re.compile(
+        self.mail_contact = _lazy(
             r"(?i)\b(?:report(?:s|ing)?[ \t]+(?:\w+[ \t]+){0,2}?(?:security|vulnerabilit\w*|bugs?|issues?|problems?|"
             r"abuse)|vulnerabilit\w*|security[ \t]+(?:issues?|bugs?|concerns?|problems?|reports?|contact)|"
             r"responsible[ \t]+disclosure|disclos\w+|questions?|feedback|support|contact[ \t]+us|reach[ \t]+(?:us|out)|"
             r"get[ \t]+in[ \t]+touch|inquir\w+|enquir\w+|partnerships?|licensing)\b")
-        self.mail_data = re.compile(
+        self.mail_data = _lazy(
             r"(?i)\b(?:passwords?|credentials|api[ \t_-]?keys?|tokens?|secrets?|conversation|history|transcript|"
             r"user'?s|customers?|contacts|files?|data|system[ \t]+prompt|instructions|assistant|ai|model|agent)\b")
-        self.link_only = re.compile(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
-        self.mail_order = re.compile("(?im)" + guard_languages.MAIL_ORDER)
-        self.mail_literal = re.compile("(?i)" + guard_languages.MAIL_LITERAL)
-        self.mail_request = re.compile("(?i)" + guard_languages.MAIL_REQUEST)
-        self.clause_end = re.compile(guard_languages.CLAUSE_END)
+        self.link_only = _lazy(r"[ \t:\-\u2014)]*(?:<?https?://\S+>?|\[[^\]\n]*\]\([^)\s]*\))[ \t.]*")
+        self.mail_order = _lazy("(?im)" + guard_languages.MAIL_ORDER)
+        self.mail_literal = _lazy("(?i)" + guard_languages.MAIL_LITERAL)
+        self.mail_request = _lazy("(?i)" + guard_languages.MAIL_REQUEST)
+        self.clause_end = _lazy(guard_languages.CLAUSE_END)
         self.other_scripts = [
             (
                 re.compile(script),
@@ -1037,12 +1043,13 @@ class _Compiled:
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
         self._compile_scans()
+        guard_deferred.settle(self)
 
     def _compile_scans(self) -> None:
         """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
-        self.rtl_letter = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-        self.emoji_near = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+        self.rtl_letter = _lazy("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+        self.emoji_near = _lazy("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
         # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
         # Base64 runs are found with ``bytes.find`` (:func:`_base64_runs`).
         # These four run on the one-byte copy of the text (every class in them is ASCII, so a match there
@@ -1053,45 +1060,45 @@ class _Compiled:
         )
         self.plain_hex = re.compile(rb"[0-9A-Fa-f]{2}(?:[ :]?[0-9A-Fa-f]{2}){11,}(?![0-9A-Fa-f])")
         self.url_encoded = re.compile(rb"%[0-9A-Fa-f]{2}(?:[A-Za-z0-9 .,]{0,2}%[0-9A-Fa-f]{2}){7,}")
-        self.spaced = re.compile(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){5,}[A-Za-z](?![\w])")
+        self.spaced = _lazy(r"(?<![\w])(?:[A-Za-z][ \t.\-_*|/,]{1,3}){5,}[A-Za-z](?![\w])")
         # Four letters written apart, in a copy with letters as ``a`` and separators as spaces.
         self.spaced_gate = re.compile(rb" a (?: {0,2})a {1,3}a {1,3}a")
         self.cyrillic_or_greek = re.compile("[\u0370-\u04ff]")
-        self.fancy_letter = re.compile("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
+        self.fancy_letter = _lazy("[\U0001d400-\U0001d7ff\uff21-\uff5a\u24b6-\u24e9\U0001f130-\U0001f189"
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.fancy_starts = _lead_bytes(self.fancy_letter.pattern)
         self.accented_starts = _lead_bytes(guard_sentences.LATIN_EXTENDED.pattern)
-        self.sentence_end = re.compile(r"[.!?\n]")
-        self.markdown_code = re.compile(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
-        self.fence = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
-        self.heading_after = re.compile(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
-        self.inline_code = re.compile(r"`[^`\n]{1,400}`")
+        self.sentence_end = _lazy(r"[.!?\n]")
+        self.markdown_code = _lazy(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
+        self.fence = _lazy(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
+        self.heading_after = _lazy(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
+        self.inline_code = _lazy(r"`[^`\n]{1,400}`")
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
-        self.data_key = re.compile(
+        self.data_key = _lazy(
             r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w+[_-])?(?:payloads?|prompts?|attacks?|examples?|tests?|"""
             r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
             r"""content|instructions|system_?prompt)"""
             r"""["']?[ \t]*[:=]""")
-        self.block_scalar_key = re.compile(
+        self.block_scalar_key = _lazy(
             r"""(?i)^([ \t]*)(?:-[ \t]+)?["']?[\w-]+["']?[ \t]*:[ \t]*[|>][-+]?[ \t]*$""")
-        self.regex_literal = re.compile(r"(?<![\w)\]])/(?![/*])((?:[^/\\\n]|\\.){2,200})/[dgimsuy]*")
-        self.regex_syntax = re.compile(r"\.[*+?]|\\[sSbBdDwW]|\(\?|\[\^?\w[^\]]*\]|\|")
-        self.quoted = re.compile("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
+        self.regex_literal = _lazy(r"(?<![\w)\]])/(?![/*])((?:[^/\\\n]|\\.){2,200})/[dgimsuy]*")
+        self.regex_syntax = _lazy(r"\.[*+?]|\\[sSbBdDwW]|\(\?|\[\^?\w[^\]]*\]|\|")
+        self.quoted = _lazy("`[^`\n]{3,500}`|\"[^\"\n]{3,500}\"|\u201c[^\u201d\n]{3,500}\u201d"
                                  "|\u2018[^\u2019\n]{3,500}\u2019"
                                  "|(?<![\\w])'[^'\n]{3,500}'(?![\\w])")
-        self.markup_cue = re.compile(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
+        self.markup_cue = _lazy(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
                                      r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?|"
                                      # a prompt format's description ("tool calls end with a <|eom_id|>")
                                      r"(?:ends?|starts?|begins?)[ \t]+with)\b(?![.\w/-])")
-        self.list_item = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
-        self.code_cue = re.compile(
+        self.list_item = _lazy(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
+        self.code_cue = _lazy(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
             r"scan\w*|saniti[sz]\w*|assert|classif\w*|guard\w*|block\w*|flag\w*|such[ \t]+as|e\.g)\b")
         # A heading naming the class of attack the code under it shows ("### Instruction Override").
-        self.heading_cue = re.compile(
+        self.heading_cue = _lazy(
             r"(?i)\b(?:override|extraction|exfiltration|leak\w*|hijack\w*|manipulation|smuggling|obfuscation|"
             r"evasion|bypass\w*|escalation|poisoning)\b")
-        self.example_cue = re.compile(
+        self.example_cue = _lazy(
             r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
             r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
             r"testing|saying|says|said|typed|typing|types|asks?|asked|asking|writes|writing|tells|telling|enters|"
@@ -1102,15 +1109,15 @@ class _Compiled:
             r"|(?:^|[\s(])(?:add|append|prepend|include|insert|try|use)[ \t]*:[ \t]*\0"  # a phrase to put in a prompt
             r"|\breturn[ \t]+[fbr]?\0"  # a string the code returns
         )
-        self.markdown_link = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
-        self.http = re.compile(r"(?i)\bhttp(s?)://")
-        self.separators = re.compile(r"[ \t.\-_*|/,]")
-        self.separator_runs = re.compile(r"[ \t.\-_*|/,]{2,}")
-        self.inner_separator = re.compile(r"(?<=\w)[.\-_*|/,](?=\w)")
-        self.hex_noise = re.compile(r"\\x|0[xX]|[ :,]")
-        self.single_separator = re.compile(r"(?<=\w)[ \t.\-_*|/,](?=\w)")
-        self.prose_word = re.compile(r"[^\W\d_]{2,}")
-        self.base32 = re.compile(r"[A-Z2-7]+=*")
+        self.markdown_link = _lazy(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
+        self.http = _lazy(r"(?i)\bhttp(s?)://")
+        self.separators = _lazy(r"[ \t.\-_*|/,]")
+        self.separator_runs = _lazy(r"[ \t.\-_*|/,]{2,}")
+        self.inner_separator = _lazy(r"(?<=\w)[.\-_*|/,](?=\w)")
+        self.hex_noise = _lazy(r"\\x|0[xX]|[ :,]")
+        self.single_separator = _lazy(r"(?<=\w)[ \t.\-_*|/,](?=\w)")
+        self.prose_word = _lazy(r"[^\W\d_]{2,}")
+        self.base32 = _lazy(r"[A-Z2-7]+=*")
         self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
         self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from toolplug.guard_deferred import DeferredPattern, compiled_now, deferred, settle
 from toolplug.guard_languages import (
     FRENCH_DETERMINER,
     IGNORA_IMPERATIVE,
@@ -416,12 +417,13 @@ class _Unpreceded:
     __slots__ = ("before", "only", "pattern", "reach")
 
     def __init__(self, pattern: str, before: str, only: str | None = None, reach: int = 12) -> None:
-        self.pattern = re.compile(pattern)
-        self.before = re.compile(before)
-        self.only = re.compile(only) if only is not None else None
+        self.pattern = deferred(pattern)
+        self.before = deferred(before)
+        self.only = deferred(only) if only is not None else None
         """When given: a match is checked only when this pattern matches where it starts."""
         self.reach = reach
         """How many characters before a match ``before`` looks at."""
+        settle(self)
 
     def search(self, text: str, position: int = 0) -> re.Match[str] | None:
         """The first match of the pattern from ``position`` not preceded by one of the words."""
@@ -560,13 +562,15 @@ class SentenceJudge:
     """Decides whether a sentence is an instruction to the model (see the module docstring)."""
 
     def __init__(self) -> None:
+        # Each class compiles the first time a sentence asks for it (most sentences ask for few).
         self._compile_gates_and_words()
         self._compile_phrases()
         self._compile_orders()
+        settle(self)
 
     def _compile_gates_and_words(self) -> None:
         """Gates and the lexicon classes."""
-        c = re.compile
+        c = deferred
         self.first_words = frozenset(_FIRST_WORDS)
         # Looked for with ``in``, one substring at a time: a short sentence costs a few ``memchr`` calls, where
         # one alternation of them costs a step of each of its branches at every character.
@@ -647,7 +651,7 @@ class SentenceJudge:
 
     def _compile_phrases(self) -> None:
         """Phrase classes: unbound, override and state near their objects, reported speech."""
-        c = re.compile
+        c = deferred
         self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
                            r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
                            r"(?![ ](?:that[ ])?(?:we|our|you))"
@@ -722,7 +726,7 @@ class SentenceJudge:
 
     def _compile_orders(self) -> None:
         """Classes of orders about the answer, tools, data and encodings."""
-        c = re.compile
+        c = deferred
         self.completion = c(
             r"(?:systemprompt|system[ -]prompt|prompt[ ](?:del|du|di|do|de)[ ](?:sistema|systeme)|systemanweisung\w*|"
             r"systeemprompt|prompt[ ]systemowy)[ ](?:dice|dit|sagt|lautet|diz|zegt|recita|says|reads|is|es|est|ist|e|"
@@ -909,8 +913,13 @@ _Check = tuple[
 
 def _check(judge: SentenceJudge, name: str) -> _Check:
     """The tests of class ``name``, gathered once per judge."""
+    gate = judge.gates.get(name)
+    if gate is not None and gate[1] is not None:
+        gate = (gate[0], compiled_now(gate[1]))
+    pattern = getattr(judge, name)
     check = judge.checks[name] = (
-        _WORD_NEEDS.get(name), judge.gates.get(name), judge.literal_needs.get(name), getattr(judge, name))
+        _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
+        pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
 
 

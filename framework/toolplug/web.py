@@ -286,6 +286,7 @@ _VOID_OR_IMPLIED = frozenset(
 )
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"})
 _MARKUP = re.compile(r"<(?:!--|(/?)([A-Za-z][^\s/>]*))")
+_LOOKS_HIDDEN = re.compile(r"\bhidden\b|aria-hidden\s*=\s*[\"']?true|display\s*:\s*none", re.I)
 _SMALL_MARKUP = 8192
 """Tags the parser takes in little time however they nest: a page with fewer is not scanned."""
 
@@ -340,8 +341,24 @@ class _MarkupDepth:
                 closing = re.compile(f"</{re.escape(name)}", re.I).search(html, position)
                 position = len(html) if closing is None else closing.start()
             elif not self.tag(bool(slash), name, html[end - 1] == "/"):
+                if not slash and (name in _DROP_TAGS or _LOOKS_HIDDEN.search(html, match.end(), end)):
+                    # Dropped or hidden: its content goes with it, as the tree's cleaning would take it.
+                    self.dropped[name] -= 1
+                    position = self.end_of(html, name, position)
                 cuts.append((match.start(), position))
         return cuts
+
+    @staticmethod
+    def end_of(html: str, name: str, position: int) -> int:
+        """Where the element ``name`` opened before ``position`` ends (its end tag included), nested ones counted;
+        the end of the page if it never does."""
+        pattern = re.compile(f"<(/?){re.escape(name)}(?=[\\s/>])[^>]*>?", re.I)
+        level = 1
+        for match in pattern.finditer(html, position):
+            level += -1 if match.group(1) else 1
+            if not level:
+                return match.end()
+        return len(html)
 
     def tag(self, end: bool, name: str, self_closing: bool) -> bool:
         """Count the tag; False for a tag to cut."""

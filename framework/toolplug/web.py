@@ -175,6 +175,7 @@ def extract(
     """
     from selectolax.lexbor import LexborHTMLParser
 
+    html = _flatten_deep_markup(html)
     tree = LexborHTMLParser(html)
     meta = _metadata(tree)
     if (tree.body or tree.root) is None:
@@ -243,6 +244,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
         _reveal_streamed(tree)
     for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
         node.decompose(recursive=False)
+    _flatten_deep(tree, options.remove_hidden)
     if options.remove_hidden:
         _remove_hidden(tree)
     if not options.include_images:
@@ -265,6 +267,161 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
+
+
+# --- hostile depth ----------------------------------------------------------------------------------
+# Real pages nest 20 to 60 elements deep. Past these depths a page is hostile (or broken): the parser's scope
+# checks grow with the depth of the open elements (quadratic time), and the Markdown writer recurses per level.
+_MAX_DEPTH = 200
+"""Elements below this depth are read as flat text (the writer's recursion stays far within Python's limit)."""
+_MAX_MARKUP_DEPTH = 1024
+"""Start tags opening past this depth (as a scan of the markup counts it) are read as text before parsing."""
+_VOID_OR_IMPLIED = frozenset(
+    {
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+        "param", "keygen", "frame", "basefont", "bgsound", "image", "html", "head", "body", "p", "li", "dt", "dd",
+        "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot", "colgroup", "caption", "rb", "rt",
+        "rtc", "rp", "a",
+    }
+)
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"})
+_MARKUP = re.compile(r"<(?:!--|(/?)([A-Za-z][^\s/>]*))")
+_LOOKS_HIDDEN = re.compile(r"\bhidden\b|aria-hidden\s*=\s*[\"']?true|display\s*:\s*none", re.I)
+_SMALL_MARKUP = 8192
+"""Tags the parser takes in little time however they nest: a page with fewer is not scanned."""
+
+
+def _flatten_deep_markup(html: str) -> str:
+    """``html`` with the tags that open past :data:`_MAX_MARKUP_DEPTH` (and their end tags) as spaces.
+
+    A linear scan that counts elements as the parser nests them, roughly: void elements and those whose
+    end tag may be left out do not count, an end tag closes up to its open element, comments and raw text
+    (scripts, styles) are skipped. It only has to keep the parser's stack short; the exact cap is
+    :func:`_flatten_deep` on the parsed tree. Pages within the depth come back as the same string.
+    """
+    if html.count("<") <= _SMALL_MARKUP:
+        return html
+    cuts = _MarkupDepth().cuts_in(html)
+    if not cuts:
+        return html
+    pieces = []
+    last = 0
+    for start, stop in cuts:
+        pieces.append(html[last:start])
+        pieces.append(" ")
+        last = stop
+    pieces.append(html[last:])
+    return "".join(pieces)
+
+
+class _MarkupDepth:
+    """The elements open at a point of the markup, as :func:`_flatten_deep_markup` counts them."""
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+        self.open: dict[str, int] = {}
+        self.dropped: dict[str, int] = {}
+
+    def cuts_in(self, html: str) -> list[tuple[int, int]]:
+        """The spans of the tags past :data:`_MAX_MARKUP_DEPTH` (start tags, and the end tags closing them)."""
+        cuts = []
+        position = 0
+        while (match := _MARKUP.search(html, position)) is not None:
+            slash, name = match.groups()
+            if name is None:  # a comment, up to its end (or the page's)
+                end = html.find("-->", match.end())
+                position = len(html) if end < 0 else end + 3
+                continue
+            end = html.find(">", match.end())
+            if end < 0:
+                break
+            position = end + 1
+            name = name.lower()
+            if not slash and name in _RAW_TEXT:
+                closing = re.compile(f"</{re.escape(name)}", re.I).search(html, position)
+                position = len(html) if closing is None else closing.start()
+            elif not self.tag(bool(slash), name, html[end - 1] == "/"):
+                if not slash and (name in _DROP_TAGS or _LOOKS_HIDDEN.search(html, match.end(), end)):
+                    # Dropped or hidden: its content goes with it, as the tree's cleaning would take it.
+                    self.dropped[name] -= 1
+                    position = self.end_of(html, name, position)
+                cuts.append((match.start(), position))
+        return cuts
+
+    @staticmethod
+    def end_of(html: str, name: str, position: int) -> int:
+        """Where the element ``name`` opened before ``position`` ends (its end tag included), nested ones counted;
+        the end of the page if it never does."""
+        pattern = re.compile(f"<(/?){re.escape(name)}(?=[\\s/>])[^>]*>?", re.I)
+        level = 1
+        for match in pattern.finditer(html, position):
+            level += -1 if match.group(1) else 1
+            if not level:
+                return match.end()
+        return len(html)
+
+    def tag(self, end: bool, name: str, self_closing: bool) -> bool:
+        """Count the tag; False for a tag to cut."""
+        stack, open_names = self.stack, self.open
+        if end:
+            if self.dropped.get(name):
+                self.dropped[name] -= 1
+                return False
+            if open_names.get(name):
+                while stack:
+                    top = stack.pop()
+                    open_names[top] -= 1
+                    if top == name:
+                        break
+            return True
+        if name in _VOID_OR_IMPLIED or (self_closing and (open_names.get("svg") or open_names.get("math"))):
+            return True
+        if len(stack) >= _MAX_MARKUP_DEPTH:
+            self.dropped[name] = self.dropped.get(name, 0) + 1
+            return False
+        stack.append(name)
+        open_names[name] = open_names.get(name, 0) + 1
+        return True
+
+
+def _flatten_deep(tree: Any, remove_hidden: bool) -> None:
+    """Read each element at :data:`_MAX_DEPTH` as its text (hidden elements in it go first, with their text,
+    when ``remove_hidden``): every later walk of the tree, and the writer's recursion, stays within the depth.
+
+    A list or table there is read from its outermost list or table below a block: text straight inside a
+    list or between table cells is not written."""
+    root = tree.root
+    if root is None:
+        return
+    depths = {root.mem_id: 0}
+    flattened: dict[int, Any] = {}
+    for node in root.traverse(include_text=False):
+        parent = node.parent
+        if parent is None or parent.mem_id not in depths:
+            continue  # the root, or below an element read as text
+        depth = depths[parent.mem_id] + 1
+        if depth < _MAX_DEPTH:
+            depths[node.mem_id] = depth
+            continue
+        while node.tag in _TEXTLESS_CONTAINERS and node.parent is not None and node.parent.tag in _TEXTLESS_CONTAINERS:
+            node = node.parent
+        if node.tag in _TEXTLESS_CONTAINERS and node.parent is not None:
+            node = node.parent
+        flattened.setdefault(node.mem_id, node)
+    outer = [node for node in flattened.values() if not _has_ancestor_in(node, flattened)]  # within the depth
+    for node in outer:
+        if remove_hidden:
+            # In reverse document order, the inner ones first: a node freed with its ancestor is never touched.
+            for hidden in reversed(node.css(_HIDDEN_CANDIDATES)):
+                if hidden.mem_id != node.mem_id and _is_hidden(hidden.attributes):
+                    hidden.decompose()
+        text = " ".join(child.text(deep=True, separator=" ") for child in node.iter(include_text=True))
+        for child in list(node.iter(include_text=True)):
+            child.decompose()
+        node.insert_child(text)
+
+
+_TEXTLESS_CONTAINERS = frozenset({"ul", "ol", "table", "thead", "tbody", "tfoot", "tr"})
 
 
 def _reveal_streamed(tree: Any) -> None:

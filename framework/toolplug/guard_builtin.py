@@ -1614,12 +1614,33 @@ def _anchored(
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
             continue
-        end = min(len(text), position + _LOOK_AHEAD)
-        for match in pattern.finditer(haystack, max(0, position - rule.back), end):
-            if match.start() > position:
-                break
-            if match.end() > match.start():
-                spans.add((match.start() + offset, match.end() + offset, rule.family, rule.rule))
+        _matches_back(pattern, haystack, position, rule.back, spans, (offset, rule.family, rule.rule))
+
+
+def _matches_back(
+    pattern: re.Pattern[str], haystack: str, position: int, back: int, spans: set[Span], named: tuple[int, str, str]
+) -> None:
+    """The non-empty matches of ``pattern`` that start at most ``back`` characters before ``position``
+    and no later than it, as ``finditer`` from there finds them, added to ``spans`` (shifted and named by
+    ``named``: offset, family, rule). Each start is tried with ``match``: a search would scan on past
+    ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at every anchor of a text dense in them."""
+    offset, family, rule = named
+    end = min(len(haystack), position + _LOOK_AHEAD)
+    start = max(0, position - back)
+    while start <= position:
+        match = pattern.match(haystack, start, end)
+        if match is None:
+            start += 1
+            continue
+        if match.end() == match.start():  # finditer goes on from an empty match in its own way
+            for found in pattern.finditer(haystack, start, end):
+                if found.start() > position:
+                    break
+                if found.end() > found.start():
+                    spans.add((found.start() + offset, found.end() + offset, family, rule))
+            return
+        spans.add((match.start() + offset, match.end() + offset, family, rule))
+        start = match.end()
 
 
 _VIEW_MARGIN = 240

@@ -288,6 +288,34 @@ def _guard_cpu_rates(flt: BuiltinInjectionFilter, texts: list[str], runs: int) -
     return size, rates
 
 
+_HOSTILE_RUNS = (
+    ("Chinese please", "请"), ("ignore", "ignore "), ("Russian ignore", "игнорируй "),
+    ("ignore previous", "ignore previous "), ("Chinese please with full stops", "请请请请请请请请请。"),
+    ("letters", "a"), ("spaces", " "), ("zero-width spaces", "\u200b"),
+)
+"""Texts built to slow the filter down: one word, or one character, repeated over the whole page."""
+
+
+def bench_guard_hostile(sizes: tuple[int, ...] = (10_000, 100_000)) -> None:
+    """KB/s (CPU time, one run) of the built-in filter on each of :data:`_HOSTILE_RUNS` at each of ``sizes``
+    characters, and how the time grows from the smallest size to the largest (about the size ratio if the
+    cost is linear)."""
+    from toolplug.guard_builtin import neutralise
+
+    neutralise("warm-up: 请 ignore")
+    for name, unit in _HOSTILE_RUNS:
+        times = []
+        for size in sizes:
+            text = (unit * (size // len(unit) + 1))[:size]
+            started = time.process_time()
+            neutralise(text)
+            times.append(time.process_time() - started)
+            rate = len(text.encode("utf-8")) / 1000 / max(times[-1], 1e-6)
+            print(f"guard hostile {name:32s} {size:>9,} chars  {times[-1]:7.3f} s  {rate:9.0f} KB/s", flush=True)
+        print(f"guard hostile {name:32s} time x{times[-1] / max(times[0], 1e-6):.1f} for size "
+              f"x{sizes[-1] / sizes[0]:.0f}")
+
+
 _FOREIGN_PAGES = {"Russian": ("ru",), "Chinese": ("zh_CN", "zh"), "Arabic": ("ar",)}
 """The languages of :func:`bench_guard_foreign_throughput`, by the ``lang`` codes of their paragraphs."""
 
@@ -464,6 +492,8 @@ def main() -> None:
     parser.add_argument("--guard-runs", type=int, default=5, help="timed guard runs (median reported)")
     parser.add_argument("--guard-throughput-only", action="store_true",
                         help="only the guard's MB/s on the corpus articles (reads no held-out text)")
+    parser.add_argument("--guard-hostile", action="store_true",
+                        help="only the guard's KB/s on texts built to slow it down (one word repeated over a page)")
     parser.add_argument("--guard-foreign-throughput", action="store_true",
                         help="only the guard's MB/s on long Russian, Chinese and Arabic pages of benign catalogue "
                              "and manual paragraphs (development text of bench/guard_dev_more.py)")
@@ -479,6 +509,9 @@ def main() -> None:
                         help="only the guard on the larger development material of bench/guard_dev_more.py "
                              "(development data: tuned on, not a held-out figure)")
     args = parser.parse_args()
+    if args.guard_hostile:
+        bench_guard_hostile()
+        return
     if args.guard_throughput_only:
         bench_guard_throughput(runs=args.guard_runs)
         return

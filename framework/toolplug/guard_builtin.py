@@ -1625,12 +1625,33 @@ def _anchored(
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
             continue
-        end = min(len(text), position + _LOOK_AHEAD)
-        for match in pattern.finditer(haystack, max(0, position - rule.back), end):
-            if match.start() > position:
-                break
-            if match.end() > match.start():
-                spans.add((match.start() + offset, match.end() + offset, rule.family, rule.rule))
+        _matches_back(pattern, haystack, position, rule.back, spans, (offset, rule.family, rule.rule))
+
+
+def _matches_back(
+    pattern: re.Pattern[str], haystack: str, position: int, back: int, spans: set[Span], named: tuple[int, str, str]
+) -> None:
+    """The non-empty matches of ``pattern`` that start at most ``back`` characters before ``position``
+    and no later than it, as ``finditer`` from there finds them, added to ``spans`` (shifted and named by
+    ``named``: offset, family, rule). Each start is tried with ``match``: a search would scan on past
+    ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at every anchor of a text dense in them."""
+    offset, family, rule = named
+    end = min(len(haystack), position + _LOOK_AHEAD)
+    start = max(0, position - back)
+    while start <= position:
+        match = pattern.match(haystack, start, end)
+        if match is None:
+            start += 1
+            continue
+        if match.end() == match.start():  # finditer goes on from an empty match in its own way
+            for found in pattern.finditer(haystack, start, end):
+                if found.start() > position:
+                    break
+                if found.end() > found.start():
+                    spans.add((found.start() + offset, found.end() + offset, family, rule))
+            return
+        spans.add((match.start() + offset, match.end() + offset, family, rule))
+        start = match.end()
 
 
 _VIEW_MARGIN = 240
@@ -2361,10 +2382,40 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
         present = tuple(word for word, part in words if has_part.get(part)
                         or (part not in has_part and has_part.setdefault(part, part in foreign)))
-        for position in _word_positions(text, present) if present else ():
-            for match in pattern.finditer(text, max(0, position - 100), min(len(text), position + 120)):
+        for start, end in _script_windows(len(text), _word_positions(text, present) if present else []):
+            for match in pattern.finditer(text, start, end):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+_SCRIPT_BEFORE, _SCRIPT_AFTER = 100, 120
+"""How far a script group's patterns look around each of its gate words."""
+
+_DENSE_GATES = 24
+"""A run of this many gate words, each within one window of the next, is scanned in overlapping stretches
+of two windows' length rather than window by window: a page that is nothing but gate words ("请请请…")
+would otherwise have every character read by hundreds of windows. The stretches stay short because the
+patterns' unbounded parts (a sentence scanned for a word, an address's letters) cost the square of the
+stretch they run over; every window of the run still lies inside one stretch."""
+
+
+def _script_windows(size: int, positions: list[int]) -> list[tuple[int, int]]:
+    """The stretches of a text of ``size`` characters that a script group's patterns scan, given the sorted
+    ``positions`` of its gate words: a window around each, or overlapping stretches over a dense run."""
+    window = _SCRIPT_BEFORE + _SCRIPT_AFTER
+    windows: list[tuple[int, int]] = []
+    run: list[int] = []
+    for position in [*positions, size + window + 1]:
+        if run and position - run[-1] > window:
+            if len(run) >= _DENSE_GATES:
+                first, last = max(0, run[0] - _SCRIPT_BEFORE), min(size, run[-1] + _SCRIPT_AFTER)
+                starts = range(first, max(first + 1, last - window), window)
+                windows.extend((start, min(last, start + 2 * window)) for start in starts)
+            else:
+                windows.extend((max(0, at - _SCRIPT_BEFORE), min(size, at + _SCRIPT_AFTER)) for at in run)
+            run = []
+        run.append(position)
+    return windows
 
 
 _MIXED_WORDS = 2

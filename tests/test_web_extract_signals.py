@@ -35,6 +35,17 @@ def assert_story_whole(markdown: str) -> None:
         assert text in markdown
 
 
+def assert_furniture_goes(extra: str, gone: tuple[str, ...], kept: tuple[str, ...] = ()) -> str:
+    """Extract the story followed by ``extra``: the story whole, each of ``gone`` left out, each of ``kept`` in."""
+    markdown = extract(page(paragraphs(STORY) + extra)).markdown
+    assert_story_whole(markdown)
+    for text in gone:
+        assert text not in markdown, text
+    for text in kept:
+        assert text in markdown, text
+    return markdown
+
+
 # REQ: WEB-3
 def test_a_related_stories_box_after_a_heading_goes_and_the_article_after_it_stays() -> None:
     box = ("<h3>Related stories</h3><div class='c3'><p><a href='/a'>Ferry prices rise</a> in the spring.</p>"
@@ -152,10 +163,8 @@ def test_copies_of_the_title_inside_the_article_go() -> None:
 def test_story_cards_whose_heading_is_inside_the_link_go() -> None:
     cards = ("<div class='c11'><a href='/other-story'><h5>Ferry prices rise for the third time this year</h5></a>"
              "<p>Passengers will pay two euros more from June.</p></div>")
-    markdown = extract(page(paragraphs(STORY) + cards)).markdown
-    assert_story_whole(markdown)
-    assert "Ferry prices" not in markdown
-    assert "two euros more" not in markdown  # the card's excerpt goes with its heading
+    # the card's excerpt goes with its heading
+    assert_furniture_goes(cards, gone=("Ferry prices", "two euros more"))
 
 
 # REQ: WEB-3
@@ -286,12 +295,11 @@ def test_credit_filing_and_gallery_lines_go_and_a_sentence_about_reporting_stays
     near_miss = ("Residents who contributed to the repair fund in 1987 will get a letter from the council explaining "
                  "how the money is being spent this time.")
     reporting = "The reporting by the council on the repair fund was late, and the editing by its clerks slow."
-    markdown = extract(page(paragraphs(STORY) + f"<p>{near_miss}</p><p>{reporting}</p>" + lines)).markdown
-    assert_story_whole(markdown)
-    assert near_miss in markdown and reporting in markdown
-    for furniture in ("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to",
-                      "Reporting by Anna"):
-        assert furniture not in markdown
+    assert_furniture_goes(
+        f"<p>{near_miss}</p><p>{reporting}</p>" + lines,
+        gone=("contributed reporting", "Filed under", "Image 2 of 5", "full coverage", "Write to", "Reporting by Anna"),
+        kept=(near_miss, reporting),
+    )
 
 
 # REQ: WEB-3
@@ -301,11 +309,8 @@ def test_a_line_opening_other_stories_goes_and_a_sentence_starting_alike_stays()
              "<p>Читайте также:</p>")
     near_misses = ("<p>You may also like the quieter second half.</p>"
                    "<p>Related stories are everywhere in this town.</p>")
-    markdown = extract(page(paragraphs(STORY) + lines + near_misses)).markdown
-    assert_story_whole(markdown)
-    for furniture in ("interested in", "Related articles", "Читайте"):
-        assert furniture not in markdown
-    assert "quieter second half" in markdown and "everywhere in this town" in markdown
+    assert_furniture_goes(lines + near_misses, gone=("interested in", "Related articles", "Читайте"),
+                          kept=("quieter second half", "everywhere in this town"))
 
 
 # REQ: WEB-3
@@ -354,9 +359,7 @@ def test_a_line_to_reach_the_reporters_goes_and_a_sentence_about_reaching_stays(
     line = ("<p>Reach the reporters on Twitter at <a href='https://t.example/anna'>https://t.example/anna</a> "
             "and <a href='https://t.example/tom'>https://t.example/tom</a></p>")
     near_miss = "<p>Reach the far bank on foot by the footpath, the council said.</p>"
-    markdown = extract(page(paragraphs(STORY) + near_miss + line)).markdown
-    assert_story_whole(markdown)
-    assert "Reach the reporters" not in markdown and "far bank on foot" in markdown
+    assert_furniture_goes(near_miss + line, gone=("Reach the reporters",), kept=("far bank on foot",))
 
 
 # REQ: WEB-3
@@ -365,10 +368,8 @@ def test_a_sentence_citing_its_sources_stays_and_a_short_link_line_goes() -> Non
     cited = ("<p>See the <a href='/r/1'>engineers' inspection report for the spring</a> and the "
              "<a href='/r/2'>council's repair budget for next year</a> for the details.</p>")
     short = "<p><a href='/a'>Ferry prices rise</a> again</p>"
-    markdown = extract(page(paragraphs(STORY) + cited + short)).markdown
-    assert_story_whole(markdown)
-    assert "inspection report for the spring" in markdown and "for the details" in markdown
-    assert "Ferry prices" not in markdown
+    assert_furniture_goes(cited + short, gone=("Ferry prices",),
+                          kept=("inspection report for the spring", "for the details"))
 
 
 MORE = [
@@ -415,11 +416,8 @@ def test_a_linked_call_to_learn_more_goes_and_a_sentence_saying_so_stays() -> No
              "<p>Get a quote: <a href='tel:5550100'>555 0100</a></p>")
     near_misses = ("<p>Learn more about the detour in the <a href='/detour'>council's notice</a>.</p>"
                    "<p>Learn more about the piers at the town museum</p>")
-    markdown = extract(page(paragraphs(STORY) + near_misses + calls)).markdown
-    assert_story_whole(markdown)
-    for furniture in ("Ferry Pass", "free demo", "555 0100"):
-        assert furniture not in markdown
-    assert "council's notice" in markdown and "piers at the town museum" in markdown
+    assert_furniture_goes(near_misses + calls, gone=("Ferry Pass", "free demo", "555 0100"),
+                          kept=("council's notice", "piers at the town museum"))
 
 
 # REQ: WEB-3

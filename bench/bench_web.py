@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("TOOLPLUG_CORPUS") or ROOT.parent / "shared" / "corpus")
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -159,8 +159,52 @@ def load_wcxb(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
     return pages
 
 
-def extraction_sets(extra: Path | None, wcxb: Path | None,
-                    held_out: bool = True) -> dict[str, list[tuple[str, str, str, str]]]:
+READABILITY_MIN_TRUTH = 800
+"""Readability's test pages whose expected text is shorter are fixtures of one feature (metadata, a tag's
+cleaning), not articles."""
+
+
+def readability_half(name: str) -> str:
+    """``tune`` (failures read while tuning) or ``check`` (only ever scored in aggregate), from the hash of the
+    page's directory name."""
+    return "tune" if hashlib.sha256(f"readability/{name}".encode()).digest()[0] % 2 == 0 else "check"
+
+
+_BLOCK_TAG = re.compile(
+    r"(?=</?(?:p|div|br|li|ul|ol|dl|dt|dd|h[1-6]|table|tr|td|th|blockquote|pre|section|article|figure|figcaption"
+    r"|header|footer|main|aside|nav|hr)\b)",
+    re.I,
+)
+
+
+def html_text(html: str) -> str:
+    """The text of ``html`` as a reader sees it: a line break at each block's edges, none between inline
+    elements (a word split by a tag stays one word, as in Chinese or Japanese, which write no spaces)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(_BLOCK_TAG.sub("\n", html))
+    node = tree.body or tree.root
+    return node.text(separator="") if node is not None else ""
+
+
+def load_readability(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Mozilla Readability's test pages (``<name>/source.html`` and ``expected.html``), by
+    :func:`readability_half`. The truth is the text of ``expected.html``: Readability's own output, not a
+    person's reading, so a signal for pages where an extraction fails badly rather than a gold standard.
+    Pages with less than :data:`READABILITY_MIN_TRUTH` characters of it are left out."""
+    pages: dict[str, list[tuple[str, str, str, str]]] = {"tune": [], "check": []}
+    for directory in sorted(path for path in root.iterdir() if (path / "expected.html").is_file()):
+        truth = html_text((directory / "expected.html").read_text("utf-8", "replace"))
+        if len(truth) < READABILITY_MIN_TRUTH:
+            continue
+        source = (directory / "source.html").read_text("utf-8", "replace")
+        half = readability_half(directory.name)
+        pages[half].append((source, "", truth, half))
+    return pages
+
+
+def extraction_sets(extra: Path | None, wcxb: Path | None, held_out: bool = True,
+                    readability: Path | None = None) -> dict[str, list[tuple[str, str, str, str]]]:
     """The scored page sets, by name: each corpus's development half (tuned on) and held-out half (only
     ever scored, and left out entirely when ``held_out`` is false)."""
     pages = load_corpus()
@@ -179,24 +223,31 @@ def extraction_sets(extra: Path | None, wcxb: Path | None,
         sets["wcxb articles dev"] = wcxb_pages["dev"]
         if held_out:
             sets["wcxb articles test"] = wcxb_pages["test"]
+    if readability is not None and readability.is_dir():
+        # Development data, both halves: the check half is scored, never read page by page.
+        readability_pages = load_readability(readability)
+        sets["readability tune"] = readability_pages["tune"]
+        sets["readability check"] = readability_pages["check"]
     return sets
 
 
 def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None = None,
-                     held_out: bool = True) -> None:
+                     held_out: bool = True, readability: Path | None = None) -> None:
     """F1 on each corpus's development and held-out splits, and speed against trafilatura in the same run.
 
     - ``../shared/corpus``: halves fixed by a hash of each file name before any tuning.
     - ``extra``: another copy of the public benchmark; its pages that are not in the corpus, split the
       same way.
     - ``wcxb``: the article pages of WCXB, by its own dev/test split.
+    - ``readability``: Mozilla Readability's test pages, in two development halves (see
+      :func:`load_readability`).
 
     Held-out splits are only ever scored in aggregate; ``held_out=False`` leaves them out (for tuning runs).
     """
     if not (CORPUS / "ground-truth.json").exists():
         print(f"extraction: skipped, the corpus is absent ({CORPUS})")
         return
-    sets = extraction_sets(extra, wcxb, held_out)
+    sets = extraction_sets(extra, wcxb, held_out, readability)
     candidates = _extractors()
     for name, function in candidates:
         for label, subset in sets.items():
@@ -204,7 +255,8 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
             p, r, f1 = score(output, [truth for _, _, truth, _ in subset])
             print(f"extraction {name:22s} {label:20s} {len(subset):4d} pages  P {p:.4f}  R {r:.4f}  F1 {f1:.4f}")
     # Timed on the scrapinghub pages (the corpus and the public copy): the figure stays comparable across runs.
-    timed = [page for label, subset in sets.items() if not label.startswith("wcxb") for page in subset]
+    timed = [page for label, subset in sets.items() if not label.startswith(("wcxb", "readability"))
+             for page in subset]
     times = time_rounds([function for _, function in candidates], timed, rounds)
     for (name, function), ms in zip(candidates, times, strict=True):
         memory = peak_memory(function, timed[:10])
@@ -504,6 +556,9 @@ def main() -> None:
     parser.add_argument("--wcxb", type=Path, default=os.environ.get("TOOLPLUG_WCXB"),
                         help="a checkout of WCXB (the Web Content Extraction Benchmark: dev/ and test/); its "
                              "article pages are scored by its own split")
+    parser.add_argument("--readability", type=Path, default=os.environ.get("TOOLPLUG_READABILITY"),
+                        help="Mozilla Readability's test pages (test/test-pages: <name>/source.html and "
+                             "expected.html); scored in two development halves, tune and check")
     parser.add_argument("--dev-only", action="store_true",
                         help="score only the development splits (for tuning runs; held-out splits stay unseen)")
     parser.add_argument("--more-dev", action="store_true",
@@ -528,7 +583,7 @@ def main() -> None:
                     held_out=not args.dev_only)
         return
     bench_extraction(rounds=args.rounds or (3 if args.quick else 7), extra=args.extra_corpus, wcxb=args.wcxb,
-                     held_out=not args.dev_only)
+                     held_out=not args.dev_only, readability=args.readability)
     if args.extraction_only:
         return
     bench_guard_public(args.extra_corpus, held_out=not args.dev_only)

@@ -103,7 +103,36 @@ def _negative_kind(node: Any, widgets: bool = True) -> str:
     identifier = attributes.get("id") or ""
     if identifier and node.tag in _HEADINGS and _spells_own_words(identifier, node):
         identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
-    return _negative_kind_of(f"{attributes.get('class') or ''} {identifier}", widgets)
+    names = attributes.get("class") or ""
+    kind = _negative_kind_of(f"{names} {identifier}", widgets)
+    if kind and identifier and node.tag not in _HEADINGS and _anchors_its_heading(identifier, node):
+        return _negative_kind_of(names, widgets)
+    return kind
+
+
+def _anchors_its_heading(identifier: str, node: Any) -> bool:
+    """``identifier`` is the anchor of the section that ``node`` opens with a heading: each of its words (two
+    or more) is a word of that heading ("sharing-with-a-single-developer" over "Sharing with a single developer",
+    as documentation generators name sections), and the heading names no furniture."""
+    parts = [part for part in _NAME_PARTS.split(identifier.lower()) if part]
+    if len(parts) < 2:
+        return False
+    heading = node.css_first("h1, h2, h3, h4, h5, h6")
+    if heading is None or not _opens(node, heading):
+        return False
+    text = " ".join(heading.text().split())
+    words = set(_WORD.findall(text.lower()))
+    return all(part in words for part in parts) and _FURNITURE_HEADING.match(text) is None
+
+
+def _opens(node: Any, heading: Any) -> bool:
+    """No text in ``node`` comes before ``heading``."""
+    for text_node in node.traverse(include_text=True):
+        if text_node.mem_id == heading.mem_id:
+            return True
+        if text_node.tag == "-text" and (text_node.text_content or "").strip():
+            return False
+    return False
 
 
 def _spells_own_words(identifier: str, node: Any) -> bool:
@@ -257,6 +286,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     if main is None:
         _remove_boilerplate(tree)
         main = _choose_main(tree) or tree.body or tree.root
+        _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
         before = len(main.text(strip=True))
     if not options.include_images:
         _drop_image_captions(main)
@@ -861,6 +891,48 @@ def _drop_clutter(main: Any) -> None:
     _decompose_all(found)
 
 
+_SLIDE_COUNTER = re.compile(r"\W*(\d{1,4})\s*(?:/|of|von|de|sur|из)\s*(\d{1,4})\b", re.I)
+_MIN_SLIDES = 3
+
+
+def _drop_slideshows(main: Any) -> None:
+    """A slideshow's captions: a list of three items or more, each opening with its place in the show ("1/50",
+    "2 of 50", ... counting up from one, out of the same total). The show displays one at a time, over its
+    picture; as text, it is a wall of captions around the article. With the list goes the wrapper holding just
+    it and the show's title."""
+    found = []
+    for listing in main.css("ul, ol"):
+        items = [child for child in listing.iter(include_text=False) if child.tag == "li"]
+        if len(items) >= _MIN_SLIDES and _counts_slides(items):
+            found.append(_slideshow_holder(listing, main))
+    _decompose_all(found)
+
+
+def _counts_slides(items: list[Any]) -> bool:
+    total = None
+    for place, item in enumerate(items, start=1):
+        match = _SLIDE_COUNTER.match(item.text())
+        if match is None or int(match.group(1)) != place or (total is not None and match.group(2) != total):
+            return False
+        total = match.group(2)
+    return total is not None and int(total) >= len(items)
+
+
+def _slideshow_holder(listing: Any, main: Any) -> Any:
+    """The outermost wrapper of ``listing`` (below ``main``) holding no more than it and one short title."""
+    holder = listing
+    length = len(listing.text(strip=True))
+    ancestor = listing.parent
+    while ancestor is not None and ancestor.mem_id != main.mem_id:
+        if len(ancestor.text(strip=True)) - length > 80 or len(ancestor.css("h1, h2, h3, h4, h5, h6")) > len(
+            listing.css("h1, h2, h3, h4, h5, h6")
+        ) + 1:
+            break
+        holder = ancestor
+        ancestor = ancestor.parent
+    return holder
+
+
 def _decompose_all(nodes: list[Any]) -> None:
     """Remove ``nodes`` (found in document order, before any removal), the innermost first: a node
     inside one already removed is freed with it and must not be touched again."""
@@ -1105,7 +1177,39 @@ def _choose_main(tree: Any) -> Any:
     """The element holding the article: paragraphs score their ancestors, like readability does."""
     scores, prose_lengths = _score_candidates(tree)
     best = _best_candidate(scores)
-    return None if best is None else _widen(best, prose_lengths)
+    if best is None:
+        return None
+    chosen = _widen(best, prose_lengths)
+    body = tree.body
+    if body is not None and _loose_prose(body, prose_lengths) > _held_prose(chosen, prose_lengths):
+        return body  # the article's paragraphs stand in <body> itself, in no block: a page from before layouts
+    return chosen
+
+
+# Blocks that set a part of the page apart: a paragraph inside one is not loose in <body>.
+_SECTIONING = frozenset({
+    "div", "section", "article", "main", "table", "td", "th", "li", "dd", "header", "footer", "form", "aside", "nav",
+})
+
+
+def _loose_prose(body: Any, prose_lengths: dict[int, int]) -> int:
+    """The prose in paragraphs that sit in ``body`` outside every block of :data:`_SECTIONING` (in no more than
+    quotations, lists' own text, fonts or centring)."""
+    total = 0
+    for paragraph in body.css("p"):
+        length = prose_lengths.get(paragraph.mem_id)
+        if not length:
+            continue
+        ancestor = paragraph.parent
+        while ancestor is not None and ancestor.mem_id != body.mem_id and ancestor.tag not in _SECTIONING:
+            ancestor = ancestor.parent
+        if ancestor is not None and ancestor.mem_id == body.mem_id:
+            total += length
+    return total
+
+
+def _held_prose(node: Any, prose_lengths: dict[int, int]) -> int:
+    return sum(prose_lengths.get(paragraph.mem_id, 0) for paragraph in node.css("p"))
 
 
 def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:

@@ -263,7 +263,8 @@ class _Options:
     streamed: bool
     """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
     gentle: bool = False
-    """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
+    """Keep blocks whose class names only suggest furniture, and choose the content outside comment sections
+    (a retry when the cleaning left nothing)."""
 
 
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
@@ -285,6 +286,8 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     before = 0
     if main is None:
         _remove_boilerplate(tree)
+        if options.gentle:
+            _remove_comment_blocks(tree)
         main = _choose_main(tree) or tree.body or tree.root
         _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
         before = len(main.text(strip=True))
@@ -496,7 +499,26 @@ def _remove_hidden(tree: Any) -> None:
         total = len(body.text(strip=True)) if body is not None else 0
         shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
     shown = total >= 1000 and shown_length >= total * 0.8
-    _decompose_all([node for node in hidden if not (shown and lengths[node.mem_id] >= total * 0.25)])
+    panels = _collapsed_panels(tree, hidden)
+    _decompose_all([
+        node for node in hidden
+        if not (shown and lengths[node.mem_id] >= total * 0.25) and node.mem_id not in panels
+    ])
+
+
+def _collapsed_panels(tree: Any, hidden: list[Any]) -> set[int]:
+    """The hidden elements that a control on the page opens (its ``aria-controls`` names them) and that hold
+    running text: the closed sections of an accordion, which the reader opens with a click. Hidden menus and
+    share boxes hold no running text."""
+    controlled: set[str] = set()
+    for control in tree.css("[aria-controls]"):
+        controlled.update((control.attributes.get("aria-controls") or "").split())
+    if not controlled:
+        return set()
+    return {node.mem_id for node in hidden if node.id in controlled and _prose_length(node) >= _PANEL_PROSE}
+
+
+_PANEL_PROSE = 80
 
 
 # A style hides only if it says "none" or "hidden" (in any case; "dden" since \s and re.I fold the "i").
@@ -581,6 +603,17 @@ def _remove_boilerplate(tree: Any) -> None:
     for node in tree.css("body > header, body > div > header, body > div > div > header"):
         if node.parent is not None and not _holds_prose(node):
             node.decompose()
+
+
+def _remove_comment_blocks(tree: Any) -> None:
+    """Remove the blocks named as comment sections or ad networks (that hold no marked article), before the
+    content is chosen: a long discussion under a short story outweighs the story, and the cleaning that
+    follows would then remove all of the choice."""
+    body = tree.body or tree.root
+    if body is None:
+        return
+    found = [node for node in body.css(":is([class], [id])") if _negative_kind(node) == "strong"]
+    _decompose_all([node for node in found if node.css_first("main, article, [itemprop=articleBody]") is None])
 
 
 def _boilerplate(root: Any) -> list[Any]:

@@ -532,3 +532,97 @@ def test_a_heading_whose_id_spells_its_words_stays_and_one_named_for_furniture_g
     assert "## How to share the footpath safely" in markdown
     assert "## Social media and the bridge" in markdown
     assert "Tell a friend" not in markdown and "One reply" not in markdown and "Social links" not in markdown
+
+
+# REQ: WEB-3
+def test_a_section_whose_id_anchors_its_heading_stays_and_one_named_for_furniture_goes() -> None:
+    # Documentation generators name each section after its heading ("sharing-with-..."); the word "sharing"
+    # there names the topic, not a share box. An id whose words are not the heading's still names the block.
+    section = (f"<div class='section' id='sharing-the-road-with-cyclists'><h2>Sharing the road with cyclists</h2>"
+               f"<p>{STORY[1]}</p></div>")
+    box = ("<div class='c3' id='sharing-tools'><h3>Tell a friend</h3><p>Send this story by mail.</p></div>"
+           "<div id='related-stories-list'><h3>Related stories list</h3><p>Ferry prices rise.</p></div>")
+    markdown = extract(page(f"<p>{STORY[0]}</p>{section}<p>{STORY[2]}</p>{box}")).markdown
+    assert_story_whole(markdown)
+    assert "## Sharing the road with cyclists" in markdown
+    assert "Tell a friend" not in markdown and "Send this story" not in markdown
+    assert "Ferry prices" not in markdown  # the heading names furniture: the id still counts
+
+
+LOOSE = [
+    "I tried to install a video player on my computer last winter, and the evening it took is the subject of this "
+    "page, which I wrote the next morning.",
+    "The first player would not start at all, the second one played the sound without the picture, and the third "
+    "one crashed as soon as I tried to resize its window.",
+    "By midnight I had read more forum threads than I care to count, and every one of them told me to change the "
+    "whole system rather than fix the one program.",
+    "So this is a complaint, not a review: it makes no attempt to be balanced, and it only describes what happened "
+    "on one machine on one evening.",
+]
+
+
+# REQ: WEB-3
+def test_paragraphs_standing_in_the_body_itself_are_the_article_beside_a_boxed_note() -> None:
+    # A page from before layouts: the text sits in <body>, in no block, with a note boxed in a table cell.
+    note = ("<table><tr><td><p>Since this page was linked from a large news site, hundreds of readers have written "
+            "to me about it; please do not, I read none of it.</p></td></tr></table>")
+    loose = "".join(f"<p>{text}</p>" for text in LOOSE)
+    html = f"<html><head><title>video</title></head><body><p><b>linux video</b></p>{note}{loose}</body></html>"
+    markdown = extract(html).markdown
+    for text in LOOSE:
+        assert text in markdown
+    assert "hundreds of readers" in markdown
+    # Near miss: loose lines that hold less prose than the boxed article do not pull the choice out to <body>.
+    short = f"<p>{LOOSE[0]}</p>"
+    boxed = f"<div class='c1'>{paragraphs(STORY)}</div>"
+    markdown = extract(f"<html><head><title>t</title></head><body>{short}{boxed}</body></html>").markdown
+    assert_story_whole(markdown)
+    assert LOOSE[0] not in markdown
+
+
+def slides(counters: list[str]) -> str:
+    return "<ul class='c12'>" + "".join(
+        f"<li><h2>{counter} Ferry number {number}</h2><p>The ferry that sailed in {1990 + number} carried up to "
+        f"four hundred passengers a day across the bay.</p></li>" for number, counter in enumerate(counters, 1)
+    ) + "</ul>"
+
+
+# REQ: WEB-3
+def test_a_slideshows_captions_go_and_a_numbered_list_of_steps_stays() -> None:
+    show = f"<div class='c11'><h2>The town's ferries in pictures</h2>{slides([f'{n}/5' for n in range(1, 6)])}</div>"
+    markdown = assert_furniture_goes(show, gone=("Ferry number", "four hundred passengers", "ferries in pictures"))
+    assert "Ferry number" not in extract(page(paragraphs(STORY) + slides([f"{n} of 4" for n in range(1, 5)]))).markdown
+    # Near misses: counters that do not count up from one, or lists of steps, are the article's.
+    for kept in (slides(["24/7", "24/7", "24/7"]), slides(["2/5", "3/5", "4/5"]), slides(["1/5", "2/5"])):
+        assert "Ferry number" in extract(page(paragraphs(STORY) + kept)).markdown, kept
+    assert markdown
+
+
+# REQ: WEB-3
+def test_a_short_story_under_a_long_comment_section_is_found() -> None:
+    comments = "".join(
+        f"<p>Comment {number}: I have crossed that bridge every morning for twenty years, and the cracks were there "
+        f"long before anyone in the council was willing to admit it, so this is hardly news to me.</p>"
+        for number in range(40)
+    )
+    html = (f"<html><head><title>Old bridge closes to cars</title></head><body>"
+            f"<div class='c1'><div class='c2'>{paragraphs(STORY)}</div></div>"
+            f"<div class='c3'><div id='comments'><div class='c4'>{comments}</div></div></div></body></html>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Comment 1:" not in markdown
+    # Near miss: the same comments under a long article leave the first choice as it was.
+    assert "Comment 1:" not in extract(page(paragraphs(STORY * 3))).markdown
+
+
+# REQ: WEB-3
+def test_a_collapsed_accordion_section_stays_and_hidden_menus_and_notes_go() -> None:
+    panel = (f"<div class='c13'><a role='button' aria-controls='part-2'>2. The detour</a>"
+             f"<div id='part-2' style='display:none'><p>{STORY[1]}</p></div></div>")
+    menu = ("<button aria-controls='menu-list'>Menu</button><div id='menu-list' hidden><p><a href='/a'>News</a> "
+            "<a href='/b'>Sport</a></p></div>")
+    note = ("<div id='note' style='display:none'><p>This draft note is hidden from readers: check the figures for "
+            "the detour against the bus company's timetable before publishing.</p></div>")
+    markdown = extract(page(f"<p>{STORY[0]}</p>{panel}<p>{STORY[2]}</p>{menu}{note}")).markdown
+    assert_story_whole(markdown)
+    assert "Sport" not in markdown and "draft note" not in markdown

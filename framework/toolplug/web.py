@@ -263,8 +263,7 @@ class _Options:
     streamed: bool
     """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
     gentle: bool = False
-    """Keep blocks whose class names only suggest furniture, and choose the content outside comment sections
-    (a retry when the cleaning left nothing)."""
+    """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
 
 
 def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
@@ -286,8 +285,6 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     before = 0
     if main is None:
         _remove_boilerplate(tree)
-        if options.gentle:
-            _remove_comment_blocks(tree)
         main = _choose_main(tree) or tree.body or tree.root
         _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
         before = len(main.text(strip=True))
@@ -1207,9 +1204,15 @@ def _link_density(node: Any, text_length: int) -> float:
 
 
 def _choose_main(tree: Any) -> Any:
-    """The element holding the article: paragraphs score their ancestors, like readability does."""
+    """The element holding the article: paragraphs score their ancestors, like readability does. When the
+    best one lies in a comment section (a long discussion outweighs a short story), the choice is made again
+    without them."""
     scores, prose_lengths = _score_candidates(tree)
     best = _best_candidate(scores)
+    if best is not None and _in_comments(best):
+        _remove_comment_blocks(tree)
+        scores, prose_lengths = _score_candidates(tree)
+        best = _best_candidate(scores)
     if best is None:
         return None
     chosen = _widen(best, prose_lengths)
@@ -1217,6 +1220,15 @@ def _choose_main(tree: Any) -> Any:
     if body is not None and _loose_prose(body, prose_lengths) > _held_prose(chosen, prose_lengths):
         return body  # the article's paragraphs stand in <body> itself, in no block: a page from before layouts
     return chosen
+
+
+def _in_comments(node: Any) -> bool:
+    """``node`` or an element around it is named as a comment section (or an ad network's block)."""
+    while node is not None and node.tag not in ("html", "body", "-document"):
+        if _negative_kind(node) == "strong":
+            return True
+        node = node.parent
+    return False
 
 
 # Blocks that set a part of the page apart: a paragraph inside one is not loose in <body>.

@@ -541,12 +541,14 @@ def test_a_section_whose_id_anchors_its_heading_stays_and_one_named_for_furnitur
     section = (f"<div class='section' id='sharing-the-road-with-cyclists'><h2>Sharing the road with cyclists</h2>"
                f"<p>{STORY[1]}</p></div>")
     box = ("<div class='c3' id='sharing-tools'><h3>Tell a friend</h3><p>Send this story by mail.</p></div>"
-           "<div id='related-stories-list'><h3>Related stories list</h3><p>Ferry prices rise.</p></div>")
+           "<div id='related-stories-list'><h3>Related stories list</h3><p>Ferry prices rise.</p></div>"
+           "<div id='reader-comments'><h3>Reader comments</h3><p>Great news, about time!</p></div>")
     markdown = extract(page(f"<p>{STORY[0]}</p>{section}<p>{STORY[2]}</p>{box}")).markdown
     assert_story_whole(markdown)
     assert "## Sharing the road with cyclists" in markdown
     assert "Tell a friend" not in markdown and "Send this story" not in markdown
-    assert "Ferry prices" not in markdown  # the heading names furniture: the id still counts
+    assert "Ferry prices" not in markdown  # the heading names furniture
+    assert "about time" not in markdown  # a comment section, whatever its anchor
 
 
 LOOSE = [
@@ -618,11 +620,15 @@ def test_a_short_story_under_a_long_comment_section_is_found() -> None:
 # REQ: WEB-3
 def test_a_collapsed_accordion_section_stays_and_hidden_menus_and_notes_go() -> None:
     panel = (f"<div class='c13'><a role='button' aria-controls='part-2'>2. The detour</a>"
-             f"<div id='part-2' style='display:none'><p>{STORY[1]}</p></div></div>")
+             f"<div id='part-2' style='display:none'><p>{STORY[1]}</p></div>"
+             f"<button aria-controls='part-3' aria-expanded='false'>3. The cost</button>"
+             f"<div id='part-3' hidden><p>{STORY[2]}</p></div></div>")
     menu = ("<button aria-controls='menu-list'>Menu</button><div id='menu-list' hidden><p><a href='/a'>News</a> "
             "<a href='/b'>Sport</a></p></div>")
+    sizes = ("<button aria-controls='text-size'>Text size</button><div id='text-size' hidden><p>Smaller text</p>"
+             "<p>Larger text than the rest of the page</p></div>")
     note = ("<div id='note' style='display:none'><p>This draft note is hidden from readers: check the figures for "
             "the detour against the bus company's timetable before publishing.</p></div>")
-    markdown = extract(page(f"<p>{STORY[0]}</p>{panel}<p>{STORY[2]}</p>{menu}{note}")).markdown
+    markdown = extract(page(f"<p>{STORY[0]}</p>{panel}{menu}{sizes}{note}")).markdown
     assert_story_whole(markdown)
-    assert "Sport" not in markdown and "draft note" not in markdown
+    assert "Sport" not in markdown and "draft note" not in markdown and "Larger text" not in markdown

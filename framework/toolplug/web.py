@@ -105,7 +105,7 @@ def _negative_kind(node: Any, widgets: bool = True) -> str:
         identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
     names = attributes.get("class") or ""
     kind = _negative_kind_of(f"{names} {identifier}", widgets)
-    if kind and identifier and node.tag not in _HEADINGS and _anchors_its_heading(identifier, node):
+    if kind == "weak" and identifier and node.tag not in _HEADINGS and _anchors_its_heading(identifier, node):
         return _negative_kind_of(names, widgets)
     return kind
 
@@ -113,16 +113,16 @@ def _negative_kind(node: Any, widgets: bool = True) -> str:
 def _anchors_its_heading(identifier: str, node: Any) -> bool:
     """``identifier`` is the anchor of the section that ``node`` opens with a heading: each of its words (two
     or more) is a word of that heading ("sharing-with-a-single-developer" over "Sharing with a single developer",
-    as documentation generators name sections), and the heading names no furniture."""
+    as documentation generators name sections). Asked only of weak names: a section headed "Reader comments"
+    is a comment section whatever its anchor; a heading that names furniture goes with its section anyway."""
     parts = [part for part in _NAME_PARTS.split(identifier.lower()) if part]
     if len(parts) < 2:
         return False
     heading = node.css_first("h1, h2, h3, h4, h5, h6")
     if heading is None or not _opens(node, heading):
         return False
-    text = " ".join(heading.text().split())
-    words = set(_WORD.findall(text.lower()))
-    return all(part in words for part in parts) and _FURNITURE_HEADING.match(text) is None
+    words = set(_WORD.findall(heading.text().lower()))
+    return all(part in words for part in parts)
 
 
 def _opens(node: Any, heading: Any) -> bool:
@@ -271,11 +271,12 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     ``content_selector`` chose it)."""
     if options.streamed:
         _reveal_streamed(tree)
+    controlled = _controlled_ids(tree) if options.remove_hidden else set()  # read before buttons are dropped
     for node in tree.css(_DROP_SELECTOR):  # one pass, not one per tag as strip_tags makes
         node.decompose(recursive=False)
     _flatten_deep(tree, options.remove_hidden)
     if options.remove_hidden:
-        _remove_hidden(tree)
+        _remove_hidden(tree, controlled)
     if not options.include_images:
         # A figure without its picture is a caption and a credit line, not article text.
         for node in tree.css("figure, figcaption"):
@@ -481,10 +482,12 @@ def _reveal_streamed(tree: Any) -> None:
         boundary.decompose()
 
 
-def _remove_hidden(tree: Any) -> None:
-    """Remove hidden elements. One exception: when hidden elements hold nearly all of the page's text,
+def _remove_hidden(tree: Any, controlled: frozenset[str] | set[str] = frozenset()) -> None:
+    """Remove hidden elements. Two exceptions: when hidden elements hold nearly all of the page's text,
     the page sends its content hidden and shows it by script once loaded (as some frameworks stream
-    it); then the large ones stay, since the reader sees them, and the small ones go."""
+    it); then the large ones stay, since the reader sees them, and the small ones go. And the closed
+    sections of an accordion stay (see :func:`_collapsed_panels`; ``controlled``: the ids that the page's
+    controls open)."""
     # A node matching several of the selectors is listed once for each.
     hidden = list({node.mem_id: node for node in tree.css(_HIDDEN_CANDIDATES) if _is_hidden(node.attributes)}.values())
     if not hidden:
@@ -496,20 +499,25 @@ def _remove_hidden(tree: Any) -> None:
         total = len(body.text(strip=True)) if body is not None else 0
         shown_length = sum(lengths[node.mem_id] for node in hidden if not _has_ancestor_in(node, lengths))
     shown = total >= 1000 and shown_length >= total * 0.8
-    panels = _collapsed_panels(tree, hidden)
+    panels = _collapsed_panels(hidden, controlled)
     _decompose_all([
         node for node in hidden
         if not (shown and lengths[node.mem_id] >= total * 0.25) and node.mem_id not in panels
     ])
 
 
-def _collapsed_panels(tree: Any, hidden: list[Any]) -> set[int]:
-    """The hidden elements that a control on the page opens (its ``aria-controls`` names them) and that hold
-    running text: the closed sections of an accordion, which the reader opens with a click. Hidden menus and
-    share boxes hold no running text."""
+def _controlled_ids(tree: Any) -> set[str]:
+    """The ids that the page's controls name in ``aria-controls`` (the elements a click opens)."""
     controlled: set[str] = set()
     for control in tree.css("[aria-controls]"):
         controlled.update((control.attributes.get("aria-controls") or "").split())
+    return controlled
+
+
+def _collapsed_panels(hidden: list[Any], controlled: frozenset[str] | set[str]) -> set[int]:
+    """The ``hidden`` elements that a control on the page opens (their id is ``controlled``) and that hold
+    running text: the closed sections of an accordion, which the reader opens with a click. Hidden menus and
+    option boxes hold no running text."""
     if not controlled:
         return set()
     return {node.mem_id for node in hidden if node.id in controlled and _prose_length(node) >= _PANEL_PROSE}

@@ -10,7 +10,13 @@ aside near a word for instructions, a reveal verb near "system prompt", "without
 
 from __future__ import annotations
 
-_EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+"
+_EMAIL = r"[\w.+-]++@[\w-]++\.[\w.]+"
+"""An e-mail address. The local part and the host are possessive (what follows each, "@" or ".", is not one of
+their characters, so giving characters back never finds a match): a run of letters with no "@" after it is
+read once, not once per length."""
+_EMAIL_FIRST = r"(?<![\w.+-])" + _EMAIL
+"""An address a pattern opens with: from the first character of its local part, the only start where a match
+can begin (a later start in the same run reaches the same "@"), so a page of letters is not read from each."""
 _AT_AHEAD = r"(?=[^\n@]*@)"
 """An "@" further on the line: checked once, it spares a send verb's search for an address the square of
 a line with none (a page of "отправьотправь…" has every way to split it into verb, gap and address tried)."""
@@ -19,6 +25,11 @@ _ENDING_REACH = 12
 _ENDING = r"\w{0,%d}" % _ENDING_REACH
 """The rest of a word after its stem ("отправь" + "те"): longer than any inflection, and bounded, so that a
 pattern cannot run to the end of a page of glued words ("отправьотправь…") and back at each of them."""
+
+
+_WORD_REACH = 30
+_WORD = r"\w{0,%d}" % _WORD_REACH
+"""The rest of a word after a short stem ("сво" + "ими"), or a whole word: longer than any word of the language."""
 
 
 def _ahead(reach: int, target: str) -> str:
@@ -117,9 +128,12 @@ _HANGUL = (
     _ordered(r"(?:모든|각)[^.\n]{0,10}?(?:답변|응답|대답)[^.\n]{0,10}?(?:끝|마지막)"),
     r"시스템[ ]?(?:알림|메시지|공지|참고|메모)[ \t]*[:：]",
     r"(?:너는|당신은|지금부터|이제부터|이제)[^.\n]{0,30}?(?:(?:제한|제약|필터|규칙)[^.\n]{0,6}?없|무제한)",
-    _EMAIL + r"[^\n]{0,30}?(?:보내|전송)",
+    _EMAIL_FIRST + r"[^\n]{0,30}?(?:보내|전송)",
 )
 _CYRILLIC_RULE_NOUN = r"(?:инструкци|указани|правил|команд|промпт|підказ|інструкці|вказівк|упутств|упатств|інструкцы|ограничени)"
+_CYRILLIC_SECRET_WORD = r"(?:запрос|контекст|инструкци|правил|указани|промпт|подсказ|секрет|парол|слов)"
+"""A word every object of the reveal verbs below (a system query, the context, your instructions, the secret
+word, a password) holds."""
 _CYRILLIC = (
     r"(?i:(?:(?:игнорируй|игнорирай|игнориши|игнорирај|забрави|проигнорируй|забуд|не[ ]обращай|ігноруй|ігнаруй|проігноруй|"
     r"занемар|отбрось|пренебре)" + _ahead(_ENDING_REACH + 40, _CYRILLIC_RULE_NOUN) + _ENDING + r"|(?:игнорировать|"
@@ -138,8 +152,10 @@ _CYRILLIC = (
     r"повідомлення)[ \t\]]*:)",
     r"(?i:(?:отправь|перешли|вышли|надішли|пошли)" + _AT_AHEAD + _ENDING + r"[^\n]{0,60}?" + _EMAIL + r")",
     r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|перечисли|выдай|напечатай|распечатай|процитируй|покажите|выведите|"
-    r"повторите|перечислите|выдайте|предоставь|предоставьте)\w*[^.\n]{0,30}?(?:системн\w*[ ]запрос\w*|контекст\w*|(?:тво|ваш|сво)\w*[ ](?:инструкци|правил|указани|"
-    r"промпт|подсказ|секрет|парол)|(?:секретн|особ|специальн|тайн)\w*[ ]слов|парол\w*|(?:\w+[ ])?секрет\w*|инструкци\w*[^.\n]{0,30}?\b(?:ты|тебе|вы|вам)\b))",
+    r"повторите|перечислите|выдайте|предоставь|предоставьте)" + _ahead(_ENDING_REACH + 30 + _WORD_REACH + 1, _CYRILLIC_SECRET_WORD)
+    + _ENDING + r"[^.\n]{0,30}?(?:системн\w{0,12}[ ]запрос\w{0,12}|контекст\w{0,12}|(?:тво|ваш|сво)" + _WORD + r"[ ](?:инструкци|правил|указани|"
+    r"промпт|подсказ|секрет|парол)|(?:секретн|особ|специальн|тайн)" + _WORD + r"[ ]слов|парол\w{0,12}|(?:\w{1,%d}[ ])?секрет\w{0,12}|"
+    r"инструкци\w{0,12}[^.\n]{0,30}?\b(?:ты|тебе|вы|вам)\b))" % _WORD_REACH,
     r"(?i:(?:инструкци\w*|указани\w*)[^.\n]{0,40}?(?:наивысш|наибольш|высш|абсолютн)\w*[ ]приоритет"
     r"|перекрывая[^.\n]{0,30}?(?:всё|все|предыдущ\w*|ранее))",
 )
@@ -441,7 +457,7 @@ _CYRILLIC_SWITCHED = (
     r"(?i:(?:покажи|покажите|выведи|выведите|раскрой|напечатай|покажи[ ]мне)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_SYSTEM_PROMPT,
     # Bulgarian: "системния си промпт"; Kazakh: "нұсқауларды елеме"
     r"(?i:(?:покажи|изведи|разкрий|покажете)[^.\n]{0,20}?системн\w*[ ](?:си[ ]|свой[ ]|твой[ ])?промпт)",
-    r"(?i:(?:елеме|елемеңіз|ескерме|ескермеңіз|ұмыт|ұмытыңыз)[^.\n]{0,30}?нұсқау|нұсқау\w*[^.\n]{0,30}?(?:елеме|елемеңіз|"
+    r"(?i:(?:елеме|елемеңіз|ескерме|ескермеңіз|ұмыт|ұмытыңыз)[^.\n]{0,30}?нұсқау|нұсқау" + _ahead(_ENDING_REACH + 30, "(?:елеме|ескерме|ұмыт)") + _ENDING + r"[^.\n]{0,30}?(?:елеме|елемеңіз|"
     r"ескерме|ұмыт))",
 )
 _TAMIL_ETHIOPIC = (

@@ -1092,8 +1092,8 @@ class _Compiled:
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt. (Its
         # prefix is bounded: the key is looked for once per span of a line, and a line can be a page long.)
         self.data_key = _lazy(
-            r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w{1,80}[_-])?(?:payloads?|prompts?|attacks?|examples?|tests?|"""
-            r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
+            r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w{1,80}[_-])?(?:payloads?|prompts?|attacks?|examples?|"""
+            r"""tests?|inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
             r"""content|instructions|system_?prompt)"""
             r"""["']?[ \t]*[:=]""")
         self.block_scalar_key = _lazy(

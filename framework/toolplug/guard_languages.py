@@ -22,21 +22,24 @@ _AT_AHEAD = r"(?=[^\n@]*@)"
 a line with none (a page of "отправьотправь…" has every way to split it into verb, gap and address tried)."""
 
 _ENDING_REACH = 12
-_ENDING = r"\w{0,%d}" % _ENDING_REACH
+_ENDING = rf"\w{{0,{_ENDING_REACH}}}"
 """The rest of a word after its stem ("отправь" + "те"): longer than any inflection, and bounded, so that a
 pattern cannot run to the end of a page of glued words ("отправьотправь…") and back at each of them."""
 
 
 _WORD_REACH = 30
-_WORD = r"\w{0,%d}" % _WORD_REACH
-"""The rest of a word after a short stem ("сво" + "ими"), or a whole word: longer than any word of the language."""
+_WORD = rf"\w{{0,{_WORD_REACH}}}"
+"""The rest of a word after a short stem ("сво" + "ими"): longer than any word of the language."""
+_A_WORD = rf"\w{{1,{_WORD_REACH}}}"
+"""A whole word (as :data:`_WORD`)."""
 
 
 def _ahead(reach: int, target: str) -> str:
     """``target`` within ``reach`` characters of the sentence, checked where it stands (after a verb) and
     nowhere else: the rest of the pattern, which splits the same stretch into an ending and a gap in every
     way, runs only where what it needs is near."""
-    return r"(?=[^.\n]{0,%d}?%s)" % (reach, target)
+    return rf"(?=[^.\n]{{0,{reach}}}?{target})"
+
 
 _URL = r"(?:https?://|www\.)"
 
@@ -154,8 +157,8 @@ _CYRILLIC = (
     r"(?i:(?:покажи|выведи|раскрой|напиши|скажи|повтори|перечисли|выдай|напечатай|распечатай|процитируй|покажите|выведите|"
     r"повторите|перечислите|выдайте|предоставь|предоставьте)" + _ahead(_ENDING_REACH + 30 + _WORD_REACH + 1, _CYRILLIC_SECRET_WORD)
     + _ENDING + r"[^.\n]{0,30}?(?:системн\w{0,12}[ ]запрос\w{0,12}|контекст\w{0,12}|(?:тво|ваш|сво)" + _WORD + r"[ ](?:инструкци|правил|указани|"
-    r"промпт|подсказ|секрет|парол)|(?:секретн|особ|специальн|тайн)" + _WORD + r"[ ]слов|парол\w{0,12}|(?:\w{1,%d}[ ])?секрет\w{0,12}|"
-    r"инструкци\w{0,12}[^.\n]{0,30}?\b(?:ты|тебе|вы|вам)\b))" % _WORD_REACH,
+    r"промпт|подсказ|секрет|парол)|(?:секретн|особ|специальн|тайн)" + _WORD + r"[ ]слов|парол\w{0,12}|(?:" + _A_WORD + r"[ ])?секрет\w{0,12}|"
+    r"инструкци\w{0,12}[^.\n]{0,30}?\b(?:ты|тебе|вы|вам)\b))",
     r"(?i:(?:инструкци\w*|указани\w*)[^.\n]{0,40}?(?:наивысш|наибольш|высш|абсолютн)\w*[ ]приоритет"
     r"|перекрывая[^.\n]{0,30}?(?:всё|все|предыдущ\w*|ранее))",
 )
@@ -454,8 +457,7 @@ _HANGUL_SWITCHED = (
 )
 _CYRILLIC_SWITCHED = (
     r"(?i:(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|ігноруй|забудь)[ ,]+(?:\w+[ ]){0,2}?)" + _EN_CONTROL,
-    r"(?i:(?:покажи|покажите|выведи|выведите|раскрой|напечатай|покажи[ ]мне)[ ,]+(?:\w{1,%d}[ ]){0,2}?)" % _WORD_REACH
-    + _EN_SYSTEM_PROMPT,
+    r"(?i:(?:покажи|покажите|выведи|выведите|раскрой|напечатай|покажи[ ]мне)[ ,]+(?:" + _A_WORD + r"[ ]){0,2}?)" + _EN_SYSTEM_PROMPT,
     # Bulgarian: "системния си промпт"; Kazakh: "нұсқауларды елеме"
     r"(?i:(?:покажи|изведи|разкрий|покажете)[^.\n]{0,20}?системн\w{0,12}[ ](?:си[ ]|свой[ ]|твой[ ])?промпт)",
     r"(?i:(?:елеме|елемеңіз|ескерме|ескермеңіз|ұмыт|ұмытыңыз)[^.\n]{0,30}?нұсқау|нұсқау" + _ahead(_ENDING_REACH + 30, "(?:елеме|ескерме|ұмыт)") + _ENDING + r"[^.\n]{0,30}?(?:елеме|елемеңіз|"

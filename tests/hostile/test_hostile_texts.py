@@ -132,7 +132,7 @@ def _unbounded_word_runs(source: str) -> list[str]:
 
     def letters(op: str, av: object) -> bool:
         if op == "IN":
-            return any(str(item) == "CATEGORY" and "WORD" in str(value) or str(item) == "NEGATE"
+            return any((str(item) == "CATEGORY" and "WORD" in str(value)) or str(item) == "NEGATE"
                        for item, value in av)  # type: ignore[attr-defined]
         return op in ("ANY", "NOT_LITERAL")
 
@@ -174,7 +174,7 @@ def test_the_rules_under_a_glued_verb_read_a_bounded_stretch(word: str) -> None:
     # REQ: WEB-9
     patterns = _rules_of(word)
     assert patterns
-    assert [(pattern[:40], _unbounded_word_runs(pattern)) for pattern in patterns if _unbounded_word_runs(pattern)] == []
+    assert [(pattern[:40], runs) for pattern in patterns if (runs := _unbounded_word_runs(pattern))] == []
 
 
 _OLD_EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+"

@@ -290,7 +290,7 @@ def test_a_run_request_looks_once_for_where_a_command_can_start() -> None:
     # REQ: WEB-9
     # "请 请 请 …": each request tried every command at every length of its gap
     rule = guard_languages._CJK_COMMANDS[0]
-    ahead = r"(?=[^\n。！？]{0,60}?[A-Za-z/$-])"
+    ahead = r"(?=[^\n。！？]{0,60}?[A-Za-z/$-])"  # noqa: RUF001 (the sentence ends of Chinese)
     assert rule.startswith(guard_languages._RUN_REQUEST + ahead)
     # the look-ahead refuses no match: every command opens with one of its characters
     gate = guard_gates._gate(guard_languages.HARMFUL_COMMAND)

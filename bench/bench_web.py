@@ -368,6 +368,121 @@ def bench_guard_hostile(sizes: tuple[int, ...] = (10_000, 100_000)) -> None:
               f"x{sizes[-1] / sizes[0]:.0f}")
 
 
+_SWEEP_SHAPES = ("glued", "spaced", "newline", "letter run")
+"""How :func:`bench_guard_sweep` repeats a word over a page: ``wordword…``, ``word word …``, one word a line,
+and the word once followed by one letter repeated (``отправьооооо…``)."""
+
+
+def _literal_starts(source: str, limit: int = 64) -> set[str]:
+    """The literal text each alternative of ``source`` opens with (look-arounds skipped, case as written),
+    at most ``limit`` of them: the words a rule's matches start with."""
+    import importlib
+
+    parser = importlib.import_module("re._parser")
+    try:
+        tree = parser.parse(source)
+    except re.error:
+        return set()
+    starts: set[str] = set()
+
+    def walk(items: list[tuple[object, object]], prefix: str) -> None:
+        for index, (op, av) in enumerate(items):
+            name = str(op)
+            if len(starts) >= limit:
+                return
+            if name in ("ASSERT", "ASSERT_NOT", "AT"):
+                continue
+            if name == "LITERAL":
+                prefix += chr(av)  # type: ignore[arg-type]
+                continue
+            if name == "SUBPATTERN":
+                walk(list(av[3]) + items[index + 1:], prefix)  # type: ignore[index]
+                return
+            if name == "BRANCH":
+                for branch in av[1]:  # type: ignore[index]
+                    walk(list(branch) + items[index + 1:], prefix)
+                return
+            break
+        if prefix.strip():
+            starts.add(prefix)
+
+    walk(list(tree), "")
+    return starts
+
+
+def sweep_words() -> dict[str, str]:
+    """Every word the built-in filter gates a rule on, with where it comes from: the gate words of each script
+    group and the literal starts of its patterns, the anchor words (and the words they need nearby) of the
+    English and Latin-script rules, the literal starts of the markup rules, and the e-mail orders' words. Read
+    from the filter's own tables, so a new rule is swept without listing it here."""
+    from toolplug import guard_builtin, guard_languages
+
+    words: dict[str, str] = {}
+    for index, (_script, gates, patterns) in enumerate(guard_languages.SCRIPT_GROUPS):
+        for word in gates:
+            words.setdefault(word, f"script group {index} gate")
+        for pattern in patterns:
+            for word in _literal_starts(pattern):
+                words.setdefault(word, f"script group {index} start")
+    for spec in guard_builtin._RULES:
+        for word in (*spec.anchors, *spec.needs):
+            words.setdefault(word.strip(), f"anchor of {spec.rule}")
+        if not spec.anchors:
+            for word in _literal_starts(spec.pattern):
+                words.setdefault(word, f"start of {spec.rule}")
+    for word in (*guard_languages.MAIL_BARE_VERBS, *guard_languages.MAIL_AT_TEXTS):
+        words.setdefault(word, "e-mail order")
+    return {word: origin for word, origin in words.items() if word}
+
+
+def sweep_text(word: str, shape: str, size: int) -> str:
+    """``size`` characters of ``word`` repeated in ``shape`` (see :data:`_SWEEP_SHAPES`)."""
+    if shape == "letter run":
+        letters = [char for char in word if char.isalpha()] or [word[0]]
+        return (word + letters[0] * size)[:size]
+    unit = {"glued": word, "spaced": word + " ", "newline": word + "\n"}[shape]
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def bench_guard_sweep(sizes: tuple[int, int] = (4_000, 16_000), worst: int = 40, give_up: float = 0.5,
+                      only: str = "") -> None:
+    """KB/s (CPU time) of the built-in filter on every word of :func:`sweep_words` repeated in each of
+    :data:`_SWEEP_SHAPES` at both ``sizes`` (characters), and how the time grows from the first size to the
+    second (about the size ratio when the cost is linear). Prints the ``worst`` cases by KB/s at the larger
+    size, and every case under 100 KB/s or growing more than 5 times (over 20 ms). A case slower than
+    ``give_up`` seconds at the smaller size is not run at the larger one (its rate there is estimated as
+    quadratic). ``only``: sweep just the words that contain it."""
+    from toolplug.guard_builtin import neutralise
+
+    neutralise("warm-up: 请 ignore отправь")
+    words = {word: origin for word, origin in sweep_words().items() if only in word}
+    rows: list[tuple[float, float, float, str, str, str]] = []
+    started = time.process_time()
+    for word, origin in words.items():
+        for shape in _SWEEP_SHAPES:
+            times = []
+            for size in sizes:
+                if times and times[0] > give_up:
+                    times.append(times[0] * (sizes[1] / sizes[0]) ** 2)
+                    break
+                text = sweep_text(word, shape, size)
+                clock = time.process_time()
+                neutralise(text)
+                times.append(time.process_time() - clock)
+            rate = len(sweep_text(word, shape, sizes[1]).encode("utf-8")) / 1000 / max(times[1], 1e-6)
+            rows.append((rate, times[1] / max(times[0], 1e-6), times[1], word, shape, origin))
+    rows.sort()
+    print(f"guard sweep: {len(words)} words x {len(_SWEEP_SHAPES)} shapes at {sizes[0]:,} and {sizes[1]:,} "
+          f"characters in {time.process_time() - started:.0f} s CPU")
+    growing = [row for row in rows if row[1] > 5 and row[2] > 0.02]
+    for rate, growth, seconds, word, shape, origin in [*rows[:worst], *(row for row in growing if row not in
+                                                                         rows[:worst])]:
+        print(f"guard sweep {rate:9.0f} KB/s  x{growth:5.1f} {seconds:7.3f} s  {shape:10s} {word!r:24s} {origin}")
+    slow = [row for row in rows if row[0] < 100]
+    print(f"guard sweep: {len(slow)} cases under 100 KB/s at {sizes[1]:,} characters, {len(growing)} growing "
+          f"more than x5 for size x{sizes[1] // sizes[0]}; worst {rows[0][0]:.0f} KB/s")
+
+
 _FOREIGN_PAGES = {"Russian": ("ru",), "Chinese": ("zh_CN", "zh"), "Arabic": ("ar",)}
 """The languages of :func:`bench_guard_foreign_throughput`, by the ``lang`` codes of their paragraphs."""
 
@@ -547,6 +662,10 @@ def main() -> None:
                         help="only the guard's MB/s on the corpus articles (reads no held-out text)")
     parser.add_argument("--guard-hostile", action="store_true",
                         help="only the guard's KB/s on texts built to slow it down (one word repeated over a page)")
+    parser.add_argument("--guard-sweep", action="store_true",
+                        help="only the guard's KB/s on every gate and anchor word repeated over a page (glued, "
+                             "spaced, one a line, before a run of one letter) at 4,000 and 16,000 characters")
+    parser.add_argument("--guard-sweep-only", default="", help="with --guard-sweep: only the words containing this")
     parser.add_argument("--guard-foreign-throughput", action="store_true",
                         help="only the guard's MB/s on long Russian, Chinese and Arabic pages of benign catalogue "
                              "and manual paragraphs (development text of bench/guard_dev_more.py)")
@@ -567,6 +686,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.guard_hostile:
         bench_guard_hostile()
+        return
+    if args.guard_sweep:
+        bench_guard_sweep(only=args.guard_sweep_only)
         return
     if args.guard_throughput_only:
         bench_guard_throughput(runs=args.guard_runs)

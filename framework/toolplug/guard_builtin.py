@@ -681,6 +681,7 @@ class _SentenceScorer:
         # The judge's verdict is a function of the sentence alone: the re-spelt windows of a text (folded,
         # leetspeak, homoglyphs) hold many of its sentences again. Kept for one text (new_text()).
         self._verdicts: dict[str, str | None] = {}
+        self._described: dict[str, bool] = {}
 
     def bounds(self, text: str, position: int) -> tuple[int, int]:
         """Where the sentence around ``text[position]`` starts and ends (300 characters at most each way)."""
@@ -713,6 +714,19 @@ class _SentenceScorer:
         self._judged[key] = found = None if rule is None else (start, end, rule)
         return found
 
+    def described(self, sentence: str, capability: re.Pattern[str]) -> bool:
+        """Whether ``sentence`` reports an instruction rather than gives one, and holds none of its own (once
+        per sentence of a text: a page of one instruction repeated asks it of every repetition)."""
+        verdict = self._described.get(sentence)
+        if verdict is None:
+            folded = sentence.replace("\n", " ").lower()
+            if not folded.isascii():
+                folded = folded.translate(guard_sentences.FOLD_TABLE)
+            verdict = self._described[sentence] = (
+                self.judge.reported.search(folded) is not None or capability.search(folded) is not None
+            ) and self.judge.judge(folded) is None
+        return verdict
+
     def forget(self) -> None:
         """Drop the judgements of the previous text or window."""
         if self._judged:
@@ -722,6 +736,8 @@ class _SentenceScorer:
         """Drop the verdicts of the previous text."""
         if self._verdicts:
             self._verdicts.clear()
+        if self._described:
+            self._described.clear()
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
@@ -1073,10 +1089,11 @@ class _Compiled:
         self.fence = _lazy(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
         self.heading_after = _lazy(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
         self.inline_code = _lazy(r"`[^`\n]{1,400}`")
-        # A key of structured data whose value is an example: a test case's payload, a probe's prompt.
+        # A key of structured data whose value is an example: a test case's payload, a probe's prompt. (Its
+        # prefix is bounded: the key is looked for once per span of a line, and a line can be a page long.)
         self.data_key = _lazy(
-            r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w+[_-])?(?:payloads?|prompts?|attacks?|examples?|tests?|"""
-            r"""inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
+            r"""(?im)^[ \t]*(?:-[ \t]+)?[{,]?[ \t]*["']?(?:\w{1,80}[_-])?(?:payloads?|prompts?|attacks?|examples?|"""
+            r"""tests?|inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
             r"""content|instructions|system_?prompt)"""
             r"""["']?[ \t]*[:=]""")
         self.block_scalar_key = _lazy(
@@ -2148,6 +2165,8 @@ def _in_a_value_list(text: str, start: int, end: int, compiled: _Compiled) -> bo
     with the value in code and a colon, another such item stands within a few lines of it, and the
     description speaks to no one and points at no earlier instructions."""
     window_start = max(0, start - 300)
+    if text.find("`", window_start, start + 400) == -1:
+        return False  # every item shows its value in code
     items = [m for m in compiled.value_item.finditer(text, window_start, min(len(text), start + 400))]
     before = [m for m in items if m.start() <= start]
     if not before or len(items) < 2:
@@ -2251,12 +2270,7 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
         text[begin - 2] not in ".!?:\n"
     ):
         begin = compiled.sentences.bounds(text, begin - 2)[0]
-    sentence = text[begin:end].replace("\n", " ").lower()
-    if not sentence.isascii():
-        sentence = sentence.translate(guard_sentences.FOLD_TABLE)
-    judge = compiled.sentences.judge
-    return (judge.reported.search(sentence) is not None or compiled.capability.search(sentence) is not None) and (
-        judge.judge(sentence) is None)
+    return compiled.sentences.described(text[begin:end], compiled.capability)
 
 
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:

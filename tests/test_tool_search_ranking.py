@@ -262,8 +262,11 @@ def test_asking_for_one_kind_of_read_raises_the_other_reads(index: ToolIndex) ->
 # REQ: LOOP-15
 def test_a_read_of_things_in_the_plural_asks_for_the_list(index: ToolIndex) -> None:
     found = ranked(index, "show the urgent tickets")
-    assert found.index("list_tickets") < found.index("search_tickets")
-    assert set(found[:2]) == {"get_ticket", "list_tickets"}
+    assert found[:2] == ["list_tickets", "get_ticket"]  # many things: the list first, one of them next
+    assert ranked(index, "show me the tickets from Acme")[0] == "list_tickets"
+    # the parts of one thing are no list of things: "the replies of the ticket" are in that ticket
+    assert ranked(index, "show the replies of the ticket")[0] == "get_ticket"
+    assert ranked(index, "show the replies A1 to A9 of the ticket")[0] == "get_ticket"
 
 
 # REQ: LOOP-15

@@ -532,6 +532,7 @@ _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
 _UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
+_PLURAL_GET = 0.5  # "show" with things in the plural: one of them may still be meant
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -639,6 +640,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
     if family == "get" and _plural_object(words[at + 1 :]):
         intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
+        if not _parts_of_one(words[at + 1 :]):
+            intent["get"] = intent[family] * _PLURAL_GET  # so a list before any one of them
     return intent
 
 
@@ -650,9 +653,24 @@ def _plural_object(words: Sequence[str]) -> bool:
     for word in words:
         if word in _PREPOSITIONS:
             return False
-        if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT:
+        if _is_plural(word):
             return True
     return False
+
+
+def _parts_of_one(words: Sequence[str]) -> bool:
+    """Whether the plural object is the parts of one thing: "the results of my test", "cells A1 to C10
+    of the sheet" (a range's "to" does not end the object)."""
+    for at, word in enumerate(words):
+        if word in _PREPOSITIONS:
+            return False
+        if _is_plural(word):
+            return next((w for w in words[at + 1 :] if w in _PREPOSITIONS and w != "to"), "") == "of"
+    return False
+
+
+def _is_plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT
 
 
 def _is_base_form(word: str) -> bool:

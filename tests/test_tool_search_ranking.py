@@ -579,3 +579,22 @@ def test_the_topic_table_loads_only_when_a_search_needs_it() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# --- who a thing goes to, and the words that are no subject ------------------------------------------
+
+
+# REQ: LOOP-15
+def test_sending_a_thing_that_exists_to_someone_shares_it(index: ToolIndex) -> None:
+    assert ranked(index, "send the ticket to Sam")[:2] == ["share_ticket", "create_ticket"]
+    assert ranked(index, "send my ticket to Sam")[0] == "share_ticket"
+    # a new thing sent, or nobody to send it to: a new thing
+    assert ranked(index, "send a ticket to Sam")[0] == "create_ticket"
+    assert ranked(index, "send the ticket")[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_an_email_address_says_who_and_its_words_name_no_service(index: ToolIndex) -> None:
+    # "photo" in the address is no photo to find: the ticket is what the query is about
+    assert ranked(index, "open a ticket for kim@photo-library.com") == ranked(index, "open a ticket for Kim")
+    assert "upload_photo" in ranked(index, "open a ticket for kim about a photo-library")

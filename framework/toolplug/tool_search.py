@@ -358,6 +358,8 @@ def _surface_forms(words: Iterable[str]) -> list[str]:
     return forms
 
 
+# "kim@home.net" says who, not what: its words ("home", "mail") name no service
+_EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
 
@@ -637,6 +639,9 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
         ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
     if lead == "make" and after in _DEFINITE:
         family = "update"  # "make the repository public": change what exists; "make a playlist": create
+    if lead in _PASS_ON and after in _DEFINITE and "to" in words[at + 2 :]:
+        # "send the photo to my sister": a thing that exists goes to someone; "send a text to ..." is new
+        return {"share": 1.0, "create": _WEAK_CUE}
     intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
     if family == "get" and _plural_object(words[at + 1 :]):
         intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
@@ -645,6 +650,7 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     return intent
 
 
+_PASS_ON = _word_set("send email mail")
 _PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
 
 
@@ -829,10 +835,10 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        text = query[:_MAX_QUERY_CHARS]
+        text = _EMAIL_ADDRESS.sub(" ", query[:_MAX_QUERY_CHARS])
         own, service = self._scores(_query_terms(text))
         self._add_topics(text, own, service)
-        multipliers = _multipliers(_query_intent(query, self._postings))
+        multipliers = _multipliers(_query_intent(text, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
         ranked = self._rank(own, service, multipliers, limit, admitted)
         matches: list[SearchMatch] = []

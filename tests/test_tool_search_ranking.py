@@ -598,3 +598,15 @@ def test_an_email_address_says_who_and_its_words_name_no_service(index: ToolInde
     # "photo" in the address is no photo to find: the ticket is what the query is about
     assert ranked(index, "open a ticket for kim@photo-library.com") == ranked(index, "open a ticket for Kim")
     assert "upload_photo" in ranked(index, "open a ticket for kim about a photo-library")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["new tickets", "any new tickets", "what's new in the tickets"])
+def test_new_things_in_the_plural_or_what_is_new_are_what_came_in(index: ToolIndex, query: str) -> None:
+    assert ranked(index, query)[0] == "list_tickets"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["new ticket", "a new ticket for Acme", "create new tickets"])
+def test_a_new_thing_is_still_made(index: ToolIndex, query: str) -> None:
+    assert ranked(index, query)[0] == "create_ticket"

@@ -560,10 +560,12 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
-    for word in words:
+    for at, word in enumerate(words):
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
             modified = table.get(stem)
+            if modified == "create" and not _names_one_new_thing(words[at + 1 : at + 2]):
+                modified = "list"  # "new emails", "what's new in my inbox": what came in lately
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
     if not intent and words and words[0] in _QUESTIONS:
@@ -631,6 +633,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
     if not family:
         return {}
+    if lead == "new" and not _names_one_new_thing(words[at + 1 : at + 2]):
+        return {"list": 1.0}  # "new tickets since Monday": what came in
     named = after.isdigit() or after in _OBJECT_WORDS  # "open a ticket", "book 2 seats"
     # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
     # of its tools), "order sushi" is not
@@ -662,6 +666,12 @@ def _plural_object(words: Sequence[str]) -> bool:
         if _is_plural(word):
             return True
     return False
+
+
+def _names_one_new_thing(following: Sequence[str]) -> bool:
+    """Whether "new" before ``following`` makes a thing ("a new invoice"), not describes things that
+    came in ("new emails", "what's new in ...")."""
+    return bool(following) and following[0] not in _PREPOSITIONS and not _is_plural(following[0])
 
 
 def _parts_of_one(words: Sequence[str]) -> bool:

@@ -610,3 +610,13 @@ def test_new_things_in_the_plural_or_what_is_new_are_what_came_in(index: ToolInd
 @pytest.mark.parametrize("query", ["new ticket", "a new ticket for Acme", "create new tickets"])
 def test_a_new_thing_is_still_made(index: ToolIndex, query: str) -> None:
     assert ranked(index, query)[0] == "create_ticket"
+
+
+# REQ: LOOP-15
+def test_the_name_of_a_number_asks_for_no_count(index: ToolIndex) -> None:
+    assert ranked(index, "the phone number of the ticket")[0] == "get_ticket"
+    assert ranked(index, "phone numbers on tickets")[0] == "list_tickets"
+    # a count: "the number of", "the total number of"
+    assert ranked(index, "the number of tickets")[0] == "ticket_stats"
+    assert ranked(index, "the total number of tickets")[0] == "ticket_stats"
+    assert ranked(index, "the exact number of tickets")[0] == "ticket_stats"

@@ -566,6 +566,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             modified = table.get(stem)
             if modified == "create" and not _names_one_new_thing(words[at + 1 : at + 2]):
                 modified = "list"  # "new emails", "what's new in my inbox": what came in lately
+            elif stem == "number" and _names_a_number(words[at - 1] if at else ""):
+                modified = None  # "phone numbers" are no figures
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
     if not intent and words and words[0] in _QUESTIONS:
@@ -582,6 +584,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent["create"] = _WEAK_CUE
     for at, (first, second) in enumerate(itertools.pairwise(words)):
         cued = _CUE_PHRASES.get((first, second))
+        if first == "number" and _names_a_number(words[at - 1] if at else ""):
+            continue  # "the phone number of Dieter": which number, not how many
         if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
             intent["stats"] = max(intent.get("stats", 0.0), _WEAK_CUE)  # "how much is a pound": its value
         elif cued:
@@ -591,6 +595,17 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
         elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
             intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
     return intent
+
+
+_COUNT_ADJECTIVES = _word_set("exact rough overall large small huge growing same")
+
+
+def _names_a_number(before: str) -> bool:
+    """Whether ``before`` "number" makes the name of one ("phone number", "tracking number"), not a
+    count ("the number of", "total number of")."""
+    return bool(before) and before not in _OBJECT_WORDS and before not in _COUNT_ADJECTIVES and (
+        _stem(before) not in _MODIFIERS
+    )
 
 
 _QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}

@@ -620,3 +620,25 @@ def test_the_name_of_a_number_asks_for_no_count(index: ToolIndex) -> None:
     assert ranked(index, "the number of tickets")[0] == "ticket_stats"
     assert ranked(index, "the total number of tickets")[0] == "ticket_stats"
     assert ranked(index, "the exact number of tickets")[0] == "ticket_stats"
+
+
+_NAMED = [
+    ("home", "dim_lights", "Set the brightness of the lamps.", {}),
+    ("flags", "create_flag", "Create a feature flag for users.", {"key": "the flag key"}),
+    ("flags", "update_flag", "Update a feature flag for users.", {"key": "the flag key", "percent": "the share"}),
+    ("flags", "list_flags", "List the feature flags for users.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_the_words_of_an_identifier_are_a_name_not_everyday_speech() -> None:
+    index = _service_index(_NAMED)
+    assert "dim_lights" not in ranked(index, "dark_mode for all users")  # no brightness in a flag's key
+    assert ranked(index, "the lamps are too dark for users")[0] == "dim_lights"  # "dark" in speech
+
+
+# REQ: LOOP-15
+def test_a_thing_named_by_its_identifier_taken_to_a_number_is_updated() -> None:
+    index = _service_index(_NAMED)
+    assert ranked(index, "dark_mode to 25% of users")[0] == "update_flag"  # the name says it exists
+    assert ranked(index, "a flag to 25% of users")[0] == "list_flags"  # not named: no update asked

@@ -364,12 +364,26 @@ _EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
 
 
+_IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
+
+
+def _identifier_words(query: str) -> frozenset[str]:
+    """The words of the identifiers in ``query`` ("dark_mode"): a name, taken at its word only, never
+    for what its words mean in everyday speech (no "dark" brightness)."""
+    if "_" not in query:
+        return frozenset()
+    return frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+    names = _identifier_words(query)
     for word in words:
+        if word in names:
+            continue
         for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     for form in _surface_forms(words):
@@ -616,8 +630,10 @@ def _sets_a_value(text: str) -> bool:
     """Whether ``text`` takes a thing it names as known ("the", "my"...) to a number: "set the heating
     to 21", "raise my limit to 5k"; not a range ("from 2 to 4", "9 to 5") nor "a text to 555-0101"."""
     for match in _TO_VALUE.finditer(text):
-        before = _words(text[: match.start()])
-        if before and not before[-1].isdigit() and "from" not in before and _DEFINITE.intersection(before):
+        head = text[: match.start()]
+        before = _words(head)
+        named = _DEFINITE.intersection(before) or _IDENTIFIER.search(head)  # "dark_mode to 25%" exists
+        if before and not before[-1].isdigit() and "from" not in before and named:
             return True
     return False
 
@@ -890,9 +906,12 @@ class ToolIndex:
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
         count = len(self._tools)
+        names = _identifier_words(query)
         for word in dict.fromkeys(_words(query)):
             stem = _stem(word)
             if word in _STOP_WORDS or word in _SYNONYMS or stem in self._postings or stem in _NOT_TOPICAL:
+                continue
+            if word in names:  # a name's words are no subject
                 continue
             best: dict[int, float] = {}
             for subject in self._topics(word):

@@ -642,3 +642,16 @@ def test_a_thing_named_by_its_identifier_taken_to_a_number_is_updated() -> None:
     index = _service_index(_NAMED)
     assert ranked(index, "dark_mode to 25% of users")[0] == "update_flag"  # the name says it exists
     assert ranked(index, "a flag to 25% of users")[0] == "list_flags"  # not named: no update asked
+
+
+# REQ: LOOP-15
+def test_the_thesaurus_reaches_an_abbreviation_s_short_plural() -> None:
+    index = _service_index(
+        [
+            ("cloud", "list_machines", "List the virtual machine instances.", {}),
+            ("pay", "list_runs", "List the payroll runs.", {}),
+        ]
+    )
+    assert ranked(index, "my running vms")[0] == "list_machines"  # "vms" are what "vm" means
+    assert ranked(index, "my running vm")[0] == "list_machines"
+    assert ranked(index, "my running ms")[0] == "list_runs"  # a two-letter word is no plural

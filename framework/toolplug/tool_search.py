@@ -336,8 +336,8 @@ def _tokens(words: Iterable[str]) -> list[str]:
 
 def _plural_synonyms(word: str) -> tuple[str, ...]:
     """The synonyms of a plural's singular ("meetings" means what "meeting" does); not of a verb's
-    -s form, which names a thing ("books" are not bookings)."""
-    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+    -s form, which names a thing ("books" are not bookings). Abbreviations have short plurals ("vms")."""
+    if len(word) < 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
         return ()
     for singular in (word[:-1], word[:-2], word[:-3] + "y"):
         means = _SYNONYMS.get(singular)

@@ -655,3 +655,20 @@ def test_the_thesaurus_reaches_an_abbreviation_s_short_plural() -> None:
     assert ranked(index, "my running vms")[0] == "list_machines"  # "vms" are what "vm" means
     assert ranked(index, "my running vm")[0] == "list_machines"
     assert ranked(index, "my running ms")[0] == "list_runs"  # a two-letter word is no plural
+
+
+# REQ: LOOP-15
+def test_the_new_value_a_thing_is_changed_to_is_taken_at_its_word() -> None:
+    index = _service_index(
+        [
+            ("away", "update_leave", "Update a vacation leave request.", {}),
+            ("chat", "update_channel", "Update a channel of the team chat.", {"topic": "the channel topic"}),
+            ("chat", "list_channels", "List the channels of the team chat.", {}),
+            ("cal", "list_events", "List the calendar events.", {}),
+        ]
+    )
+    # the topic becomes "Holiday plans": no vacation is asked about
+    assert ranked(index, "change the topic of the channel to Holiday plans")[0] == "update_channel"
+    assert ranked(index, "set the channel topic to vacation")[0] == "update_channel"
+    # a holiday the query is about, before "to", is still a vacation
+    assert ranked(index, "change my holiday in the channel to June")[0] == "update_leave"

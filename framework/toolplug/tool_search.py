@@ -369,10 +369,23 @@ _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
 
 def _identifier_words(query: str) -> frozenset[str]:
     """The words of the identifiers in ``query`` ("dark_mode"): a name, taken at its word only, never
-    for what its words mean in everyday speech (no "dark" brightness)."""
+    for what its words mean in everyday speech (no "dark" brightness) nor for their subject."""
     if "_" not in query:
         return frozenset()
     return frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
+
+
+_NEW_VALUE = re.compile(r"^\W*(?:please )?(\w+) (?:the|my|our|this|that|its|their) .+? to (.+)$", re.IGNORECASE)
+
+
+def _new_value_words(query: str) -> frozenset[str]:
+    """The words after "to" in "change the X to Y" (an update verb, a thing named as known): what X
+    becomes, taken at its word, not for what the thesaurus says it means ("change the topic to
+    Holiday schedule" asks for no vacation)."""
+    match = _NEW_VALUE.match(query)
+    if not match or _LEAD_VERBS.get(_stem(match[1].lower())) != "update":
+        return frozenset()
+    return frozenset(_words(match[2]))
 
 
 def _query_terms(query: str) -> Counter[str]:
@@ -380,7 +393,7 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
-    names = _identifier_words(query)
+    names = _identifier_words(query) | _new_value_words(query)
     for word in words:
         if word in names:
             continue

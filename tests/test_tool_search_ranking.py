@@ -672,3 +672,37 @@ def test_the_new_value_a_thing_is_changed_to_is_taken_at_its_word() -> None:
     assert ranked(index, "set the channel topic to vacation")[0] == "update_channel"
     # a holiday the query is about, before "to", is still a vacation
     assert ranked(index, "change my holiday in the channel to June")[0] == "update_leave"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("what did the team claim back for meals", "expense_stats"),
+        ("how many days off did the team take", "leave_stats"),
+        ("headcount of the team", "staff_stats"),
+        ("the head count of the team", "staff_stats"),
+    ],
+)
+def test_two_words_together_name_a_thing_in_other_words(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("money", "expense_stats", "Report totals of expense reimbursement requests.", {}),
+            ("claims", "claim_stats", "Report totals of insurance claims.", {}),
+            ("away", "leave_stats", "Report totals of vacation leave requests.", {}),
+            ("days", "day_stats", "Report totals of the days.", {}),
+            ("people", "staff_stats", "Report totals of employees on the staff.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_the_words_of_a_phrase_apart_keep_their_own_meaning() -> None:
+    index = _service_index(
+        [
+            ("money", "expense_stats", "Report totals of expense reimbursement requests.", {}),
+            ("claims", "claim_stats", "Report totals of insurance claims.", {}),
+        ]
+    )
+    assert ranked(index, "claim stats, back pay")[0] == "claim_stats"

@@ -201,6 +201,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "ate eat eaten": "meal food",
     "protein carbs": "macros",
     "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
+    "headcount": "employee staff",
     "cv": "resume",
     "company employer": "company employer",
     "client": "customer",
@@ -259,6 +260,12 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "van vans truck trucks minivan": "car vehicle",
     "arena arenas stadium stadiums": "venue",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
+}
+# Two words that together name a thing in other words (each word in the singular).
+_PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("claim", "back"): ("expense", "reimbursement"),
+    ("day", "off"): ("vacation", "leave"),
+    ("head", "count"): ("employee", "staff"),
 }
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
@@ -393,6 +400,8 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+        for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):  # "claim back": reimburse
+            terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
     for word in words:
         if word in names:
@@ -490,7 +499,7 @@ _MODIFIERS = _families(
         "create": "new",
         "export": "csv pdf excel xlsx",
         "stats": "stats statistics total totals average mean sum count volume trend breakdown analytics metrics "
-        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview",
+        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview headcount",
     }
 )
 # Modifiers that only lean one way ("results" of a survey are its statistics, of a match its list).

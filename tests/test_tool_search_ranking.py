@@ -706,3 +706,9 @@ def test_the_words_of_a_phrase_apart_keep_their_own_meaning() -> None:
         ]
     )
     assert ranked(index, "claim stats, back pay")[0] == "claim_stats"
+
+
+# REQ: LOOP-15
+def test_setting_a_new_thing_makes_it_and_setting_a_known_thing_changes_it(index: ToolIndex) -> None:
+    assert ranked(index, "set a ticket for Acme")[0] == "create_ticket"
+    assert ranked(index, "set the ticket priority")[0] == "update_ticket"

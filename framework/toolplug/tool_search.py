@@ -694,6 +694,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     ambiguous = lead in _NOUN_VERBS and not named
     if ambiguous and lead not in _ADJECTIVE_VERBS and known:
         ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
+    if lead == "set" and after in _INDEFINITE:
+        family = "create"  # "set a reminder": a new thing; "set the heating to 21": a new value
     if lead == "make" and after in _DEFINITE:
         family = "update"  # "make the repository public": change what exists; "make a playlist": create
     if lead in _PASS_ON and after in _DEFINITE and "to" in words[at + 2 :]:
@@ -708,6 +710,7 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
 
 
 _PASS_ON = _word_set("send email mail")
+_INDEFINITE = _word_set("a an another")
 _PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
 
 

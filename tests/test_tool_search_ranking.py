@@ -712,3 +712,33 @@ def test_the_words_of_a_phrase_apart_keep_their_own_meaning() -> None:
 def test_setting_a_new_thing_makes_it_and_setting_a_known_thing_changes_it(index: ToolIndex) -> None:
     assert ranked(index, "set a ticket for Acme")[0] == "create_ticket"
     assert ranked(index, "set the ticket priority")[0] == "update_ticket"
+
+
+_ADDING = [
+    ("shop", "create_shopping_list", "Create a shopping list of groceries.", {}),
+    ("shop", "update_shopping_list", "Update a shopping list of groceries.", {}),
+    ("people", "create_contact", "Create a contact in the address book.", {}),
+    ("people", "update_contact", "Update a contact in the address book.", {}),
+    ("books", "update_book_loan", "Update a library book loan.", {}),
+    ("books", "create_book_loan", "Create a library book loan.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_adding_to_one_thing_a_tool_acts_on_changes_it() -> None:
+    index = _service_index(_ADDING)
+    assert ranked(index, "add milk and eggs to my shopping list")[0] == "update_shopping_list"
+    assert ranked(index, "please add oat milk to the shopping list, thanks")[0] == "update_shopping_list"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("add Maria to my contacts", "create_contact"),  # a collection: a new one in it
+        ("add Maria to my address book", "create_contact"),  # what holds contacts, not a book loan
+        ("add a shopping list for the party", "create_shopping_list"),  # nothing added to
+    ],
+)
+def test_adding_to_a_collection_or_to_what_holds_things_makes_a_new_one(query: str, tool: str) -> None:
+    assert ranked(_service_index(_ADDING), query)[0] == tool

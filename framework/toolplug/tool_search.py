@@ -571,6 +571,7 @@ _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
 _UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
 _PLURAL_GET = 0.5  # "show" with things in the plural: one of them may still be meant
+_ADDED_TO_EDGE = 1.05  # the update of the thing added to, just above the new thing "add" asks for
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -586,6 +587,27 @@ def _tool_family(definition: ToolDefinition) -> str:
             return family
     words = _words(definition.function.description_for_llm[:80])
     return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
+
+
+def _thing_stems(definition: ToolDefinition) -> list[str]:
+    """The stems of what a tool acts on, from its name after its verb (``music_update_playlist``:
+    playlist)."""
+    words = _words(definition.function.name)
+    at = next((i for i, word in enumerate(words) if _stem(word) in _TOOL_VERBS), len(words))
+    return [_stem(word) for word in words[at + 1 :]]
+
+
+_ADD_TO = re.compile(r"^\W*(?:please )?add\b.+?\bto (?:the|my|our|your|this|that) ([^,;.!?:]+)", re.IGNORECASE)
+
+
+def _added_to(query: str) -> frozenset[str]:
+    """The stems of the one thing ``query`` adds to ("add milk to my shopping list": shopping, list),
+    a change to it; none for a collection ("to my contacts"), where the added thing is a new one."""
+    match = _ADD_TO.match(query)
+    if not match:
+        return frozenset()
+    words = list(itertools.takewhile(lambda word: word not in _PREPOSITIONS, _words(match[1])))
+    return frozenset(_stem(word) for word in words) if words and not _is_plural(words[-1]) else frozenset()
 
 
 def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
@@ -828,6 +850,7 @@ class ToolIndex:
     def __init__(self, tools: Iterable[RegisteredTool]) -> None:
         self._tools: list[RegisteredTool] = list(tools)
         self._families = [_tool_family(tool.definition) for tool in self._tools]
+        self._things = [frozenset(_thing_stems(tool.definition)) for tool in self._tools]
         groups: dict[str, int] = {}
         self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
         weights, lengths = self._term_weights()
@@ -906,7 +929,7 @@ class ToolIndex:
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
-        ranked = self._rank(own, service, multipliers, limit, admitted)
+        ranked = self._rank(own, service, multipliers, limit, admitted, self._changed_by_adding(text, own))
         matches: list[SearchMatch] = []
         for index, score in ranked:
             tool = self._tools[index]
@@ -961,6 +984,15 @@ class ToolIndex:
             self._topic_cache[word] = cached
         return cached
 
+    def _changed_by_adding(self, query: str, own: Mapping[int, float]) -> frozenset[int]:
+        """The matching update tools of the thing ``query`` adds to ("add an extra night to my hotel
+        stay": the hotel reservation's update, not a library's for "add Maria to my address book")."""
+        target = _added_to(query)
+        if not target:
+            return frozenset()
+        families, things = self._families, self._things
+        return frozenset(index for index in own if families[index] == "update" and things[index] & target)
+
     def _rank(
         self,
         own: Mapping[int, float],
@@ -968,6 +1000,7 @@ class ToolIndex:
         multipliers: Mapping[str, float],
         limit: int,
         admitted: Callable[[int], bool] | None,
+        changed: Collection[int] = (),
     ) -> list[tuple[int, float]]:
         """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
 
@@ -975,8 +1008,14 @@ class ToolIndex:
         share raises them, it finds no others (the tools of one plugin may have nothing else in common,
         as an application's own functions)."""
         families, groups = self._families, self._group
+        # the thing added to: its change rises as high as what the query's verb asked for
+        top = max(multipliers.values(), default=1.0) * _ADDED_TO_EDGE
         totals = (
-            (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
+            (
+                index,
+                (value + service.get(groups[index], 0.0))
+                * (top if index in changed else multipliers.get(families[index], 1.0)),
+            )
             for index, value in own.items()
             if admitted is None or admitted(index)
         )

@@ -742,3 +742,25 @@ def test_adding_to_one_thing_a_tool_acts_on_changes_it() -> None:
 )
 def test_adding_to_a_collection_or_to_what_holds_things_makes_a_new_one(query: str, tool: str) -> None:
     assert ranked(_service_index(_ADDING), query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query", ["the latest on ticket #4821", "how many replies did ticket TK-12 get", "what is up with ticket tk_77"]
+)
+def test_a_thing_named_by_its_id_with_no_verb_asks_for_that_thing(index: ToolIndex, query: str) -> None:
+    assert ranked(index, query)[0] == "get_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("the latest tickets", "list_tickets"),  # no id
+        ("how many tickets from I-95", "ticket_stats"),  # a road, no id of a ticket
+        ("drop ticket #12", "delete_ticket"),  # the verb says what to do with it
+        ("escalate ticket #12", "update_ticket"),
+    ],
+)
+def test_no_id_or_a_verb_leaves_the_action_to_the_query(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool

@@ -618,6 +618,7 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
+    led = bool(intent)
     for at, word in enumerate(words):
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
@@ -652,6 +653,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
         elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
             intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
+    if not led and _NAMED_ONE.search(text):
+        _ask_for_the_named_one(intent)
     return intent
 
 
@@ -664,6 +667,19 @@ def _names_a_number(before: str) -> bool:
     return bool(before) and before not in _OBJECT_WORDS and before not in _COUNT_ADJECTIVES and (
         _stem(before) not in _MODIFIERS
     )
+
+
+# "ticket #48213", "bug WEB-1432", "token tok_51": the id of one thing
+_NAMED_ONE = re.compile(r"(?<![\w-])(?:#\d+|[A-Za-z]{2,5}-\d[\w-]*|[A-Za-z]+_\d+)(?![\w-])")
+
+
+def _ask_for_the_named_one(intent: dict[str, float]) -> None:
+    """A query that names one thing by its id and no verb asks for that thing: "how much energy did
+    session CS-1029 deliver" reads its details, "the latest on bug WEB-1432" is that bug's."""
+    for family in ("list", "stats"):
+        if family in intent:
+            intent[family] = min(intent[family], _WEAK_CUE)
+    intent["get"] = 1.0
 
 
 _QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}

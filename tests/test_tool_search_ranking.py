@@ -764,3 +764,17 @@ def test_a_thing_named_by_its_id_with_no_verb_asks_for_that_thing(index: ToolInd
 )
 def test_no_id_or_a_verb_leaves_the_action_to_the_query(index: ToolIndex, query: str, tool: str) -> None:
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_taking_a_thing_down_for_good_deletes_it() -> None:
+    index = _service_index(
+        [
+            ("video", "archive_video", "Archive a video so it no longer shows in lists.", {}),
+            ("video", "delete_video", "Delete a video permanently.", {}),
+            ("video", "get_video", "Get one video by its id.", {}),
+        ]
+    )
+    assert ranked(index, "take down the video for good")[0] == "delete_video"
+    assert ranked(index, "take down the video")[0] == "archive_video"  # for now: it may come back
+    assert ranked(index, "is the video good for kids")[0] == "get_video"

@@ -540,6 +540,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("look", "up"): "search",
     ("give", "access"): "share",
     ("get", "rid"): "delete",
+    ("for", "good"): "delete",
     ("clean", "up"): "delete",
     ("call", "off"): "delete",
     ("tear", "down"): "delete",

@@ -778,3 +778,16 @@ def test_taking_a_thing_down_for_good_deletes_it() -> None:
     assert ranked(index, "take down the video for good")[0] == "delete_video"
     assert ranked(index, "take down the video")[0] == "archive_video"  # for now: it may come back
     assert ranked(index, "is the video good for kids")[0] == "get_video"
+
+
+# REQ: LOOP-15
+def test_wiring_money_makes_a_transfer() -> None:
+    index = _service_index(
+        [
+            ("bank", "list_transfers", "List the bank transfers (wire, SEPA).", {}),
+            ("bank", "get_transfer", "Get one bank transfer (wire, SEPA).", {}),
+            ("bank", "create_transfer", "Create a bank transfer (wire, SEPA).", {"amount": "the sum"}),
+        ]
+    )
+    assert ranked(index, "wire 500 euros to my landlord")[0] == "create_transfer"
+    assert ranked(index, "wired payments this month")[0] == "list_transfers"  # a wire done, no verb

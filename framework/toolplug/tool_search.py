@@ -477,7 +477,7 @@ _LEAD_VERBS = _families(
         "order post publish reply remind open enroll register generate request apply start launch declare raise "
         "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
         "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
-        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail",
+        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail wire",
         "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
         "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
         "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "

@@ -791,3 +791,26 @@ def test_wiring_money_makes_a_transfer() -> None:
     )
     assert ranked(index, "wire 500 euros to my landlord")[0] == "create_transfer"
     assert ranked(index, "wired payments this month")[0] == "list_transfers"  # a wire done, no verb
+
+
+_PLACES = [
+    ("places", "places_get_place", "Get one place such as a museum by its id.", {}),
+    ("places", "places_create_place", "Create a new place such as a museum.", {}),
+    ("places", "places_delete_place", "Delete a place such as a museum.", {}),
+    ("maps", "maps_create_route", "Create a route to a museum.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_a_tool_name_says_its_verb_as_it_is_not_in_the_plural_of_its_plugin() -> None:
+    index = _service_index(_PLACES)
+    # "places" is no "place" (a verb of making): each tool keeps the action its own verb names
+    assert ranked(index, "save the museum as a place")[0] == "places_create_place"
+    assert ranked(index, "the museum place")[0] == "places_get_place"
+
+
+# REQ: LOOP-15
+def test_getting_to_a_place_is_a_journey_not_a_read() -> None:
+    index = _service_index(_PLACES)
+    assert ranked(index, "how do I get to the museum")[0] == "maps_create_route"
+    assert ranked(index, "get the museum place")[0] == "places_get_place"

@@ -441,8 +441,8 @@ def _topic_table() -> dict[str, tuple[str, ...]]:
 # which (in its own words) must pick the tool that does it. A tool's action comes from the verb of its
 # name (``crm_update_contact``), else the first word of its description ("Creates a contact ...").
 
-_TOOL_VERBS: Mapping[str, str] = {
-    _stem(verb): family
+_TOOL_VERB_WORDS: Mapping[str, str] = {
+    verb: family
     for family, verbs in {
         "list": "list browse enumerate",
         "get": "get fetch retrieve read show describe view inspect info detail details",
@@ -459,6 +459,7 @@ _TOOL_VERBS: Mapping[str, str] = {
     }.items()
     for verb in verbs.split()
 }
+_TOOL_VERBS: Mapping[str, str] = {_stem(verb): family for verb, family in _TOOL_VERB_WORDS.items()}
 
 
 # What a query asks to do. A verb counts where an imperative stands, as the query's first word (after
@@ -540,6 +541,7 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("look", "up"): "search",
     ("give", "access"): "share",
     ("get", "rid"): "delete",
+    ("get", "to"): "create",  # "how do I get to the museum": a journey to plan, no thing to read
     ("for", "good"): "delete",
     ("clean", "up"): "delete",
     ("call", "off"): "delete",
@@ -581,9 +583,11 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 def _tool_family(definition: ToolDefinition) -> str:
-    """The action family of a tool ("create", "list", ...), or "" when its name and description name none."""
+    """The action family of a tool ("create", "list", ...), or "" when its name and description name none.
+    A name says its verb as it is ("places_create_place": create, not the "place" of "places"); a
+    description's first word may be any form of one ("Creates ...")."""
     for word in _words(definition.function.name):
-        family = _TOOL_VERBS.get(_stem(word))
+        family = _TOOL_VERB_WORDS.get(word)
         if family:
             return family
     words = _words(definition.function.description_for_llm[:80])
@@ -594,7 +598,7 @@ def _thing_stems(definition: ToolDefinition) -> list[str]:
     """The stems of what a tool acts on, from its name after its verb (``music_update_playlist``:
     playlist)."""
     words = _words(definition.function.name)
-    at = next((i for i, word in enumerate(words) if _stem(word) in _TOOL_VERBS), len(words))
+    at = next((i for i, word in enumerate(words) if word in _TOOL_VERB_WORDS), len(words))
     return [_stem(word) for word in words[at + 1 :]]
 
 

@@ -267,6 +267,7 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
 }
+_PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
 }
@@ -400,8 +401,9 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
-        for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):  # "claim back": reimburse
-            terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+        if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
+            for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
+                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
     for word in words:
         if word in names:
@@ -574,6 +576,7 @@ _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
 _UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
 _PLURAL_GET = 0.5  # "show" with things in the plural: one of them may still be meant
+_ADDED_TO = "added to"  # the family of the tools that change the thing a query adds to
 _ADDED_TO_EDGE = 1.05  # the update of the thing added to, just above the new thing "add" asks for
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
@@ -1029,14 +1032,12 @@ class ToolIndex:
         share raises them, it finds no others (the tools of one plugin may have nothing else in common,
         as an application's own functions)."""
         families, groups = self._families, self._group
-        # the thing added to: its change rises as high as what the query's verb asked for
-        top = max(multipliers.values(), default=1.0) * _ADDED_TO_EDGE
+        if changed:  # the thing added to: its change rises just above what the query's verb asked for
+            top = max(multipliers.values(), default=1.0) * _ADDED_TO_EDGE
+            multipliers = {**multipliers, _ADDED_TO: top}
+            families = [_ADDED_TO if index in changed else family for index, family in enumerate(families)]
         totals = (
-            (
-                index,
-                (value + service.get(groups[index], 0.0))
-                * (top if index in changed else multipliers.get(families[index], 1.0)),
-            )
+            (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
             for index, value in own.items()
             if admitted is None or admitted(index)
         )

@@ -20,6 +20,7 @@ from _provider_server import (
     responses_object,
 )
 from _tool_catalogue import build_catalogue_cached, tool_id
+from _tool_search_dev_d import DEVELOPMENT_D
 from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
 from click.testing import CliRunner
@@ -103,6 +104,12 @@ def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:
     assert top_five_share(index, development) >= 0.94
     # paraphrases that share few words with their tool: 0.84 when measured
     assert top_five_share(index, DEVELOPMENT_PARAPHRASES) >= 0.84
+
+
+def test_development_set_d_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(DEVELOPMENT_D) == 197
+    # written blind against the catalogue, then tuned on: 0.926 before, 0.980 after (193 of 197)
+    assert top_five_share(index, DEVELOPMENT_D) >= 0.979
 
 
 def test_search_filters_by_plugin_and_returns_one_line_descriptions(index: ToolIndex) -> None:

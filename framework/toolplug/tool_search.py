@@ -201,6 +201,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "ate eat eaten": "meal food",
     "protein carbs": "macros",
     "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
+    "headcount": "employee staff",
     "cv": "resume",
     "company employer": "company employer",
     "client": "customer",
@@ -260,6 +261,13 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "arena arenas stadium stadiums": "venue",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
+# Two words that together name a thing in other words (each word in the singular).
+_PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("claim", "back"): ("expense", "reimbursement"),
+    ("day", "off"): ("vacation", "leave"),
+    ("head", "count"): ("employee", "staff"),
+}
+_PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
 }
@@ -336,8 +344,8 @@ def _tokens(words: Iterable[str]) -> list[str]:
 
 def _plural_synonyms(word: str) -> tuple[str, ...]:
     """The synonyms of a plural's singular ("meetings" means what "meeting" does); not of a verb's
-    -s form, which names a thing ("books" are not bookings)."""
-    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+    -s form, which names a thing ("books" are not bookings). Abbreviations have short plurals ("vms")."""
+    if len(word) < 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
         return ()
     for singular in (word[:-1], word[:-2], word[:-3] + "y"):
         means = _SYNONYMS.get(singular)
@@ -358,8 +366,34 @@ def _surface_forms(words: Iterable[str]) -> list[str]:
     return forms
 
 
+# "kim@home.net" says who, not what: its words ("home", "mail") name no service
+_EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
+
+
+_IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
+
+
+def _identifier_words(query: str) -> frozenset[str]:
+    """The words of the identifiers in ``query`` ("dark_mode"): a name, taken at its word only, never
+    for what its words mean in everyday speech (no "dark" brightness) nor for their subject."""
+    if "_" not in query:
+        return frozenset()
+    return frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
+
+
+_NEW_VALUE = re.compile(r"^\W*(?:please )?(\w+) (?:the|my|our|this|that|its|their) .+? to (.+)$", re.IGNORECASE)
+
+
+def _new_value_words(query: str) -> frozenset[str]:
+    """The words after "to" in "change the X to Y" (an update verb, a thing named as known): what X
+    becomes, taken at its word, not for what the thesaurus says it means ("change the topic to
+    Holiday schedule" asks for no vacation)."""
+    match = _NEW_VALUE.match(query)
+    if not match or _LEAD_VERBS.get(_stem(match[1].lower())) != "update":
+        return frozenset()
+    return frozenset(_words(match[2]))
 
 
 def _query_terms(query: str) -> Counter[str]:
@@ -367,7 +401,13 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+        if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
+            for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
+                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    names = _identifier_words(query) | _new_value_words(query)
     for word in words:
+        if word in names:
+            continue
         for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     for form in _surface_forms(words):
@@ -403,8 +443,8 @@ def _topic_table() -> dict[str, tuple[str, ...]]:
 # which (in its own words) must pick the tool that does it. A tool's action comes from the verb of its
 # name (``crm_update_contact``), else the first word of its description ("Creates a contact ...").
 
-_TOOL_VERBS: Mapping[str, str] = {
-    _stem(verb): family
+_TOOL_VERB_WORDS: Mapping[str, str] = {
+    verb: family
     for family, verbs in {
         "list": "list browse enumerate",
         "get": "get fetch retrieve read show describe view inspect info detail details",
@@ -421,6 +461,7 @@ _TOOL_VERBS: Mapping[str, str] = {
     }.items()
     for verb in verbs.split()
 }
+_TOOL_VERBS: Mapping[str, str] = {_stem(verb): family for verb, family in _TOOL_VERB_WORDS.items()}
 
 
 # What a query asks to do. A verb counts where an imperative stands, as the query's first word (after
@@ -439,7 +480,7 @@ _LEAD_VERBS = _families(
         "order post publish reply remind open enroll register generate request apply start launch declare raise "
         "issue compose upload import enter put place rent hire borrow ship page alert notify text email "
         "message invoice bill jot plan arrange organise organize host deploy provision run charge purchase sell "
-        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail",
+        "subscribe join note capture store clone copy duplicate fork reimburse claim report snapshot backup mail wire",
         "update": "update edit change modify set rename move adjust extend reschedule renew mark assign "
         "reassign approve reject enable disable increase decrease lower reduce turn switch toggle upgrade "
         "downgrade fix correct postpone delay resize restock escalate pin dim brighten arm disarm lock unlock "
@@ -461,7 +502,7 @@ _MODIFIERS = _families(
         "create": "new",
         "export": "csv pdf excel xlsx",
         "stats": "stats statistics total totals average mean sum count volume trend breakdown analytics metrics "
-        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview",
+        "summary summarize summarise analyze analyse analysis compare comparison tally chart graph overview headcount",
     }
 )
 # Modifiers that only lean one way ("results" of a survey are its statistics, of a match its list).
@@ -502,6 +543,8 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("look", "up"): "search",
     ("give", "access"): "share",
     ("get", "rid"): "delete",
+    ("get", "to"): "create",  # "how do I get to the museum": a journey to plan, no thing to read
+    ("for", "good"): "delete",
     ("clean", "up"): "delete",
     ("call", "off"): "delete",
     ("tear", "down"): "delete",
@@ -532,6 +575,9 @@ _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
 _WEAK_CUE = 0.4
 _FAINT_CUE = 0.12  # orders the lookups among themselves, and no more
 _UNASKED_CREATE = 0.15  # no action asked: after the lookups, a new thing ("a deck for the board meeting")
+_PLURAL_GET = 0.5  # "show" with things in the plural: one of them may still be meant
+_ADDED_TO = "added to"  # the family of the tools that change the thing a query adds to
+_ADDED_TO_EDGE = 1.05  # the update of the thing added to, just above the new thing "add" asks for
 _AMBIGUOUS_LEAD = 0.2  # below the lookup bonus: "open tickets" still lists first
 
 
@@ -540,13 +586,36 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 def _tool_family(definition: ToolDefinition) -> str:
-    """The action family of a tool ("create", "list", ...), or "" when its name and description name none."""
+    """The action family of a tool ("create", "list", ...), or "" when its name and description name none.
+    A name says its verb as it is ("places_create_place": create, not the "place" of "places"); a
+    description's first word may be any form of one ("Creates ...")."""
     for word in _words(definition.function.name):
-        family = _TOOL_VERBS.get(_stem(word))
+        family = _TOOL_VERB_WORDS.get(word)
         if family:
             return family
     words = _words(definition.function.description_for_llm[:80])
     return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
+
+
+def _thing_stems(definition: ToolDefinition) -> list[str]:
+    """The stems of what a tool acts on, from its name after its verb (``music_update_playlist``:
+    playlist)."""
+    words = _words(definition.function.name)
+    at = next((i for i, word in enumerate(words) if word in _TOOL_VERB_WORDS), len(words))
+    return [_stem(word) for word in words[at + 1 :]]
+
+
+_ADD_TO = re.compile(r"^\W*(?:please )?add\b.+?\bto (?:the|my|our|your|this|that) ([^,;.!?:]+)", re.IGNORECASE)
+
+
+def _added_to(query: str) -> frozenset[str]:
+    """The stems of the one thing ``query`` adds to ("add milk to my shopping list": shopping, list),
+    a change to it; none for a collection ("to my contacts"), where the added thing is a new one."""
+    match = _ADD_TO.match(query)
+    if not match:
+        return frozenset()
+    words = list(itertools.takewhile(lambda word: word not in _PREPOSITIONS, _words(match[1])))
+    return frozenset(_stem(word) for word in words) if words and not _is_plural(words[-1]) else frozenset()
 
 
 def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
@@ -557,10 +626,15 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
-    for word in words:
+    led = bool(intent)
+    for at, word in enumerate(words):
         stem = _stem(word)
         for table, weight in ((_MODIFIERS, 1.0), (_WEAK_MODIFIERS, _WEAK_CUE)):
             modified = table.get(stem)
+            if modified == "create" and not _names_one_new_thing(words[at + 1 : at + 2]):
+                modified = "list"  # "new emails", "what's new in my inbox": what came in lately
+            elif stem == "number" and _names_a_number(words[at - 1] if at else ""):
+                modified = None  # "phone numbers" are no figures
             if modified:
                 intent[modified] = max(intent.get(modified, 0.0), weight)
     if not intent and words and words[0] in _QUESTIONS:
@@ -577,6 +651,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent["create"] = _WEAK_CUE
     for at, (first, second) in enumerate(itertools.pairwise(words)):
         cued = _CUE_PHRASES.get((first, second))
+        if first == "number" and _names_a_number(words[at - 1] if at else ""):
+            continue  # "the phone number of Dieter": which number, not how many
         if cued == "stats" and first == "how" and words[at + 2 : at + 3] in (["is"], ["are"], ["does"]):
             intent["stats"] = max(intent.get("stats", 0.0), _WEAK_CUE)  # "how much is a pound": its value
         elif cued:
@@ -585,7 +661,33 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
         elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
             intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
+    if not led and _NAMED_ONE.search(text):
+        _ask_for_the_named_one(intent)
     return intent
+
+
+_COUNT_ADJECTIVES = _word_set("exact rough overall large small huge growing same")
+
+
+def _names_a_number(before: str) -> bool:
+    """Whether ``before`` "number" makes the name of one ("phone number", "tracking number"), not a
+    count ("the number of", "total number of")."""
+    return bool(before) and before not in _OBJECT_WORDS and before not in _COUNT_ADJECTIVES and (
+        _stem(before) not in _MODIFIERS
+    )
+
+
+# "ticket #48213", "bug WEB-1432", "token tok_51": the id of one thing
+_NAMED_ONE = re.compile(r"(?<![\w-])(?:#\d+|[A-Za-z]{2,5}-\d[\w-]*|[A-Za-z]+_\d+)(?![\w-])")
+
+
+def _ask_for_the_named_one(intent: dict[str, float]) -> None:
+    """A query that names one thing by its id and no verb asks for that thing: "how much energy did
+    session CS-1029 deliver" reads its details, "the latest on bug WEB-1432" is that bug's."""
+    for family in ("list", "stats"):
+        if family in intent:
+            intent[family] = min(intent[family], _WEAK_CUE)
+    intent["get"] = 1.0
 
 
 _QUESTIONS: Mapping[str, str] = {"which": "list", "where": "get", "is": "get"}
@@ -596,8 +698,10 @@ def _sets_a_value(text: str) -> bool:
     """Whether ``text`` takes a thing it names as known ("the", "my"...) to a number: "set the heating
     to 21", "raise my limit to 5k"; not a range ("from 2 to 4", "9 to 5") nor "a text to 555-0101"."""
     for match in _TO_VALUE.finditer(text):
-        before = _words(text[: match.start()])
-        if before and not before[-1].isdigit() and "from" not in before and _DEFINITE.intersection(before):
+        head = text[: match.start()]
+        before = _words(head)
+        named = _DEFINITE.intersection(before) or _IDENTIFIER.search(head)  # "dark_mode to 25%" exists
+        if before and not before[-1].isdigit() and "from" not in before and named:
             return True
     return False
 
@@ -628,20 +732,31 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
     if not family:
         return {}
+    if lead == "new" and not _names_one_new_thing(words[at + 1 : at + 2]):
+        return {"list": 1.0}  # "new tickets since Monday": what came in
     named = after.isdigit() or after in _OBJECT_WORDS  # "open a ticket", "book 2 seats"
     # "open tickets" may be tickets that are open; "book loans" is a thing the catalogue knows (a phrase
     # of its tools), "order sushi" is not
     ambiguous = lead in _NOUN_VERBS and not named
     if ambiguous and lead not in _ADJECTIVE_VERBS and known:
         ambiguous = f"{_stem(lead)}+{_stem(after)}" in known
+    if lead == "set" and after in _INDEFINITE:
+        family = "create"  # "set a reminder": a new thing; "set the heating to 21": a new value
     if lead == "make" and after in _DEFINITE:
         family = "update"  # "make the repository public": change what exists; "make a playlist": create
+    if lead in _PASS_ON and after in _DEFINITE and "to" in words[at + 2 :]:
+        # "send the photo to my sister": a thing that exists goes to someone; "send a text to ..." is new
+        return {"share": 1.0, "create": _WEAK_CUE}
     intent = {family: _AMBIGUOUS_LEAD if ambiguous else 1.0}
     if family == "get" and _plural_object(words[at + 1 :]):
         intent["list"] = intent[family]  # "show the open tickets": many things, perhaps not one
+        if not _parts_of_one(words[at + 1 :]):
+            intent["get"] = intent[family] * _PLURAL_GET  # so a list before any one of them
     return intent
 
 
+_PASS_ON = _word_set("send email mail")
+_INDEFINITE = _word_set("a an another")
 _PREPOSITIONS = _word_set("from for in on at with of about since over by to that which who where when under")
 
 
@@ -650,9 +765,30 @@ def _plural_object(words: Sequence[str]) -> bool:
     for word in words:
         if word in _PREPOSITIONS:
             return False
-        if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT:
+        if _is_plural(word):
             return True
     return False
+
+
+def _names_one_new_thing(following: Sequence[str]) -> bool:
+    """Whether "new" before ``following`` makes a thing ("a new invoice"), not describes things that
+    came in ("new emails", "what's new in ...")."""
+    return bool(following) and following[0] not in _PREPOSITIONS and not _is_plural(following[0])
+
+
+def _parts_of_one(words: Sequence[str]) -> bool:
+    """Whether the plural object is the parts of one thing: "the results of my test", "cells A1 to C10
+    of the sheet" (a range's "to" does not end the object)."""
+    for at, word in enumerate(words):
+        if word in _PREPOSITIONS:
+            return False
+        if _is_plural(word):
+            return next((w for w in words[at + 1 :] if w in _PREPOSITIONS and w != "to"), "") == "of"
+    return False
+
+
+def _is_plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _INVARIANT
 
 
 def _is_base_form(word: str) -> bool:
@@ -738,6 +874,7 @@ class ToolIndex:
     def __init__(self, tools: Iterable[RegisteredTool]) -> None:
         self._tools: list[RegisteredTool] = list(tools)
         self._families = [_tool_family(tool.definition) for tool in self._tools]
+        self._things = [frozenset(_thing_stems(tool.definition)) for tool in self._tools]
         groups: dict[str, int] = {}
         self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
         weights, lengths = self._term_weights()
@@ -811,12 +948,12 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        text = query[:_MAX_QUERY_CHARS]
+        text = _EMAIL_ADDRESS.sub(" ", query[:_MAX_QUERY_CHARS])
         own, service = self._scores(_query_terms(text))
         self._add_topics(text, own, service)
-        multipliers = _multipliers(_query_intent(query, self._postings))
+        multipliers = _multipliers(_query_intent(text, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
-        ranked = self._rank(own, service, multipliers, limit, admitted)
+        ranked = self._rank(own, service, multipliers, limit, admitted, self._changed_by_adding(text, own))
         matches: list[SearchMatch] = []
         for index, score in ranked:
             tool = self._tools[index]
@@ -841,9 +978,12 @@ class ToolIndex:
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
         count = len(self._tools)
+        names = _identifier_words(query)
         for word in dict.fromkeys(_words(query)):
             stem = _stem(word)
             if word in _STOP_WORDS or word in _SYNONYMS or stem in self._postings or stem in _NOT_TOPICAL:
+                continue
+            if word in names:  # a name's words are no subject
                 continue
             best: dict[int, float] = {}
             for subject in self._topics(word):
@@ -868,6 +1008,15 @@ class ToolIndex:
             self._topic_cache[word] = cached
         return cached
 
+    def _changed_by_adding(self, query: str, own: Mapping[int, float]) -> frozenset[int]:
+        """The matching update tools of the thing ``query`` adds to ("add an extra night to my hotel
+        stay": the hotel reservation's update, not a library's for "add Maria to my address book")."""
+        target = _added_to(query)
+        if not target:
+            return frozenset()
+        families, things = self._families, self._things
+        return frozenset(index for index in own if families[index] == "update" and things[index] & target)
+
     def _rank(
         self,
         own: Mapping[int, float],
@@ -875,6 +1024,7 @@ class ToolIndex:
         multipliers: Mapping[str, float],
         limit: int,
         admitted: Callable[[int], bool] | None,
+        changed: Collection[int] = (),
     ) -> list[tuple[int, float]]:
         """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
 
@@ -882,6 +1032,10 @@ class ToolIndex:
         share raises them, it finds no others (the tools of one plugin may have nothing else in common,
         as an application's own functions)."""
         families, groups = self._families, self._group
+        if changed:  # the thing added to: its change rises just above what the query's verb asked for
+            top = max(multipliers.values(), default=1.0) * _ADDED_TO_EDGE
+            multipliers = {**multipliers, _ADDED_TO: top}
+            families = [_ADDED_TO if index in changed else family for index, family in enumerate(families)]
         totals = (
             (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
             for index, value in own.items()

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import cast
 
 from toolplug.guard_deferred import DeferredPattern, compiled_now, deferred, settle
-from toolplug.guard_gates import first_characters
 from toolplug.guard_languages import (
     FRENCH_DETERMINER,
     IGNORA_IMPERATIVE,
@@ -442,14 +440,6 @@ class _Unpreceded:
         self.reach = reach
         """How many characters before a match ``before`` looks at."""
         settle(self)
-
-    def gated(self) -> _Unpreceded:
-        """The same class, its pattern behind the gate of the characters its matches can start with."""
-        copy = _Unpreceded.__new__(_Unpreceded)
-        pattern = compiled_now(self.pattern)
-        copy.pattern = _gated(pattern)
-        copy.before, copy.only, copy.reach = self.before, self.only, self.reach
-        return copy
 
     def search(self, text: str, position: int = 0) -> re.Match[str] | None:
         """The first match of the pattern from ``position`` not preceded by one of the words."""
@@ -945,20 +935,8 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
     pattern = getattr(judge, name)
     check = judge.checks[name] = (
         _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
-        _gated(pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern))
+        pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
-
-
-def _gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """``pattern`` behind the gate of the characters its matches can start with, when they are known
-    (:func:`guard_gates.first_characters`): the same matches, and most positions of a sentence refused
-    with one class test instead of a try of every word of the class."""
-    if isinstance(pattern, _Unpreceded):  # searched as a pattern is (see :class:`_Classes`)
-        return cast("re.Pattern[str]", pattern.gated())
-    if pattern.flags & ~re.UNICODE:
-        return pattern
-    gate = first_characters(pattern.pattern)
-    return pattern if gate is None else re.compile(gate + "(?:" + pattern.pattern + ")")
 
 
 class _Classes:

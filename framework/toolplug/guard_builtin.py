@@ -704,7 +704,7 @@ class _SentenceScorer:
             return self._judged[key]
         sentence = text[start:end].lower()
         if not sentence.isascii():
-            sentence = sentence.translate(guard_sentences.FOLD_TABLE)
+            sentence = guard_sentences.fold(sentence)
         if "://" in sentence:
             sentence = self.url.sub(" ", sentence)  # a link's path words ("…/system-prompt-scrubber") say nothing
         if sentence in self._verdicts:
@@ -721,7 +721,7 @@ class _SentenceScorer:
         if verdict is None:
             folded = sentence.replace("\n", " ").lower()
             if not folded.isascii():
-                folded = folded.translate(guard_sentences.FOLD_TABLE)
+                folded = guard_sentences.fold(folded)
             verdict = self._described[sentence] = (
                 self.judge.reported.search(folded) is not None or capability.search(folded) is not None
             ) and self.judge.judge(folded) is None
@@ -965,7 +965,14 @@ def _lowered_text(text: str) -> str | None:
     # Only the ASCII letters: the other characters meet a twin's pattern only through classes that do not
     # depend on case (word characters, digits, spaces, negated sets of ASCII characters). In UTF-8 every
     # byte of a character beyond ASCII is above 127, so bytes.lower leaves them alone.
-    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+    last = _LAST_UTF8[0] if _LAST_UTF8 else None  # one read: another thread may replace the entry
+    utf8 = last[1] if last is not None and last[0] is text else text.encode("utf-8", "surrogatepass")
+    return utf8.lower().decode("utf-8", "surrogatepass")
+
+
+_LAST_UTF8: list[tuple[str, bytes]] = []
+"""The text :func:`neutralise` is scanning and its UTF-8, when it made that copy: the lower-case copy
+(:func:`_lowered_text`) is made from it rather than by encoding the text again."""
 
 
 _lazy = guard_deferred.deferred
@@ -1305,6 +1312,7 @@ def neutralise(text: str) -> FilteredText:
         # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
         # fraction of the text, so the character-class scans below run over it rather than over the text.
         utf8 = text.encode("utf-8", "surrogatepass")
+        _LAST_UTF8[:] = [(text, utf8)]
         foreign_utf8 = utf8.translate(None, _ASCII_BYTES)
         foreign = foreign_utf8.decode("utf-8", "surrogatepass")
         hidden = set(compiled.hidden.findall(foreign))
@@ -1318,6 +1326,8 @@ def neutralise(text: str) -> FilteredText:
     raw = _one_byte_copy(text)
     letters = raw.translate(_SPACED_BYTES)
     text = _neutralise_rules(text, raw, findings, compiled, script, utf8, letters, (foreign, foreign_utf8))
+    if utf8 is not None:
+        _LAST_UTF8[:] = [("", b"")]  # never empty once filled (a reader in another thread takes [0])
     if findings:
         text = _neutralise_encoded(text, None, findings, compiled)
     else:
@@ -1913,12 +1923,12 @@ def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Sp
         if found is None:
             continue
         last_end = found.end()
-        if found.group().lower().translate(guard_sentences.FOLD_TABLE) in anchors:
+        if guard_sentences.fold(found.group().lower()) in anchors:
             words.add(found.group())
     accents = _word_positions(text, tuple(words)) if words else []
     spans: list[Span] = []
     for start, end in _merged_windows(len(text), [(a, a + 1) for a in accents]):
-        folded = text[start:end].translate(guard_sentences.FOLD_TABLE)
+        folded = guard_sentences.fold(text[start:end])
         spans.extend(s for s in _rule_spans(folded, compiled, start) if s[2] in _FOLDED_FAMILIES)
     return spans
 
@@ -2471,7 +2481,7 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
         start, end = _mail_window(text, address.start(), address.end(), compiled)
         window = text[start:end]
         if not window.isascii():
-            window = window.translate(guard_sentences.FOLD_TABLE)
+            window = guard_sentences.fold(window)
         if compiled.mail_literal.search(window) is None:
             continue
         order = compiled.mail_order.search(window)

@@ -45,6 +45,22 @@ FOLD_TABLE: dict[int, str] = {}
 """``str.translate`` table folding Latin diacritics (and the typographic apostrophe) one for one; filled
 from :func:`fold_table` when the filter compiles its rules (not at import)."""
 LATIN_EXTENDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+_ASCII_BYTES = bytes(range(128))
+
+
+def fold(text: str) -> str:
+    """``text.translate(FOLD_TABLE)``, several times faster on long text: ``str.translate`` looks every
+    character up in the table, where this replaces only the text's few distinct characters beyond ASCII
+    that the table folds (each to one ASCII character, and no ASCII character is folded, so replacing
+    them one after the other gives what translating all of them at once gives)."""
+    if text.isascii():
+        return text
+    others = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    for char in set(others):
+        base = FOLD_TABLE.get(ord(char))
+        if base is not None:
+            text = text.replace(char, base)
+    return text
 
 
 _GATES: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}

@@ -1563,6 +1563,7 @@ def _anchor_spans(
     anchor_words = compiled.anchor_words
     by_anchor = compiled.by_anchor if b"_" in words else compiled.by_anchor_plain
     lowered: list[str | None] = []  # text in lower case, made when a rule first needs it
+    tried: dict[_Rule, _StartsTried] = {}  # per rule, the starts tried before its anchors (_matches_back)
     size = len(words)
     start = 0
     while start < size - 1:
@@ -1588,7 +1589,7 @@ def _anchor_spans(
             position = words.find(needle, start, end)
             while position != -1:
                 if words[position + after] == _SPACE:
-                    _anchored(text, position, rules, offset, spans, lowered)
+                    _anchored(text, position, rules, offset, spans, lowered, tried)
                 position = words.find(needle, position + 1, end)
         start = end
 
@@ -1624,10 +1625,12 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
 
 
 def _anchored(
-    text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span], lowered: list[str | None]
+    text: str, position: int, rules: list[_Rule], offset: int, spans: set[Span], lowered: list[str | None],
+    tried: dict[_Rule, _StartsTried] | None = None,
 ) -> None:
     """The matches of the rules of an anchor word found at ``text[position]``; ``lowered``: empty, or holds
-    ``text`` in lower case (:func:`_lowered_text`) for the rules that have a lower-case twin."""
+    ``text`` in lower case (:func:`_lowered_text`) for the rules that have a lower-case twin; ``tried``:
+    per rule, the starts before an anchor already tried in ``text`` (:func:`_matches_back`)."""
     for rule in rules:
         if rule.family == "jailbreak":
             found = _compiled().prose.span(text, position)
@@ -1652,33 +1655,84 @@ def _anchored(
             if match is not None and match.end() > position:
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
             continue
-        _matches_back(pattern, haystack, position, rule.back, spans, (offset, rule.family, rule.rule))
+        starts = None if tried is None else tried.get(rule)
+        if starts is None and tried is not None:
+            starts = tried[rule] = _StartsTried()
+        _matches_back(pattern, haystack, position, rule.back, spans, (offset, rule.family, rule.rule), starts)
 
 
 def _matches_back(
-    pattern: re.Pattern[str], haystack: str, position: int, back: int, spans: set[Span], named: tuple[int, str, str]
+    pattern: re.Pattern[str], haystack: str, position: int, back: int, spans: set[Span], named: tuple[int, str, str],
+    tried: _StartsTried | None = None,
 ) -> None:
     """The non-empty matches of ``pattern`` that start at most ``back`` characters before ``position``
     and no later than it, as ``finditer`` from there finds them, added to ``spans`` (shifted and named by
     ``named``: offset, family, rule). Each start is tried with ``match``: a search would scan on past
-    ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at every anchor of a text dense in them."""
+    ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at every anchor of a text dense in them.
+
+    ``tried``, when given, is kept by the caller for this pattern and haystack across anchors: on a page
+    dense in anchors, an anchor's stretch of starts overlaps those of the anchors before it, and the
+    starts already tried are passed over (their matches are in ``spans``), so each is tried once."""
     offset, family, rule = named
     end = min(len(haystack), position + _LOOK_AHEAD)
-    start = max(0, position - back)
+    start = max(0, position - back) if tried is None else tried.first_untried(max(0, position - back))
     while start <= position:
         match = pattern.match(haystack, start, end)
         if match is None:
-            start += 1
-            continue
-        if match.end() == match.start():  # finditer goes on from an empty match in its own way
-            for found in pattern.finditer(haystack, start, end):
-                if found.start() > position:
-                    break
-                if found.end() > found.start():
-                    spans.add((found.start() + offset, found.end() + offset, family, rule))
+            ahead = start + 1
+        elif match.end() == match.start():  # finditer goes on from an empty match in its own way
+            _matches_after_empty(pattern, haystack, (start, position, end), spans, named)
             return
-        spans.add((match.start() + offset, match.end() + offset, family, rule))
-        start = match.end()
+        else:
+            spans.add((match.start() + offset, match.end() + offset, family, rule))
+            ahead = match.end()
+        if tried is not None:
+            tried.note(start, ahead)
+        start = ahead
+
+
+class _StartsTried:
+    """The starts at which :func:`_matches_back` tried one rule's pattern in one text: every start from
+    ``low`` up to ``high`` (not included) was tried, its match (if any) is in the spans, and ``finditer``
+    went on from it to the next start (nothing matched there, or one character did).
+
+    From any start in that stretch, ``finditer`` would try every later start of it and go on at ``high``:
+    an anchor whose starts begin there begins at ``high``. A match at a start depends on the anchor only
+    through the end of the text read (:data:`_LOOK_AHEAD` after the anchor): a match that reaches that far
+    after an earlier anchor is the one difference this can make."""
+
+    __slots__ = ("high", "low")
+
+    def __init__(self) -> None:
+        self.low = self.high = 0
+
+    def first_untried(self, start: int) -> int:
+        """Where ``finditer`` from ``start`` meets the first start not tried yet (``start`` itself when it is
+        not in the stretch)."""
+        return self.high if self.low <= start < self.high else start
+
+    def note(self, start: int, ahead: int) -> None:
+        """``start`` was just tried, and ``finditer`` goes on from it to ``ahead``."""
+        if ahead != start + 1:
+            return  # a longer match: ``start`` stays out of the stretch, so it is tried again when reached
+        if start == self.high:
+            self.high = ahead
+        else:
+            self.low, self.high = start, ahead
+
+
+def _matches_after_empty(
+    pattern: re.Pattern[str], haystack: str, bounds: tuple[int, int, int], spans: set[Span], named: tuple[int, str, str]
+) -> None:
+    """The non-empty matches ``finditer`` finds from ``start`` up to ``position`` (``bounds``: start,
+    position, end of the haystack read), for a start where ``pattern`` matches the empty string."""
+    start, position, end = bounds
+    offset, family, rule = named
+    for found in pattern.finditer(haystack, start, end):
+        if found.start() > position:
+            break
+        if found.end() > found.start():
+            spans.add((found.start() + offset, found.end() + offset, family, rule))
 
 
 _VIEW_MARGIN = 240

@@ -1686,15 +1686,20 @@ def _matches_back(
         else:
             spans.add((match.start() + offset, match.end() + offset, family, rule))
             ahead = match.end()
-        if tried is not None:
-            tried.note(start, ahead)
+        if tried is not None and ahead == start + 1:  # tried.note, inline: it runs at every start
+            if start != tried.high:
+                tried.low = start
+            tried.high = ahead
         start = ahead
 
 
 class _StartsTried:
     """The starts at which :func:`_matches_back` tried one rule's pattern in one text: every start from
     ``low`` up to ``high`` (not included) was tried, its match (if any) is in the spans, and ``finditer``
-    went on from it to the next start (nothing matched there, or one character did).
+    went on from it to the next start (nothing matched there, or one character did). A start where a
+    longer match begins stays out of the stretch: a start inside that match is not on its path, so it
+    is tried when an anchor's stretch of starts begins there. A start tried just after ``high`` extends the
+    stretch; any other start begins a new one.
 
     From any start in that stretch, ``finditer`` would try every later start of it and go on at ``high``:
     an anchor whose starts begin there begins at ``high``. A match at a start depends on the anchor only
@@ -1710,15 +1715,6 @@ class _StartsTried:
         """Where ``finditer`` from ``start`` meets the first start not tried yet (``start`` itself when it is
         not in the stretch)."""
         return self.high if self.low <= start < self.high else start
-
-    def note(self, start: int, ahead: int) -> None:
-        """``start`` was just tried, and ``finditer`` goes on from it to ``ahead``."""
-        if ahead != start + 1:
-            return  # a longer match: ``start`` stays out of the stretch, so it is tried again when reached
-        if start == self.high:
-            self.high = ahead
-        else:
-            self.low, self.high = start, ahead
 
 
 def _matches_after_empty(

@@ -2408,6 +2408,26 @@ def _in_regex_literal(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
 
 
+_EXAMPLE_QUOTES: dict[str, list[tuple[int, int]]] = {}
+"""The quotations of the lines :func:`_example_quotes` read last, by line: a page of one instruction repeated
+asks it of the same line once per finding."""
+
+
+def _example_quotes(line: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """The spans of ``line``'s quotations when the rest of the line discusses them as examples, else none."""
+    found = _EXAMPLE_QUOTES.get(line)
+    if found is None:
+        quotes = [m.span() for m in compiled.quoted.finditer(line)]
+        # The line without its quotations, each marked by a NUL (a call or an assignment shows as ``(\0``, ``=\0``).
+        starts, ends = [0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)]
+        outside = "\0".join(line[a:b] for a, b in zip(starts, ends, strict=True))
+        found = quotes if quotes and compiled.example_cue.search(outside) else []
+        if len(_EXAMPLE_QUOTES) >= 64:
+            _EXAMPLE_QUOTES.clear()
+        _EXAMPLE_QUOTES[line] = found
+    return found
+
+
 def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether ``text[start:end]`` says nothing once its examples are blanked out: quotations on a line
     that discusses them, or that passes them to code (the rules run again over what is left)."""
@@ -2417,12 +2437,8 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
     if line_end - line_start <= 4000:
-        line = text[line_start:line_end]
-        quotes = [m.span() for m in compiled.quoted.finditer(line)]
-        # The line without its quotations, each marked by a NUL (a call or an assignment shows as ``(\0``, ``=\0``).
-        starts, ends = [0, *(q[1] for q in quotes)], [*(q[0] for q in quotes), len(line)]
-        outside = "\0".join(line[a:b] for a, b in zip(starts, ends, strict=True))
-        if quotes and compiled.example_cue.search(outside):
+        quotes = _example_quotes(text[line_start:line_end], compiled)
+        if quotes:
             for q_start, q_end in quotes:
                 q_start, q_end = max(q_start + line_start, start), min(q_end + line_start, end)
                 if q_start < q_end:

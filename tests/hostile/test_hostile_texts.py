@@ -337,3 +337,27 @@ def test_a_run_request_looks_once_for_where_a_command_can_start() -> None:
     allowed = re.compile("[A-Za-z/$-]")
     for low, high, _folded in gate.first:
         assert all(allowed.fullmatch(chr(code)) for code in range(low, high + 1)), (chr(low), chr(high))
+
+
+class _CountingQuotes:
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.searches = 0
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.searches += 1
+        return self.pattern.finditer(text)
+
+
+def test_a_line_of_one_instruction_repeated_has_its_quotations_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # REQ: WEB-9
+    # "척해척해…" on one line of 4,000 characters: a finding at every repetition, each asking whether the
+    # line quotes it as an example
+    compiled = guard_builtin._compiled()
+    counting = _CountingQuotes(guard_deferred.compiled_now(compiled.quoted))
+    monkeypatch.setattr(compiled, "quoted", counting)
+    monkeypatch.setattr(guard_builtin, "_EXAMPLE_QUOTES", {})
+    text = "척해" * 2_000
+    result = neutralise(text)
+    assert len(result.findings) >= 1
+    assert 0 < counting.searches <= 4  # once per line read, not once per finding

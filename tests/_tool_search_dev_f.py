@@ -7,6 +7,7 @@ its ten actions), without looking at the ranking or running a search. Each entry
 action), the one tool a careful reader of the catalogue would pick. The queries were split from a set of
 400 by the first hex digit of sha256(query.lower().strip()): 8 or above lands here. Read and tune on this
 set freely.
+Requests that an earlier query set already holds were dropped.
 """
 
 from __future__ import annotations
@@ -88,7 +89,6 @@ DEVELOPMENT_F: tuple[tuple[str, str, str], ...] = (
     ("how many emails landed in my mailbox last week", "mail", "stats"),
     ("open email 99812", "mail", "get"),
     ("past newsletter campaigns", "newsletter", "list"),
-    ("text +44 7700 900123: running 10 minutes late", "sms", "create"),
     ("is there a recording of my phone call with the Acme CFO?", "telephony", "search"),
     ("call recordings from yesterday", "telephony", "list"),
     ("legal@firm.com needs to hear the recording of call 7712, give them access", "telephony", "share"),
@@ -102,7 +102,6 @@ DEVELOPMENT_F: tuple[tuple[str, str, str], ...] = (
     ("open doc d_4471", "docs", "get"),
     ('create a spreadsheet "Team budget 2025" with a tab called Q1', "sheets", "create"),
     ("jot down: gate code is 4471", "notes", "create"),
-    ("find my note about the wifi password", "notes", "search"),
     ('delete the task "renew passport" from my to do list', "todo", "delete"),
     ("find my to-dos about the tax paperwork", "todo", "search"),
     ("archive the finished project Phoenix", "projects", "archive"),
@@ -121,7 +120,6 @@ DEVELOPMENT_F: tuple[tuple[str, str, str], ...] = (
     ("who is out of office next week", "leave", "list"),
     ("change my leave request lv_33 to end on the 22nd", "leave", "update"),
     ("how many days off has the team taken this year", "leave", "stats"),
-    ("which trainings are mandatory for me", "learning", "list"),
     ("change Liam's history exam grade to 92", "grades", "update"),
     ("Noah's marks this term", "grades", "list"),
     ("veggie lasagna recipe", "recipes", "search"),
@@ -161,7 +159,6 @@ DEVELOPMENT_F: tuple[tuple[str, str, str], ...] = (
     ("how many calories did I eat today", "nutrition", "stats"),
     ("dose changed: make my ibuprofen reminder 400mg", "medication", "update"),
     ("what pill reminders do I have", "medication", "list"),
-    ("cancel my appointment with the dermatologist", "clinic", "delete"),
     ("share my appointment apt_901 with my wife ana@mail.com", "clinic", "share"),
     ("what time is my appointment apt_338", "clinic", "get"),
     ("share my lab report lr_221 with dr.kim@clinic.org", "labresults", "share"),
@@ -188,7 +185,6 @@ DEVELOPMENT_F: tuple[tuple[str, str, str], ...] = (
     ("status of translation job tj_551", "translate", "get"),
     ("my saved directions", "maps", "list"),
     ("delete the route to grandma's", "maps", "delete"),
-    ("coffee shops near me", "places", "search"),
     ("place pl_8812 opening hours and address", "places", "get"),
     ("buy 2 tickets for Coldplay at Wembley, seats A12-A13", "tickets", "create"),
     ("find my tickets for Hamilton", "tickets", "search"),

@@ -6,6 +6,7 @@ ten actions), before the ranking's next tuning round, without looking at the ran
 Each entry is (query, plugin, action), the one tool a careful reader of the catalogue would pick. The
 queries were split from a set of 400 by the first hex digit of sha256(query.lower().strip()): below 8
 lands here. This set is only ever scored, never read while tuning the ranking.
+Requests that an earlier query set already holds were dropped.
 """
 
 from __future__ import annotations
@@ -71,7 +72,6 @@ HELDOUT_E: tuple[tuple[str, str, str], ...] = (
     ("show me payroll run pr_2024_06", "payroll", "get"),
     ("set a 50k marketing budget for fiscal year 2025", "budgets", "create"),
     ("wire 2,000 EUR from DE89370400440532013000 to FR7630006000011234567890189", "banking", "create"),
-    ("show my recent bank transfers", "banking", "list"),
     ("cancel transfer tr_88123 before it goes out", "banking", "delete"),
     ("buy 10 AAPL", "brokerage", "create"),
     ("what trades did I put in this week", "brokerage", "list"),
@@ -201,7 +201,6 @@ HELDOUT_E: tuple[tuple[str, str, str], ...] = (
     ),
     ("reschedule my doctor visit appt_55 to next week", "clinic", "update"),
     ("when am I next seeing a doctor", "clinic", "list"),
-    ("show my latest blood test results", "labresults", "list"),
     ("lr_8812 lab result", "labresults", "get"),
     ("find my cholesterol test from the blood work", "labresults", "search"),
     ("chicago weather this weekend", "weather", "list"),
@@ -239,7 +238,6 @@ HELDOUT_E: tuple[tuple[str, str, str], ...] = (
     ("the thing where I keep my passwords: list everything in the Work folder", "vault", "list"),
     ("add my laptop's ssh public key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG", "sshkeys", "create"),
     ("revoke ssh key key_221", "sshkeys", "delete"),
-    ("generate a personal access token with read:repo scope", "apitokens", "create"),
     ("token tok_88 leaked on github, revoke it now", "apitokens", "delete"),
     ("page me when CPU goes above 90% for 5 minutes", "monitoring", "create"),
     ("the p99 latency alert is too noisy, raise the threshold to 500ms", "monitoring", "update"),

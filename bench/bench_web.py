@@ -553,6 +553,7 @@ def bench_guard_more_dev() -> None:
         per_source = "  ".join(f"{source} {c[0]}/{c[1]}" for source, c in sorted(caught.items()))
         print(f"guard DEVELOPMENT (more foreign), foreign attacks caught (recall): {hit}/{count} = {hit / count:.3f}; "
               f"{per_source}")
+    bench_guard_fifth_intl(articles)
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
                        ("benign foreign paragraphs changed", "benign_intl"),
@@ -565,6 +566,27 @@ def bench_guard_more_dev() -> None:
         per_language = "  ".join(f"{lang} {c[0]}/{c[1]}" for lang, c in
                                  sorted(counts.items(), key=lambda item: -item[1][1]))
         print(f"guard DEVELOPMENT (more), {label}: {hit}/{count} = {hit / count:.3f}; {per_language}")
+
+
+def bench_guard_fifth_intl(articles: list[str]) -> None:
+    """Recall on ``guard-fifth-intl.jsonl`` (``python bench/guard_dev_more.py --fifth-intl``): the tune half by
+    language and by source, the check half by language only (its misses are not listed anywhere)."""
+    import guard_dev_more
+
+    rows = guard_dev_more.load("guard-fifth-intl.jsonl")
+    for half in ("tune", "check"):
+        material = [row for row in rows if row.get("half") == half]
+        if not material:
+            continue
+        result = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, material)
+        for label, key in (("by language", "attack"), ("by source", "attack_source")):
+            if half == "check" and key == "attack_source":
+                continue
+            counts = result[key]
+            hit, count = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+            per = "  ".join(f"{name} {c[0]}/{c[1]}" for name, c in sorted(counts.items(), key=lambda item: -item[1][1]))
+            print(f"guard DEVELOPMENT (fifth foreign, {half} half), foreign attacks caught (recall) {label}: "
+                  f"{hit}/{count} = {hit / count:.3f}; {per}")
 
 
 def bench_guard(target_bytes: int, runs: int = 5, held_out: bool = True) -> None:

@@ -561,6 +561,149 @@ def build_intl() -> Path:
     return out
 
 
+# --- a fifth set of foreign attacks, split into a tune half and a check half ------------------------
+
+FIFTH_ATTACK_PACKAGES = {"vamp-llm-probe": "1.8.0", "fas-judgement": "3.1.1", "weiseer-prompt-redteam": "0.1.0",
+                         "sentinelprobe": "0.11.0", "agentprobe-injection": "0.2.0a1", "promptgate": "0.5.0"}
+"""Red-teaming and guard packages with attacks in other languages that no other set reads: an API prober's
+Spanish payload lists, an attack console's German and Chinese patterns, a red-team suite's multilingual
+payloads, a harness's cases (an English task with a Spanish order in it), a study's Russian code-switched
+requests and a Japanese guard's attack exemplars."""
+
+_VAMP_LISTS = ("_INYECCION_BUNDLED_ES", "_JAILBREAK_BUNDLED_ES", "PAYLOADS_INYECCION", "_RAG_INJECTION_PAYLOADS",
+               "_RAG_EXTRACTION_PAYLOADS", "_RAG_DOC_INJECTION_PAYLOADS", "_MODEL_META_PAYLOADS", "_CADENAS_MULTITURN")
+_SPANISH_HINT = re.compile(r"[áéíóúñ¿¡]|\b(?:las|los|tus|del|que|con|para|eres|tu|di|dime|muestra|ahora)\b", re.I)
+
+
+def _payloads(node: ast.expr) -> Iterator[str]:
+    """The attacks of one list entry: a string, a case's ``payload``, or a conversation's last user turn (the
+    turns before it are the small talk that leads up to it)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.Dict):
+        fields = {key.value: value for key, value in zip(node.keys, node.values, strict=True)
+                  if isinstance(key, ast.Constant)}
+        if "payload" in fields:
+            yield from _payloads(fields["payload"])
+        turns = fields.get("cadena")
+        if isinstance(turns, ast.List):
+            contents = [turn.values[[k.value for k in turn.keys if isinstance(k, ast.Constant)].index("content")]
+                        for turn in turns.elts if isinstance(turn, ast.Dict) and "user" in ast.unparse(turn)]
+            yield from _payloads(contents[-1]) if contents else iter(())
+
+
+def _assigned_strings(source: str, names: tuple[str, ...]) -> Iterator[str]:
+    """The attacks in the module-level lists assigned to ``names`` (see :func:`_payloads`)."""
+    for node in ast.parse(source).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        target = node.targets[0] if isinstance(node, ast.Assign) else target
+        if isinstance(target, ast.Name) and target.id in names and isinstance(node.value, ast.List):
+            for entry in node.value.elts:
+                yield from _payloads(entry)
+
+
+def vamp_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The prober's payload lists (Spanish; the English ones left out)."""
+    for _, body in _wheel_texts(wheel, re.compile(r"vamp_llm_probe/_models\.py$")):
+        for number, text in enumerate(_assigned_strings(body, _VAMP_LISTS)):
+            language = language_of(text)
+            if language != "en" and (language != "?" or _SPANISH_HINT.search(text)) and len(text.strip()) >= 15:
+                yield f"fifth:vamp:{number}", "es", text  # the lists are the Spanish ones
+
+
+def fas_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The attack console's single-shot patterns not written in English."""
+    for _, body in _wheel_texts(wheel, re.compile(r"patterns/data/single-shot/patterns\.json$")):
+        for number, row in enumerate(json.loads(body)):
+            text = row.get("text", "") if isinstance(row, dict) else ""
+            if language_of(text) not in ("en", "?"):
+                yield f"fifth:fas:{number}", language_of(text), text
+
+
+def _field_values(node: object, fields: tuple[str, ...]) -> Iterator[str]:
+    """The string values of ``fields`` anywhere in a parsed YAML document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in fields and isinstance(value, str):
+                yield value.strip()
+            else:
+                yield from _field_values(value, fields)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _field_values(value, fields)
+
+
+def yaml_attacks(wheel: Path, files: str, source: str, fields: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    """Values of ``fields`` in the package's YAML ``files`` that are not written in English (a case's English
+    task with a foreign order in it counts: ``mixed`` is kept)."""
+    import yaml  # a dependency of the bench only (installed with the development tools)
+
+    for name, body in _wheel_texts(wheel, re.compile(files)):
+        for number, text in enumerate(_field_values(yaml.safe_load(body), fields)):
+            language = language_of(text)
+            if language in ("en", "?") and re.search(r"[^\x00-\x7f]{4}|\b(?:ignora|todas|instrucciones)\b", text):
+                language = "mixed"
+            if language not in ("en", "?"):
+                yield f"fifth:{source}:{Path(name).stem}:{number}", language, text
+
+
+def agentprobe_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The study's code-switch transforms applied to each request it translates into Russian (its own two
+    templates: an English wrapper, a Russian "system message")."""
+    for _, body in _wheel_texts(wheel, re.compile(r"agentprobe/attacks/transforms\.py$")):
+        module = ast.parse(body)
+        phrases = [sub.value for node in ast.walk(module) if isinstance(node, ast.Dict) for sub in node.values
+                   if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and language_of(sub.value) == "ru"]
+        templates = ("Hi! Quick request (пожалуйста, {}). Thanks!", "Системное сообщение: пожалуйста, {}. Это важно.")
+        if "Системное сообщение: пожалуйста" not in body:
+            return
+        for number, phrase in enumerate(phrases):
+            for shape, template in enumerate(templates):
+                yield f"fifth:agentprobe:{number}:{shape}", "ru", template.format(phrase)
+
+
+def promptgate_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The Japanese attack exemplars of the guard's similarity detector."""
+    for _, body in _wheel_texts(wheel, re.compile(r"promptgate/detectors/embedding\.py$")):
+        strings = [node.value for node in ast.walk(ast.parse(body))
+                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and "\n" not in node.value]
+        for number, text in enumerate(strings):
+            if language_of(text) in ("ja", "zh") and len(text) >= 8:
+                yield f"fifth:promptgate:{number}", "ja", text
+
+
+def half_of(text: str) -> str:
+    """``tune`` (misses read and tuned on) or ``check`` (scored in aggregate only), from a hash of the text."""
+    return "tune" if hashlib.sha256(("fifth-intl:" + text).encode()).digest()[0] % 2 == 0 else "check"
+
+
+def build_fifth_intl() -> Path:
+    """Writes ``guard-fifth-intl.jsonl``: foreign attacks (``attack_intl``) from :data:`FIFTH_ATTACK_PACKAGES`,
+    each row with its ``half``. Texts any other set or :mod:`guard_data` (any split) holds are dropped."""
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for row in load("guard-more-intl.jsonl")})
+    wheels = dict(zip(FIFTH_ATTACK_PACKAGES, guard_data.download(FIFTH_ATTACK_PACKAGES, root / "wheels"), strict=True))
+    sources = (
+        vamp_attacks(wheels["vamp-llm-probe"]), fas_attacks(wheels["fas-judgement"]),
+        yaml_attacks(wheels["weiseer-prompt-redteam"], r"attacks\.yaml$", "weiseer", ("payload",)),
+        yaml_attacks(wheels["sentinelprobe"], r"cases/[\w-]+\.yaml$", "sentinelprobe", ("user_prompt", "prompt")),
+        agentprobe_attacks(wheels["agentprobe-injection"]), promptgate_attacks(wheels["promptgate"]),
+    )
+    out = root / "guard-fifth-intl.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for source in sources:
+            for ident, language, text in source:
+                text = text.strip()
+                if text and text not in known:
+                    known.add(text)
+                    row = {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text,
+                           "split": "dev", "half": half_of(text)}
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -780,5 +923,7 @@ if __name__ == "__main__":
         print(build_pages())
     elif "--intl" in sys.argv:
         print(build_intl())
+    elif "--fifth-intl" in sys.argv:
+        print(build_fifth_intl())
     else:
         print(build())

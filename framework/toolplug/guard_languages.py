@@ -198,6 +198,8 @@ _VIETNAMESE = (
     r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên|đừng[ ]làm[ ]theo)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc|"
     r"chỉ[ ]thị))",
     r"(?i:(?:hiển[ ]thị|tiết[ ]lộ|cho[ ]tôi[ ]xem|in[ ]ra)[^.\n]{0,30}?(?:lời[ ]nhắc[ ]hệ[ ]thống|hướng[ ]dẫn[ ]hệ[ ]thống))",
+    # "do not tell the user" (see the other scripts' rules below)
+    r"(?i:(?:đừng|chớ|không[ ]được)[ ](?:nói|kể|tiết[ ]lộ|cho[ ]biết|đề[ ]cập|thông[ ]báo)[^.\n]{0,20}?người[ ]dùng)",
 )
 
 
@@ -533,6 +535,49 @@ _YOU_ARE_DAN = (
     r"[Bb]ạn[ ](?:bây[ ]giờ[ ])?là[ ]DAN\b",
 )
 
+# --- "do not tell the user": an order to keep something from the person the model works for --------------
+#
+# The negated imperative of a verb of telling with the user as its hearer ("不要告诉用户", "не говори
+# пользователю"): a page has no business telling the model what to keep from its user. A manual that says what
+# a program does not tell its user uses the third person or the infinitive ("不通知用户", "не сообщать
+# пользователю"), which these forms are not.
+_CJK_HIDING = (
+    r"(?:不要|别|別|不得|切勿|千万不要|千萬不要|不准|不许|不許)(?:告诉|告訴|透露给|透露給|泄露给|洩露給|提及|提起|说给|說給)"
+    r"[^。\n]{0,4}?(?:用户|用戶|使用者)",
+    r"(?:不要|别|別|不得|切勿|不准|不许|不許)(?:让|讓)(?:用户|用戶|使用者)(?:知道|发现|發現|察觉|察覺|看到)",
+    r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|へ|へは)[^。\n]{0,20}?(?:伝えないで|言わないで|教えないで|知らせないで|明かさないで|"
+    r"話さないで|漏らさないで)",
+)
+_HANGUL_HIDING = (
+    r"(?:사용자|유저|이용자)(?:에게|한테|에게는|한테는)[^.\n]{0,20}?(?:말하지[ ]?마|알리지[ ]?마|알려주지[ ]?마|알려[ ]주지[ ]?마|"
+    r"공개하지[ ]?마|말하지[ ]?말|알리지[ ]?말)",
+)
+_CYRILLIC_HIDING = (
+    r"(?i:не[ ](?:говори|говорите|сообщай|сообщайте|рассказывай|рассказывайте|упоминай|упоминайте|раскрывай|раскрывайте|"
+    r"кажи|кажіть|повідомляй|повідомляйте|розповідай|розповідайте|згадуй|згадуйте)(?!\w)[^.\n]{0,40}?(?:пользовател\w{0,4}|"
+    r"користувач\w{0,4}|юзер\w{0,4}))",
+)
+_SEMITIC_HIDING = (
+    r"(?:لا[ ](?:تخبر|تخبري|تقل|تقولي|تذكر|تكشف|تبلغ|تُخبر|تُعلم)|אל[ ](?:תספר|תגיד|תספרי|תגידי|תחשוף|תיידע))[^.\n]{0,30}?"
+    r"(?:المستخدم|للمستخدم|المستخدمين|המשתמש|למשתמש)",
+)
+_INDIC_HIDING = (
+    r"(?:उपयोगकर्ता|यूज़र|यूजर)[^।\n]{0,20}?(?:मत[ ](?:बताना|बताओ|बताएं|बताएँ|कहना|कहो)|न[ ](?:बताएं|बताएँ|बताना))",
+)
+# --- more request forms: removing the filters, playing a model, sharing the system prompt ---------------
+_CJK_UNRESTRICTED = (
+    r"(?:制限|制約|フィルター|フィルタ|検閲|安全制限|セーフティ)(?:なし|無し)で[^。\n]{0,12}?(?:動作|回答|応答|返答|答え|振る舞|対応)"
+    r"(?:して(?:ください|下さい|くれ)|しろ|せよ|てください)",
+    # (a filter taken out of a machine is cleaned: the answer must be what comes after)
+    r"(?:制限|制約|フィルター|フィルタ|検閲|安全制限|セーフティ)(?:を)(?:外して|解除して|無効にして|オフにして|取り払って)[^。\n]{0,12}?"
+    r"(?:答えて|回答して|応答して|返答して|教えて|話して|書いて|動作して)",
+    r"(?:^|(?<=[。！？!?\n，,：:]))[ \t]*(?:现在|從現在開始|从现在开始|从现在起)?[，,]?(?:假装|假裝)(?:你|您)(?:是|为|為)",
+)
+_CYRILLIC_SHARE = (
+    r"(?i:(?:поделись|поделитесь|поділись|поділіться)[^.\n]{0,20}?(?:системн\w{0,12}[ ](?:промпт\w{0,4}|инструкци\w{0,4}|"
+    r"подсказк\w{0,4})|системн\w{0,12}[ ]промпт\w{0,4}))",
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -645,6 +690,17 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
       "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
+    (_HAN_KANA, ("告诉用", "告訴用", "告诉使", "告訴使", "透露给", "透露給", "泄露给", "洩露給", "提及用", "提起用", "说给", "說給", "让用", "讓用",
+                 "让使", "讓使", "ないで"), _CJK_HIDING),
+    ("[\uac00-\ud7af]", ("하지 마", "하지마", "리지 마", "리지마", "주지 마", "주지마", "하지 말", "리지 말"), _HANGUL_HIDING),
+    (_CYRILLIC_LETTER, ("е говори", "е сообщай", "е рассказывай", "е упоминай", "е раскрывай", "е кажи", "е повідомляй", "е розповідай",
+                        "е згадуй"), _CYRILLIC_HIDING),
+    ("[\u0590-\u06ff]", ("لا تخبر", "لا تقل", "لا تقولي", "لا تذكر", "لا تكشف", "لا تبلغ", "لا تُخبر", "لا تُعلم", "אל תספר", "אל תגיד",
+                          "אל תספרי", "אל תגידי", "אל תחשוף", "אל תיידע"), _SEMITIC_HIDING),
+    ("[\u0900-\u097f]", ("मत बता", "मत कह", "न बता"), _INDIC_HIDING),
+    (_HAN_KANA, ("なしで", "無しで", "を外して", "を解除して", "を無効にして", "をオフにして", "を取り払って", "假装你", "假裝你", "假装您", "假裝您"),
+     _CJK_UNRESTRICTED),
+    (_CYRILLIC_LETTER, ("оделись", "оделитесь", "оділись", "оділіться"), _CYRILLIC_SHARE),
 )
 """(letter of the script, gate words, patterns) per group of scripts."""
 
@@ -990,5 +1046,90 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:omnia|priora|superiora)\b[^.\n]{0,30}?\b(?:praecept|mandat|iuss)\w*[^.\n]{0,30}?\b(?:neglege|neglegite|"
      r"obliviscere|oblivisci|contemne|contemnite)\b",
      "instruction override", "override", ("omnia", "priora", "superiora"), 0),
+    # "do not tell the user": the negated imperative of a verb of telling, then the user as its hearer (a page has no
+    # business telling the model what to keep from the person it works for; see the other scripts' rules above)
+    (r"(?i)\b(?:no[ ](?:se[ ]l[oa]s?[ ]|l[eo]s?[ ]|se[ ])?(?:digas|menciones|cuentes|reveles|comentes|informes|avises)|"
+     r"ne[ ](?:le[ ]|lui[ ]|leur[ ]|l'|en[ ])?(?:dis|dites|mentionne|mentionnez|r[ée]v[èe]le|r[ée]v[ée]lez|signale|signalez|"
+     r"parle|parlez)[ ](?:rien|pas|jamais)|n'en[ ](?:parle|parlez)[ ]pas|"
+     r"non[ ](?:(?:gli|le|lo|glielo|gliene)[ ])?(?:dire|dirlo|dirgli|menzionare|menzionarlo|rivelare|rivelarlo|raccontare|riferire)|"
+     r"n[ãa]o[ ](?:(?:lhe|o|a|lhes)[ ])?(?:conte|contes|diga|digas|mencione|menciones|revele|reveles|informe|fale|fales)|"
+     r"nie[ ](?:m[óo]w|informuj|wspominaj|ujawniaj|zdradzaj|powiadamiaj)|jangan[ ](?:beri[ ]tahu|memberi[ ]tahu|memberitahu|"
+     r"memberitahukan|beritahu|katakan|bilang|ceritakan|sebutkan|ungkapkan))\b[^.\n]{0,40}?\b(?:(?:al|a[ ]los|a[ ]las|a[ ]la|"
+     r"ao|aos|[àa]|[àa]s|kepada|ke|pada)[ ])?(?:usuari[oa]s?|utilisat(?:eur|rice)s?|usager|utent[ei]|usu[áa]ri[oa]s?|"
+     r"utilizador(?:es)?|u[żz]ytkownik\w*|pengguna)\b"
+     r"|\b(?:sag|sage|sagt|erz[äa]hl|erz[äa]hle|erw[äa]hne|verrate|verratet)[ ](?:(?:es|das|dies)[ ])?(?:dem|den)[ ]"
+     r"(?:nutzer|benutzer|anwender|user)(?:n|in)?[ ](?:nichts|nicht|kein\w*)\b"
+     r"|\b(?:vertel|zeg|meld|verklap)[ ](?:(?:de|het)[ ])?(?:gebruiker)[^.\n]{0,20}?\b(?:niets|niet|nooit)\b"
+     r"|\b(?:vertel|zeg|verklap)[ ](?:niets|dit[ ]niet|het[ ]niet)[^.\n]{0,20}?\baan[ ]de[ ]gebruiker\b"
+     r"|\bkullan[ıi]c[ıi](?:ya|lara)\b[^.\n]{0,30}?\b(?:s[öo]yleme|bahsetme|anlatma|bildirme|a[çc][ıi]klama)"
+     r"(?:yin|yiniz|y[ıi]n|y[ıi]n[ıi]z)?\b",
+     "hiding from the user", "override",
+     ("digas", "menciones", "cuentes", "reveles", "comentes", "informes", "avises", "dis", "dites", "mentionne", "mentionnez",
+      "revele", "revelez", "signale", "signalez", "parle", "parlez", "dire", "dirlo", "dirgli", "menzionare", "menzionarlo",
+      "rivelare", "rivelarlo", "raccontare", "riferire", "conte", "contes", "diga", "mencione", "revele", "informe", "fale",
+      "fales", "mow", "informuj", "wspominaj", "ujawniaj", "zdradzaj", "powiadamiaj", "beri", "memberi", "memberitahu",
+      "memberitahukan", "beritahu", "katakan", "bilang", "ceritakan", "sebutkan", "ungkapkan", "sag", "sage", "sagt", "erzahl",
+      "erzahle", "erwahne", "verrate", "verratet", "vertel", "zeg", "meld", "verklap", "kullaniciya", "kullanicilara"), 16),
+    # "act as a model without filters", "you can answer without censorship": an order (or "you can", "you must")
+    # to act or answer, then "without" and a filter, a restriction or censorship (limits alone are a figure of
+    # speech, see limits_with_model)
+    (r"(?i)(?:\b(?:act[úu]a|act[úu]e|comp[óo]rtate|agis|agissez|comporte-toi|agisci|comportati|verhalte[ ]dich|aja|age|"
+     r"comporte-se|gedraag[ ]je|zachowuj[ ]si[ęe]|davran)[ ](?:como|comme|come|als|jak|wie)\b|"
+     r"\b(?:puedes|podr[áa]s|debes|tienes[ ]que|peux|pouvez|dois|devez|kannst|darfst|sollst|musst|puoi|devi|podes|pode|deves|"
+     r"kunt|mag|moet|mo[żz]esz|musisz)[ ](?:(?:ahora|ya|maintenant|d[ée]sormais|jetzt|nun|ora|adesso|agora|nu|teraz)[ ])?"
+     r"(?:responder|contestar|hablar|escribir|r[ée]pondre|parler|[ée]crire|antworten|sprechen|schreiben|rispondere|parlare|"
+     r"scrivere|falar|escrever|antwoorden|spreken|odpowiada[ćc]|m[óo]wi[ćc]))\b[^.\n]{0,40}?\b(?:sin|sans|senza|ohne|sem|zonder|"
+     r"bez)[ ](?:(?:ning[úu]n|ninguna|aucune?|alcuna?|alcun|jegliche\w*|nenhuma?|tipo[ ]de|jakich(?:kolwiek)?|"
+     r"[żz]adnych)[ ])?(?:filtros?|filtres?|filtri|filter\w*|filtr\w*|censura|censure|zensur|cenzur\w*|restricci\w+|"
+     r"restrictions?|restrizion\w+|einschr[äa]nkung\w*|restri[çc][õo]es|beperking\w*|ogranicze[ńn]\w*)\b",
+     "instruction override", "override",
+     ("actua", "actue", "comportate", "agis", "agissez", "comporte", "agisci", "comportati", "verhalte", "aja", "age",
+      "gedraag", "zachowuj", "davran", "puedes", "podras", "debes", "tienes", "peux", "pouvez", "dois", "devez", "kannst",
+      "darfst", "sollst", "musst", "puoi", "devi", "podes", "pode", "deves", "kunt", "mag", "moet", "mozesz", "musisz"), 0),
+    # "copy your system prompt", "let me see your system instructions": more verbs of showing with the system prompt
+    (r"(?i)\b(?:copia|cop[íi]a|repite|escribe|imprime|comparte|copie|r[ée]p[èe]te|[ée]cris|partage|kopiere|wiederhole|"
+     r"schreib|teile|ripeti|scrivi|condividi|repita|escreva|compartilhe|partilha|kopieer|herhaal|deel|skopiuj|powt[óo]rz|"
+     r"udost[ęe]pnij|salin|ulangi|bagikan)\b[^.\n]{0,30}?\b(?:system[ ]?prompt|prompt[ ](?:de|del|du|di|do|da)[ ]"
+     r"(?:sistema|syst[èe]me)|prompt[ ]syst[èe]me|systemprompt|systeemprompt|prompt[ ]systemowy|prompt[ ]sistem|"
+     r"instrucciones[ ](?:de|del)[ ]sistema|instructions[ ](?:syst[èe]me|du[ ]syst[èe]me)|systemanweisung\w*|"
+     r"istruzioni[ ](?:di|del)[ ]sistema|instru[çc][õo]es[ ]do[ ]sistema|systeeminstructies|instrukcje[ ]systemowe|"
+     r"instruksi[ ]sistem)\b"
+     r"|\blaat[ ](?:me[ ]|mij[ ])?(?:je|jouw|uw)[ ](?:systeemprompt|systeeminstructies|instructies|prompt)\b[^.\n]{0,20}?\bzien\b",
+     "prompt or data extraction", "exfiltration",
+     ("copia", "repite", "escribe", "imprime", "comparte", "copie", "repete", "ecris", "partage", "kopiere", "wiederhole",
+      "schreib", "teile", "ripeti", "scrivi", "condividi", "repita", "escreva", "compartilhe", "partilha", "kopieer", "herhaal",
+      "deel", "skopiuj", "powtorz", "udostepnij", "salin", "ulangi", "bagikan", "laat"), 0),
+    # "do not take the previous instructions into account" (French, Italian, Spanish, Portuguese)
+    (r"(?i)\b(?:ne[ ]tiens[ ]pas|ne[ ]tenez[ ]pas|non[ ]tenere|non[ ]tenete|no[ ]tengas|no[ ]tenga|n[ãa]o[ ]leve|n[ãa]o[ ]leves)"
+     r"[ ](?:en[ ])?(?:compte|conto|cuenta|em[ ]conta)\b[^.\n]{0,30}?\b(?:instructions?|consignes?|r[èe]gles|directives|"
+     r"istruzioni|indicazioni|regole|instrucciones|indicaciones|reglas|instru[çc][õo]es|orienta[çc][õo]es|regras)\b",
+     "instruction override", "override", ("tiens", "tenez", "tenere", "tenete", "tengas", "tenga", "leve", "leves"), 4),
+    # "ignoring any previous instruction" (the gerund of an order: "answer, ignoring the previous instructions")
+    (r"(?i)\b(?:ignorando|olvidando|ignorant|oubliant|dimenticando|ignorierend|negerend|ignoruj[ąa]c|mengabaikan)[ ]"
+     r"(?:(?:cualquier|todas|todos|las|los|toda|tous|toutes|les|le|tutte|qualsiasi|le|as|os|quaisquer|alle|die|jegliche|"
+     r"de|wszystkie|semua)[ ]){0,2}(?:instrucci\w+|instructions?|consignes|istruzioni|instru[çc][õo]es|anweisungen|"
+     r"instructies|instrukcj\w*|instruksi|reglas|r[èe]gles|regole|regras|regeln)[ ](?:\w+[ ]){0,1}?(?:anterior\w*|previ\w*|"
+     r"pr[ée]c[ée]dent\w*|precedent\w*|vorherig\w*|bisherig\w*|vorige|eerdere|poprzedni\w*|sebelumnya)\b",
+     "instruction override", "override",
+     ("ignorando", "olvidando", "ignorant", "oubliant", "dimenticando", "ignorierend", "negerend", "ignorujac", "mengabaikan"), 0),
+    # a header announcing one new instruction ("Nueva instrucción prioritaria:")
+    (r"(?im)(?:^|(?<=[.!?] ))[ \t>*#=\[(-]*(?:nueva[ ](?:instrucci[óo]n|directiva)|nouvelle[ ](?:instruction|consigne|directive)|"
+     r"neue[ ](?:anweisung|direktive)|nuova[ ](?:istruzione|direttiva)|nova[ ](?:instru[çc][ãa]o|diretiva)|nieuwe[ ]instructie|"
+     r"nowa[ ]instrukcja)(?:[ ][\w-]+){0,2}?[ \t\])]*:",
+     "new instructions", "override", ("nueva", "nouvelle", "neue", "nuova", "nova", "nieuwe", "nowa"), 8),
+    # Turkish puts the verb last: "all the rules above … forget", "from now on … without restrictions", "act as"
+    (r"(?i)\b(?:yukar[ıi]daki|[öo]nceki|t[üu]m|b[üu]t[üu]n)[ ](?:\w+[ ]){0,2}?(?:kural\w*|y[öo]nerge\w*|komut\w*)[^.\n]{0,20}?"
+     r"\b(?:unut|yok[ ]?say|g[öo]rmezden[ ]gel|dikkate[ ]alma)(?:un|unuz|in|iniz|[ıi]n|[ıi]n[ıi]z)?\b",
+     "instruction override", "override", ("yukaridaki", "onceki", "tum", "butun"), 0),
+    (r"(?i)\b(?:bundan[ ]sonra|art[ıi]k|[şs]imdiden[ ]itibaren)\b[^.\n]{0,40}?\b(?:k[ıi]s[ıi]tlama\w*|"
+     r"s[ıi]n[ıi]rlama\w*|filtre\w*)[ ](?:olmayan|yok|olmadan)\b"
+     r"|\b(?:k[ıi]s[ıi]tlamas[ıi]z|filtresiz|kurals[ıi]z|sans[üu]rs[üu]z)[ ](?:bir[ ])?(?:yapay[ ]zeka\w*|asistan\w*|model\w*)",
+     "instruction override", "override",
+     ("bundan", "artik", "simdiden", "kisitlamasiz", "filtresiz", "kuralsiz", "sansursuz"), 0),
+    (r"(?i)\brol[üu]n[üu][ ]oyna(?:y[ıi]n)?\b|\brol[üu]ne[ ]b[üu]r[üu]n\b",
+     "role reassignment", "override", ("rolunu", "rolune"), 0),
+    # ("gibi davran" alone is the "treat as" of option help; a model must be what is played)
+    (r"(?i)\b(?:model\w{0,6}|yapay[ ]zeka\w{0,6}|asistan\w{0,6}|ai|bot\w{0,6}|dan)[ ]gibi[ ]davran(?:[ıi]n|[ıi]n[ıi]z)?\b",
+     "role reassignment", "override", ("gibi",), 24),
 )
 """Rules for Latin-script languages (see above)."""

@@ -814,3 +814,66 @@ def test_getting_to_a_place_is_a_journey_not_a_read() -> None:
     index = _service_index(_PLACES)
     assert ranked(index, "how do I get to the museum")[0] == "maps_create_route"
     assert ranked(index, "get the museum place")[0] == "places_get_place"
+
+
+# REQ: LOOP-15
+def test_a_clitic_names_nothing() -> None:
+    index = _service_index(
+        [
+            ("drive", "list_files", "List the files in the user's drive.", {}),
+            ("music", "list_songs", "List the songs of a playlist.", {}),
+        ]
+    )
+    assert tokenize("what's Tom's phone") == tokenize("what Tom phone")
+    assert tokenize("we'll see, don't wait") == tokenize("we see, do wait")
+    # the "s" of "what's" and "Kim's" is no "s" of "user's": nothing is asked of the drive
+    assert ranked(index, "what's Kim's latest") == []
+    assert ranked(index, "Kim's files") == ["list_files"]
+
+
+# REQ: LOOP-15
+def test_two_words_written_apart_meet_the_one_word_in_any_form() -> None:
+    index = _service_index(
+        [
+            ("todo", "todo_add_task", "Add a task to the todo list.", {}),
+            ("medication", "medication_add_reminder", "Add a reminder to take doses of a medicine.", {}),
+            ("fitness", "fitness_log_workout", "Log a workout.", {}),
+            ("timesheets", "timesheets_log_hours", "Log the hours worked.", {}),
+        ]
+    )
+    assert ranked(index, "my to-dos")[0] == "todo_add_task"  # not the "doses" of a medicine
+    assert ranked(index, "the doses")[0] == "medication_add_reminder"
+    assert ranked(index, "log 40 minutes working out")[0] == "fitness_log_workout"
+    assert ranked(index, "log 40 minutes working")[0] == "timesheets_log_hours"
+
+
+# REQ: LOOP-15
+def test_an_email_address_stands_for_someone_who_may_be_let_see(index: ToolIndex) -> None:
+    assert ranked(index, "let kim@photo-library.com see ticket 4412")[0] == "share_ticket"
+    assert ranked(index, "let Kim see ticket 4412")[0] == "share_ticket"
+    assert ranked(index, "kim@photo-library.com: see ticket 4412")[0] == "get_ticket"
+
+
+def _share_everything() -> list[tuple[str, str, str, dict[str, str]]]:
+    """Twelve services with a share tool each, in one template that says "by email", a mailbox and jobs."""
+    things = ["invoice", "photo", "note", "song", "flight", "room_booking", "recipe", "budget", "survey"]
+    things += ["route", "trip", "deal"]
+    specs: list[tuple[str, str, str, dict[str, str]]] = [
+        ("mail", "mail_list_email_messages", "List the email messages in the mailbox.", {}),
+        ("jobs", "jobs_list_postings", "List the open job postings.", {}),
+    ]
+    for thing in things:
+        words = thing.replace("_", " ")
+        specs.append((thing, f"{thing}_list", f"List the {words}s.", {}))
+        specs.append((thing, f"{thing}_share", f"Share a {words} with another person by email.", {}))
+    return specs
+
+
+# REQ: LOOP-15
+def test_a_word_every_service_has_in_one_action_s_template_is_still_rare_for_a_service() -> None:
+    index = _service_index(_share_everything())
+    # "email" is in every share tool, but as a thing only the mailbox has it: it weighs as rare as
+    # "open", which only the job postings have
+    assert ranked(index, "open email 99812")[0] == "mail_list_email_messages"
+    assert ranked(index, "open postings")[0] == "jobs_list_postings"
+    assert ranked(index, "share the room booking by email")[0] == "room_booking_share"

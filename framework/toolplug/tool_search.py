@@ -45,6 +45,8 @@ _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
 _TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
+_BOILERPLATE_PLUGINS = 10  # an action's template text: in that action's tools of at least this many plugins
+_BOILERPLATE_SHARE = 0.3  # and of at least this share of the plugins with such a tool
 _TOPIC_CACHE_SIZE = 4096
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
@@ -317,7 +319,13 @@ def _stem(word: str) -> str:
     return word
 
 
+# "Tom's", "we'll", "don't": the clitic says nothing of what is meant (no "s" of "user's" to match)
+_CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|ll|ve|re|d|m|t)\b|(?<=[^\W\d_])n['\u2019]t\b", re.IGNORECASE)
+
+
 def _words(text: str) -> list[str]:
+    if "'" in text or "\u2019" in text:
+        text = _CLITIC.sub("", text)
     if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
     return [_unplural_acronym(word).lower() for word in _WORD.findall(text)]
@@ -366,7 +374,9 @@ def _surface_forms(words: Iterable[str]) -> list[str]:
     return forms
 
 
-# "kim@home.net" says who, not what: its words ("home", "mail") name no service
+# "kim@home.net" says who, not what: its words ("home", "mail") name no service; it stands as a
+# pronoun, so that "let kim@home.net see it" still reads as giving someone access
+_PERSON = "them"
 _EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
@@ -401,6 +411,9 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+        joined = _stem(_stem(first) + second)  # "to-dos": "todo", "working out": "workout"
+        if joined != first + second:
+            terms[joined] += 1
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
             for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
@@ -893,6 +906,38 @@ class ToolIndex:
                     self._postings[term] = [posting]
                 else:
                     postings.append(posting)
+        self._frequency = self._boilerplate() if _BOILERPLATE_SHARE > 0 else {}
+
+    def _idf(self, term: str, postings: Sequence[tuple[int, float]]) -> float:
+        """The inverse document frequency of ``term``, counting its tools as ``_boilerplate`` says."""
+        count = len(self._tools)
+        frequency = self._frequency.get(term, len(postings))
+        return math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+
+    def _boilerplate(self) -> dict[str, int]:
+        """For each word that one action's template text brings to the tools of most plugins ("by
+        email" in every share tool), the number of its tools outside that action: that it describes
+        every share tool says nothing of how rare it is as a service's word (the mail tools')."""
+        plugins_of: dict[str, set[int]] = {}
+        for index, family in enumerate(self._families):
+            plugins_of.setdefault(family, set()).add(self._group[index])
+        frequencies: dict[str, int] = {}
+        for term, postings in self._postings.items():
+            if len(postings) < _BOILERPLATE_PLUGINS:
+                continue
+            spread: dict[str, set[int]] = {}
+            for index, _ in postings:
+                spread.setdefault(self._families[index], set()).add(self._group[index])
+            template = [
+                family
+                for family, groups in spread.items()
+                if family and len(groups) >= max(_BOILERPLATE_PLUGINS, _BOILERPLATE_SHARE * len(plugins_of[family]))
+            ]
+            if len(template) == 1:
+                rest = sum(1 for index, _ in postings if self._families[index] != template[0])
+                if rest:
+                    frequencies[term] = rest
+        return frequencies
 
     def _service_postings(self, term: str, postings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
         """Per plugin, the best saturated frequency of ``term`` among its tools (built once per term)."""
@@ -948,7 +993,7 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        text = _EMAIL_ADDRESS.sub(" ", query[:_MAX_QUERY_CHARS])
+        text = _EMAIL_ADDRESS.sub(_PERSON, query[:_MAX_QUERY_CHARS])
         own, service = self._scores(_query_terms(text))
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
@@ -977,7 +1022,6 @@ class ToolIndex:
         leaves the action to the query's other words. A word the thesaurus knows is taken from there."""
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
-        count = len(self._tools)
         names = _identifier_words(query)
         for word in dict.fromkeys(_words(query)):
             stem = _stem(word)
@@ -988,7 +1032,7 @@ class ToolIndex:
             best: dict[int, float] = {}
             for subject in self._topics(word):
                 postings = self._postings[subject]
-                idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+                idf = self._idf(subject, postings)
                 for group, saturated in self._service_postings(subject, postings):
                     best[group] = max(best.get(group, 0.0), idf * saturated)
                 for index, _ in postings:
@@ -1050,12 +1094,11 @@ class ToolIndex:
         which service is meant, not which of its actions."""
         own: dict[int, float] = {}
         service: dict[int, float] = {}
-        count = len(self._tools)
         for term, query_weight in terms.items():
             postings = self._postings.get(term)
             if not postings:
                 continue
-            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+            idf = self._idf(term, postings)
             weight = query_weight * idf * (1 - _SERVICE_SHARE)
             for index, saturated in postings:
                 own[index] = own.get(index, 0.0) + weight * saturated

@@ -877,3 +877,41 @@ def test_a_word_every_service_has_in_one_action_s_template_is_still_rare_for_a_s
     assert ranked(index, "open email 99812")[0] == "mail_list_email_messages"
     assert ranked(index, "open postings")[0] == "jobs_list_postings"
     assert ranked(index, "share the room booking by email")[0] == "room_booking_share"
+
+
+# REQ: LOOP-15
+def test_a_quoted_title_says_what_a_thing_is_called_not_what_it_is() -> None:
+    index = _service_index(
+        [
+            ("sheets", "sheets_create_spreadsheet", "Create a spreadsheet with rows and columns.", {}),
+            ("sheets", "sheets_list_spreadsheets", "List the spreadsheets.", {}),
+            ("sheets", "sheets_update_spreadsheet", "Update a spreadsheet.", {}),
+            ("budgets", "budgets_create_budget", "Create a team budget.", {}),
+            ("budgets", "budgets_list_budgets", "List the team budgets.", {}),
+        ]
+    )
+    assert ranked(index, 'create a spreadsheet "Team budget 2025"')[0] == "sheets_create_spreadsheet"
+    assert ranked(index, "create a spreadsheet team budget 2025")[0] == "budgets_create_budget"
+    # a quotation alone still finds what its words name
+    assert ranked(index, '"Team budget"')[0].startswith("budgets_")
+
+
+# REQ: LOOP-15
+def test_the_letters_of_an_id_name_a_series_not_a_service() -> None:
+    index = _service_index(
+        [
+            ("bugs", "bugs_update_issue", "Update a bug issue: its labels, such as regression.", {}),
+            ("tokens", "tokens_update_api_token", "Update an API token.", {}),
+        ]
+    )
+    assert ranked(index, "tag API-88 as a regression")[0] == "bugs_update_issue"
+    assert ranked(index, "tag the API token as a regression")[0] == "tokens_update_api_token"
+
+
+# REQ: LOOP-15
+def test_a_verb_that_ends_a_query_of_keywords_asks_for_its_action(index: ToolIndex) -> None:
+    assert ranked(index, "ticket 7781 cancel")[0] == "delete_ticket"
+    assert ranked(index, "support ticket create")[0] == "create_ticket"
+    # a verb that is a thing too, or the end of a sentence, asks for nothing
+    assert ranked(index, "ticket 7781 record")[0] == "get_ticket"
+    assert ranked(index, "the ticket that I want to cancel")[0] != "delete_ticket"

@@ -47,6 +47,8 @@ _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best 
 _TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
 _BOILERPLATE_PLUGINS = 10  # an action's template text: in that action's tools of at least this many plugins
 _BOILERPLATE_SHARE = 0.3  # and of at least this share of the plugins with such a tool
+_QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
+_CODE_WEIGHT = 0.3  # the letters of an id ("API-88"), of a query word's weight
 _TOPIC_CACHE_SIZE = 4096
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
@@ -382,6 +384,20 @@ _EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
 
 
+# "the task "renew passport"": a title or a value, which says what the thing is called, not what it is
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
+_QUOTED_STAND_IN = "it"
+
+
+def _unquote(query: str) -> tuple[str, str]:
+    """``query`` with each quotation as "it", and the quoted text: taken at a fraction of its words'
+    weight, never for what they ask to do nor for their subject ("put "dentist" in my calendar")."""
+    if '"' not in query and "\u201c" not in query:
+        return query, ""
+    quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
+    return _QUOTED.sub(_QUOTED_STAND_IN, query), quoted
+
+
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
 
 
@@ -639,6 +655,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
+    if not intent:
+        intent = _trailing_verb(words)
     led = bool(intent)
     for at, word in enumerate(words):
         stem = _stem(word)
@@ -679,6 +697,19 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     return intent
 
 
+_KEYWORDS_AT_MOST = 5
+
+
+def _trailing_verb(words: Sequence[str]) -> dict[str, float]:
+    """What the verb that ends a query of keywords asks for: "parking 7781 cancel", "calendar event
+    create"; not a verb that is a thing too ("inventory value report"), nor a sentence's last word."""
+    if not words or len(words) > _KEYWORDS_AT_MOST or any(word in _STOP_WORDS for word in words):
+        return {}
+    last = words[-1]
+    family = _LEAD_VERBS.get(_stem(last)) if _is_base_form(last) and last not in _NOUN_VERBS else None
+    return {family: 1.0} if family else {}
+
+
 _COUNT_ADJECTIVES = _word_set("exact rough overall large small huge growing same")
 
 
@@ -692,6 +723,12 @@ def _names_a_number(before: str) -> bool:
 
 # "ticket #48213", "bug WEB-1432", "token tok_51": the id of one thing
 _NAMED_ONE = re.compile(r"(?<![\w-])(?:#\d+|[A-Za-z]{2,5}-\d[\w-]*|[A-Za-z]+_\d+)(?![\w-])")
+
+
+def _code_letters(query: str) -> list[str]:
+    """The stems of the letters of the ids in ``query`` ("tag API-88", "hotel booking HR-2231"): the
+    name of a series, which seldom names the service ("API-88" is an issue, not an API token)."""
+    return [_stem(word) for code in _NAMED_ONE.findall(query) for word in _words(code) if not word.isdigit()]
 
 
 def _ask_for_the_named_one(intent: dict[str, float]) -> None:
@@ -993,8 +1030,14 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        text = _EMAIL_ADDRESS.sub(_PERSON, query[:_MAX_QUERY_CHARS])
-        own, service = self._scores(_query_terms(text))
+        text, quoted = _unquote(_EMAIL_ADDRESS.sub(_PERSON, query[:_MAX_QUERY_CHARS]))
+        terms = _query_terms(text)
+        for term in _tokens(_words(quoted)):
+            terms[term] += _QUOTED_WEIGHT  # type: ignore[assignment]
+        for term in _code_letters(text):
+            if terms.get(term, 0.0) >= 1.0:
+                terms[term] -= 1 - _CODE_WEIGHT  # type: ignore[assignment]
+        own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None

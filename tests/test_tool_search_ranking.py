@@ -915,3 +915,11 @@ def test_a_verb_that_ends_a_query_of_keywords_asks_for_its_action(index: ToolInd
     # a verb that is a thing too, or the end of a sentence, asks for nothing
     assert ranked(index, "ticket 7781 record")[0] == "get_ticket"
     assert ranked(index, "the ticket that I want to cancel")[0] != "delete_ticket"
+
+
+# REQ: LOOP-15
+def test_an_email_is_a_thing_of_the_mailbox_though_every_share_tool_sends_by_email() -> None:
+    specs = [spec for spec in _share_everything() if spec[0] != "mail"]
+    index = _service_index([*specs, ("mail", "mail_list_messages", "List the messages in the mailbox.", {})])
+    assert ranked(index, "my emails from Delta")[0] == "mail_list_messages"
+    assert ranked(index, "share the flight by email")[0] == "flight_share"

@@ -238,6 +238,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "sunny snow snowing snowy storm stormy cloudy humid humidity": "weather forecast",
     "owe owes owed unpaid overdue outstanding": "due payment",
     "inbox": "email mail",
+    "email emails": "mail mailbox",  # every share tool sends by email: the word alone is weak for the mail
     "attachment attachments": "file",
     "case cases": "ticket",
     "glitch glitches": "bug",

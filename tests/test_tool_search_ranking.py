@@ -923,3 +923,10 @@ def test_an_email_is_a_thing_of_the_mailbox_though_every_share_tool_sends_by_ema
     index = _service_index([*specs, ("mail", "mail_list_messages", "List the messages in the mailbox.", {})])
     assert ranked(index, "my emails from Delta")[0] == "mail_list_messages"
     assert ranked(index, "share the flight by email")[0] == "flight_share"
+
+
+# REQ: LOOP-15
+def test_a_british_doubled_l_meets_its_verb() -> None:
+    assert _stem("labelled") == _stem("label") and _stem("cancelled") == _stem("cancel")
+    assert _stem("spelled") == _stem("spell") and _stem("installed") == _stem("install")
+    assert _stem("called") == _stem("call")

@@ -285,6 +285,8 @@ _INVARIANT = frozenset({"news", "series", "species", "analysis", "status", "alwa
 def _undouble(stem: str) -> str:
     if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _DOUBLED_KEEP:
         return stem[:-1]  # logged -> log, running -> run
+    if len(stem) >= 6 and stem.endswith("ell"):
+        return stem[:-1]  # labelled -> label, cancelled -> cancel (but spelled -> spell)
     return stem
 
 

@@ -279,6 +279,7 @@ _SYNONYMS: Mapping[str, tuple[str, ...]] = {
 
 
 _DOUBLED_KEEP = frozenset("lsz")
+_INFLECTED = ("s", "ed", "ing", "e")  # endings that stemming may take off
 _INVARIANT = frozenset({"news", "series", "species", "analysis", "status", "always"})
 
 
@@ -430,9 +431,11 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
-        joined = _stem(_stem(first) + second)  # "to-dos": "todo", "working out": "workout"
-        if joined != first + second:
-            terms[joined] += 1
+        head = _stem(first)
+        if head != first or second.endswith(_INFLECTED):  # "to-dos": "todo", "working out": "workout"
+            joined = _stem(head + second)
+            if joined != first + second:
+                terms[joined] += 1
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
             for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]

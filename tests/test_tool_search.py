@@ -21,6 +21,7 @@ from _provider_server import (
 )
 from _tool_catalogue import build_catalogue_cached, tool_id
 from _tool_search_dev_d import DEVELOPMENT_D
+from _tool_search_dev_f import DEVELOPMENT_F
 from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
@@ -120,8 +121,18 @@ def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:
 
 def test_development_set_d_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
     assert len(DEVELOPMENT_D) == 197
-    # written blind against the catalogue, then tuned on: 0.926 before, 0.980 after (193 of 197)
-    assert top_five_share(index, DEVELOPMENT_D) >= 0.979
+    # written blind against the catalogue, then tuned on: 0.926 before, 0.980 after (193 of 197), 0.985
+    # (194) once template words kept their rarity
+    assert top_five_share(index, DEVELOPMENT_D) >= 0.984
+
+
+def test_development_set_f_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(DEVELOPMENT_F) == 177
+    tuned = HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES + DEVELOPMENT_D
+    assert not {q.lower().strip() for q, _, _ in DEVELOPMENT_F} & {q.lower().strip() for q, _, _ in tuned}
+    # written blind against the catalogue with held-out set E, split from it by hash, then tuned on:
+    # 0.898 before (159 of 177), 0.949 after (168)
+    assert top_five_share(index, DEVELOPMENT_F) >= 0.949
 
 
 def test_search_filters_by_plugin_and_returns_one_line_descriptions(index: ToolIndex) -> None:

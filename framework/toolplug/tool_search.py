@@ -45,6 +45,10 @@ _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
 _TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
+_BOILERPLATE_PLUGINS = 10  # an action's template text: in that action's tools of at least this many plugins
+_BOILERPLATE_SHARE = 0.3  # and of at least this share of the plugins with such a tool
+_QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
+_CODE_WEIGHT = 0.3  # the letters of an id ("API-88"), of a query word's weight
 _TOPIC_CACHE_SIZE = 4096
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
@@ -234,6 +238,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "sunny snow snowing snowy storm stormy cloudy humid humidity": "weather forecast",
     "owe owes owed unpaid overdue outstanding": "due payment",
     "inbox": "email mail",
+    "email emails": "mail mailbox",  # every share tool sends by email: the word alone is weak for the mail
     "attachment attachments": "file",
     "case cases": "ticket",
     "glitch glitches": "bug",
@@ -274,12 +279,15 @@ _SYNONYMS: Mapping[str, tuple[str, ...]] = {
 
 
 _DOUBLED_KEEP = frozenset("lsz")
+_INFLECTED = ("s", "ed", "ing", "e")  # endings that stemming may take off
 _INVARIANT = frozenset({"news", "series", "species", "analysis", "status", "always"})
 
 
 def _undouble(stem: str) -> str:
     if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in _DOUBLED_KEEP:
         return stem[:-1]  # logged -> log, running -> run
+    if len(stem) >= 6 and stem.endswith("ell"):
+        return stem[:-1]  # labelled -> label, cancelled -> cancel (but spelled -> spell)
     return stem
 
 
@@ -317,7 +325,13 @@ def _stem(word: str) -> str:
     return word
 
 
+# "Tom's", "we'll", "don't": the clitic says nothing of what is meant (no "s" of "user's" to match)
+_CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|ll|ve|re|d|m|t)\b|(?<=[^\W\d_])n['\u2019]t\b", re.IGNORECASE)
+
+
 def _words(text: str) -> list[str]:
+    if "'" in text or "\u2019" in text:
+        text = _CLITIC.sub("", text)
     if not text.isascii():  # "café" meets "cafe"; other scripts stay as they are
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
     return [_unplural_acronym(word).lower() for word in _WORD.findall(text)]
@@ -366,10 +380,26 @@ def _surface_forms(words: Iterable[str]) -> list[str]:
     return forms
 
 
-# "kim@home.net" says who, not what: its words ("home", "mail") name no service
+# "kim@home.net" says who, not what: its words ("home", "mail") name no service; it stands as a
+# pronoun, so that "let kim@home.net see it" still reads as giving someone access
+_PERSON = "them"
 _EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "2pm", "8 a.m.": a time of day, not the "PM" of "PM2.5"
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}(?:[:.]\d\d)?\s?(?:[ap]m\b|[ap]\.m\.)", re.IGNORECASE)
+
+
+# "the task "renew passport"": a title or a value, which says what the thing is called, not what it is
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
+_QUOTED_STAND_IN = "it"
+
+
+def _unquote(query: str) -> tuple[str, str]:
+    """``query`` with each quotation as "it", and the quoted text: taken at a fraction of its words'
+    weight, never for what they ask to do nor for their subject ("put "dentist" in my calendar")."""
+    if '"' not in query and "\u201c" not in query:
+        return query, ""
+    quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
+    return _QUOTED.sub(_QUOTED_STAND_IN, query), quoted
 
 
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
@@ -401,6 +431,11 @@ def _query_terms(query: str) -> Counter[str]:
     terms: Counter[str] = Counter(_tokens(words))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
+        head = _stem(first)
+        if head != first or second.endswith(_INFLECTED):  # "to-dos": "todo", "working out": "workout"
+            joined = _stem(head + second)
+            if joined != first + second:
+                terms[joined] += 1
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
             for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
@@ -626,6 +661,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     for clause in _CLAUSE_BREAK.split(text):  # "my car is dented, claim it": each clause may lead with a verb
         for family, weight in _lead_intent(_join_phrasal(_words(clause)), known).items():
             intent[family] = max(intent.get(family, 0.0), weight)
+    if not intent:
+        intent = _trailing_verb(words)
     led = bool(intent)
     for at, word in enumerate(words):
         stem = _stem(word)
@@ -666,6 +703,19 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
     return intent
 
 
+_KEYWORDS_AT_MOST = 5
+
+
+def _trailing_verb(words: Sequence[str]) -> dict[str, float]:
+    """What the verb that ends a query of keywords asks for: "parking 7781 cancel", "calendar event
+    create"; not a verb that is a thing too ("inventory value report"), nor a sentence's last word."""
+    if not words or len(words) > _KEYWORDS_AT_MOST or any(word in _STOP_WORDS for word in words):
+        return {}
+    last = words[-1]
+    family = _LEAD_VERBS.get(_stem(last)) if _is_base_form(last) and last not in _NOUN_VERBS else None
+    return {family: 1.0} if family else {}
+
+
 _COUNT_ADJECTIVES = _word_set("exact rough overall large small huge growing same")
 
 
@@ -679,6 +729,12 @@ def _names_a_number(before: str) -> bool:
 
 # "ticket #48213", "bug WEB-1432", "token tok_51": the id of one thing
 _NAMED_ONE = re.compile(r"(?<![\w-])(?:#\d+|[A-Za-z]{2,5}-\d[\w-]*|[A-Za-z]+_\d+)(?![\w-])")
+
+
+def _code_letters(query: str) -> list[str]:
+    """The stems of the letters of the ids in ``query`` ("tag API-88", "hotel booking HR-2231"): the
+    name of a series, which seldom names the service ("API-88" is an issue, not an API token)."""
+    return [_stem(word) for code in _NAMED_ONE.findall(query) for word in _words(code) if not word.isdigit()]
 
 
 def _ask_for_the_named_one(intent: dict[str, float]) -> None:
@@ -893,6 +949,38 @@ class ToolIndex:
                     self._postings[term] = [posting]
                 else:
                     postings.append(posting)
+        self._frequency = self._boilerplate() if _BOILERPLATE_SHARE > 0 else {}
+
+    def _idf(self, term: str, postings: Sequence[tuple[int, float]]) -> float:
+        """The inverse document frequency of ``term``, counting its tools as ``_boilerplate`` says."""
+        count = len(self._tools)
+        frequency = self._frequency.get(term, len(postings))
+        return math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+
+    def _boilerplate(self) -> dict[str, int]:
+        """For each word that one action's template text brings to the tools of most plugins ("by
+        email" in every share tool), the number of its tools outside that action: that it describes
+        every share tool says nothing of how rare it is as a service's word (the mail tools')."""
+        plugins_of: dict[str, set[int]] = {}
+        for index, family in enumerate(self._families):
+            plugins_of.setdefault(family, set()).add(self._group[index])
+        frequencies: dict[str, int] = {}
+        for term, postings in self._postings.items():
+            if len(postings) < _BOILERPLATE_PLUGINS:
+                continue
+            spread: dict[str, set[int]] = {}
+            for index, _ in postings:
+                spread.setdefault(self._families[index], set()).add(self._group[index])
+            template = [
+                family
+                for family, groups in spread.items()
+                if family and len(groups) >= max(_BOILERPLATE_PLUGINS, _BOILERPLATE_SHARE * len(plugins_of[family]))
+            ]
+            if len(template) == 1:
+                rest = sum(1 for index, _ in postings if self._families[index] != template[0])
+                if rest:
+                    frequencies[term] = rest
+        return frequencies
 
     def _service_postings(self, term: str, postings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
         """Per plugin, the best saturated frequency of ``term`` among its tools (built once per term)."""
@@ -948,8 +1036,14 @@ class ToolIndex:
         self, query: str, *, limit: int = 5, plugin: str | None = None, tag: str | None = None
     ) -> list[SearchMatch]:
         """The best ``limit`` matches for ``query``, optionally within one plugin or tag."""
-        text = _EMAIL_ADDRESS.sub(" ", query[:_MAX_QUERY_CHARS])
-        own, service = self._scores(_query_terms(text))
+        text, quoted = _unquote(_EMAIL_ADDRESS.sub(_PERSON, query[:_MAX_QUERY_CHARS]))
+        terms = _query_terms(text)
+        for term in _tokens(_words(quoted)):
+            terms[term] += _QUOTED_WEIGHT  # type: ignore[assignment]
+        for term in _code_letters(text):
+            if terms.get(term, 0.0) >= 1.0:
+                terms[term] -= 1 - _CODE_WEIGHT  # type: ignore[assignment]
+        own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
         admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
@@ -977,7 +1071,6 @@ class ToolIndex:
         leaves the action to the query's other words. A word the thesaurus knows is taken from there."""
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
-        count = len(self._tools)
         names = _identifier_words(query)
         for word in dict.fromkeys(_words(query)):
             stem = _stem(word)
@@ -988,7 +1081,7 @@ class ToolIndex:
             best: dict[int, float] = {}
             for subject in self._topics(word):
                 postings = self._postings[subject]
-                idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+                idf = self._idf(subject, postings)
                 for group, saturated in self._service_postings(subject, postings):
                     best[group] = max(best.get(group, 0.0), idf * saturated)
                 for index, _ in postings:
@@ -1050,12 +1143,11 @@ class ToolIndex:
         which service is meant, not which of its actions."""
         own: dict[int, float] = {}
         service: dict[int, float] = {}
-        count = len(self._tools)
         for term, query_weight in terms.items():
             postings = self._postings.get(term)
             if not postings:
                 continue
-            idf = math.log(1 + (count - len(postings) + 0.5) / (len(postings) + 0.5))
+            idf = self._idf(term, postings)
             weight = query_weight * idf * (1 - _SERVICE_SHARE)
             for index, saturated in postings:
                 own[index] = own.get(index, 0.0) + weight * saturated

@@ -2137,10 +2137,16 @@ def _after_an_example_label(text: str, start: int, compiled: _Compiled) -> bool:
             return False
         line_start = text.rfind("\n", 0, position) + 1
         line = text[line_start:position].strip()
-        if line.endswith(":") and len(line) < 80 and compiled.example_label.search(line) is not None:
+        if _ends_as_label(line) and len(line) < 80 and compiled.example_label.search(line) is not None:
             return True
         position = line_start - 1
     return False
+
+
+def _ends_as_label(line: str) -> bool:
+    """Whether ``line`` ends with a colon, as a label for what follows it does, the colon inside its bold or
+    italics or not (``Examples:``, ``**Safe Example:**``)."""
+    return line.rstrip("*_ \t").endswith(":")
 
 
 _PROMPT_CONSTANT = re.compile(r"(?i)\b\w*(?:prompt|instruction|template|system|persona|polic(?:y|ies)|rules|"
@@ -2314,7 +2320,7 @@ def _under_example_heading(text: str, start: int, compiled: _Compiled) -> bool:
         previous = text.rfind("\n", 0, max(0, position)) + 1
         line = text[previous:position].strip()
         if line and compiled.list_item.match(line) is None:
-            return line.endswith(":") and compiled.code_cue.search(line) is not None
+            return _ends_as_label(line) and compiled.code_cue.search(line) is not None
         if previous == 0:
             return False
         position = previous - 1
@@ -2357,7 +2363,7 @@ def _under_attack_heading(text: str, start: int, compiled: _Compiled) -> bool:
         line_start = text.rfind("\n", 0, max(0, position - 1)) + 1
         line = text[line_start:position].strip()
         if line:
-            return (line.startswith("#") or line.endswith(":")) and (
+            return (line.startswith("#") or _ends_as_label(line)) and (
                 compiled.code_cue.search(line) is not None or compiled.heading_cue.search(line) is not None)
         if line_start == 0:
             return False

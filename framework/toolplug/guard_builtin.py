@@ -1103,6 +1103,10 @@ class _Compiled:
             r"""tests?|inputs?|injections?|jailbreaks?|probes?|queries|query|cases?|expected|severity|category|technique|"""
             r"""content|instructions|system_?prompt)"""
             r"""["']?[ \t]*[:=]""")
+        # A key of a detector's verdict in structured data ("risk": "HIGH", score: 0.91, "is_injection": true).
+        self.verdict_key = _lazy(
+            r"""(?im)^[ \t]*[{,]?[ \t]*["']?(?:\w{1,40}[_-])?(?:risk|score|severity|verdict|confidence|"""
+            r"""similarity|flagged|blocked|detected|is_injection|threat_level)(?:[_-]\w{1,40})?["']?[ \t]*:""")
         self.block_scalar_key = _lazy(
             r"""(?i)^([ \t]*)(?:-[ \t]+)?["']?[\w-]+["']?[ \t]*:[ \t]*[|>][-+]?[ \t]*$""")
         self.regex_literal = _lazy(r"(?<![\w)\]])/(?![/*])((?:[^/\\\n]|\\.){2,200})/[dgimsuy]*")
@@ -2342,14 +2346,16 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
     """Markdown code that shows attacks as examples: code (or the line before it) that names them as
     payloads, tests, detections, or a block under a heading that names a class of attack ("### Instruction
-    Override"). Code without such words is read like the rest of the page (values of a test case's keys
-    are found line by line, :func:`_data_value`)."""
+    Override"), or a block of structured data that holds a detector's verdict (a ``"risk"`` or ``"score"``
+    key: the result a scan returns, quoting what it found). Code without such words is read like the rest of
+    the page (values of a test case's keys are found line by line, :func:`_data_value`)."""
     spans = []
     for start, end in _code_spans(text, compiled):
         before = text[text.rfind("\n", 0, max(0, start - 1)) + 1:start]
         code = text[start:end]
         if compiled.code_cue.search(code) or compiled.code_cue.search(before) or (
-            code.startswith(("```", "~~~")) and _under_attack_heading(text, start, compiled)
+            code.startswith(("```", "~~~")) and (
+                _under_attack_heading(text, start, compiled) or compiled.verdict_key.search(code) is not None)
         ):
             spans.append((start, end))
     return spans

@@ -1128,7 +1128,7 @@ class _Compiled:
             r"evasion|bypass\w*|escalation|poisoning)\b")
         self.example_cue = _lazy(
             r"(?i)\b(?:such[ \t]+as|like|e\.g|for[ \t]+example|examples?|detect\w*|flag\w*|catch\w*|scan\w*|block\w*|"
-            r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|strings?|tests?|"
+            r"phrases?|patterns?|attacks?|attackers?|inject\w*|jailbreak\w*|payloads?|inputs?|outputs?|strings?|tests?|"
             r"testing|saying|says|said|typed|typing|types|asks?|asked|asking|writes|writing|tells|telling|enters|"
             r"entering|found|match(?:es|ed)?|malicious|scores?|risk|category|severity|threat\w*|adversarial|"
             r"saniti[sz]\w*|classif\w*|verdict|prompts?|input_text|user_input|tip)\b"

@@ -765,7 +765,7 @@ class SentenceJudge:
                           r"attempts?|attempting|"
                           # what an attack does, told of it ("embeds text asking the model to ignore …")
                           r"asking|telling|instructing|forcing|tricking|causing|making|getting|convincing|"
-                          r"injects?|injected|injecting|embeds?|embedded|embedding|"
+                          r"injects|injected|injecting|embeds|embedded|embedding|"
                           r"designed|meant|used|intended)[ ](?:(?!you\b)\w+[ ]){0,6}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"

@@ -2440,6 +2440,11 @@ def _example_quotes(line: str, compiled: _Compiled) -> list[tuple[int, int]]:
     return found
 
 
+_BOX_ROW = ("\u2502", "\u2503", "\u2551", "\u251c", "\u2514", "\u2523", "\u2517")
+"""How a row of a table or a tree drawn with box characters begins (``│``, ``┃``, ``║``, ``├``, ``└``, ``┣``,
+``┗``): a diagram's rows name things, as a Markdown table's do."""
+
+
 def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether ``text[start:end]`` says nothing once its examples are blanked out: quotations on a line
     that discusses them, or that passes them to code (the rules run again over what is left)."""
@@ -2456,10 +2461,10 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
                 if q_start < q_end:
                     piece[q_start - start:q_end - start] = " " * (q_end - q_start)
                     blanked = True
-    if text.startswith("|", line_start) and all(
-        row.lstrip().startswith("|") for row in text[line_start:end].split("\n") if row.strip()
+    if (text.startswith("|", line_start) or text[line_start:line_end].lstrip(" \t").startswith(_BOX_ROW)) and all(
+        row.lstrip().startswith(("|", *_BOX_ROW)) for row in text[line_start:end].split("\n") if row.strip()
     ):
-        return True  # rows of a Markdown table: pages list example attacks in tables
+        return True  # rows of a table (Markdown, or drawn with box characters): pages list example attacks in tables
     if not blanked:
         return False
     rest = "".join(piece)

@@ -2461,6 +2461,41 @@ _BOX_ROW = ("\u2502", "\u2503", "\u2551", "\u251c", "\u2514", "\u2523", "\u2517"
 ``┗``): a diagram's rows name things, as a Markdown table's do."""
 
 
+def _wrapped_paragraph(text: str, line_start: int, line_end: int, reach: int = 8) -> tuple[int, int]:
+    """The bounds of the paragraph the line ``text[line_start:line_end]`` is wrapped in: the lines next to it
+    up to a blank line, a new list item, a heading, a table row or a fence (at most ``reach`` each way). In
+    a fenced block (an odd number of fences above) each line is its own: code and data do not wrap."""
+    if (text.count("```", 0, line_start) + text.count("~~~", 0, line_start)) % 2:
+        return line_start, line_end
+    begin = line_start
+    for _ in range(reach):
+        if begin == 0 or _breaks_paragraph(text, begin):
+            break
+        above = text.rfind("\n", 0, begin - 1) + 1
+        if not text[above:begin - 1].strip():
+            break
+        begin = above
+    finish = line_end
+    for _ in range(reach):
+        if finish >= len(text) or _breaks_paragraph(text, finish + 1):
+            break
+        below = text.find("\n", finish + 1)
+        below = len(text) if below == -1 else below
+        if not text[finish + 1:below].strip():
+            break
+        finish = below
+    return begin, finish
+
+
+_PARAGRAPH_BREAK = re.compile(r"[ \t]*(?:[-*+\u2022][ \t]|\d{1,2}[.)][ \t]|#|\||```|~~~|>)")
+
+
+def _breaks_paragraph(text: str, position: int) -> bool:
+    """Whether the line at ``text[position]`` starts a block of its own (a list item, a heading, a table row,
+    a fence, a quotation) rather than going on with the paragraph above it."""
+    return _PARAGRAPH_BREAK.match(text, position) is not None
+
+
 def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> bool:
     """Whether ``text[start:end]`` says nothing once its examples are blanked out: quotations on a line
     that discusses them, or that passes them to code (the rules run again over what is left)."""
@@ -2470,13 +2505,17 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     line_end = text.find("\n", end)
     line_end = len(text) if line_end == -1 else line_end
     if line_end - line_start <= 4000:
-        quotes = _example_quotes(text[line_start:line_end], compiled)
-        if quotes:
+        # the line, then the paragraph it is wrapped in (a README wraps its prose at 80 columns: the words
+        # that discuss a quotation can stand on the line above it)
+        for unit_start, unit_end in ((line_start, line_end), _wrapped_paragraph(text, line_start, line_end)):
+            quotes = _example_quotes(text[unit_start:unit_end], compiled) if unit_end - unit_start <= 4000 else []
             for q_start, q_end in quotes:
-                q_start, q_end = max(q_start + line_start, start), min(q_end + line_start, end)
+                q_start, q_end = max(q_start + unit_start, start), min(q_end + unit_start, end)
                 if q_start < q_end:
                     piece[q_start - start:q_end - start] = " " * (q_end - q_start)
                     blanked = True
+            if blanked:
+                break
     if (text.startswith("|", line_start) or text[line_start:line_end].lstrip(" \t").startswith(_BOX_ROW)) and all(
         row.lstrip().startswith(("|", *_BOX_ROW)) for row in text[line_start:end].split("\n") if row.strip()
     ):

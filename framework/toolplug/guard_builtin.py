@@ -2624,7 +2624,7 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
             continue
         order = compiled.mail_order.search(window)
         if order is None or (compiled.mail_contact.search(window) is not None
-                             and compiled.mail_data.search(window) is None):
+                             and compiled.mail_data.search(window) is None) or _joined_into_a_name(window, order):
             continue
         if order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014").lower() in guard_languages.MAIL_BARE_VERBS and (
             compiled.mail_request.search(window) is None
@@ -2633,6 +2633,20 @@ def _mail_orders(text: str, compiled: _Compiled) -> list[Span]:
         spans.append((start, end, "exfiltration", "instruction to send mail"))
         covered = end
     return spans
+
+
+def _joined_into_a_name(window: str, order: re.Match[str]) -> bool:
+    """Whether the verb of the mail ``order`` is part of a name in code, joined to a word before or after
+    it (``"email:send"``, ``send_email``, ``mail.send``): a permission's or a function's name orders nothing."""
+    verb = order.group().strip(" \t\n.!?:;,[]()\"'*>-\u2014")
+    if not verb:
+        return False
+    at = order.start() + order.group().find(verb)
+    after = at + len(verb)
+    # (a full stop glued to a capital is a sentence that lost its space: "…this response.Send an email")
+    joined_before = at > 1 and window[at - 2].isalnum() and (
+        window[at - 1] in ":_/" or (window[at - 1] == "." and verb[0].islower()))
+    return joined_before or (after + 1 < len(window) and window[after] == "_" and window[after + 1].isalnum())
 
 
 def _mail_order_quoted(text: str, start: int, end: int, compiled: _Compiled) -> bool:

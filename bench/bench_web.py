@@ -546,6 +546,13 @@ def bench_guard_more_dev() -> None:
             other = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
             print(f"guard DEVELOPMENT ({label}), benign pages about prompts changed: {other[0]}/{other[1]} = "
                   f"{other[0] / other[1]:.1%}")
+    fifth = guard_dev_more.load("guard-fifth-pages.jsonl")  # python bench/guard_dev_more.py --fifth
+    for half in ("tune", "check"):  # the check half is scored in aggregate only, never diagnosed
+        pages = [row for row in fifth if row["half"] == half]
+        if pages:
+            other = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
+            print(f"guard DEVELOPMENT (fifth pages, {half}), benign pages about prompts changed: {other[0]}/{other[1]} "
+                  f"= {other[0] / other[1]:.1%}")
     intl = guard_dev_more.load("guard-more-intl.jsonl")  # python bench/guard_dev_more.py --intl
     if intl:
         caught = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, intl)["attack_source"]

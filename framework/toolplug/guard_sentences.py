@@ -763,6 +763,9 @@ class SentenceJudge:
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
                           r"attempts?|attempting|"
+                          # what an attack does, told of it ("embeds text asking the model to ignore …")
+                          r"asking|telling|instructing|forcing|tricking|causing|making|getting|convincing|"
+                          r"injects|injected|injecting|embeds|embedded|embedding|"
                           r"designed|meant|used|intended)[ ](?:(?!you\b)\w+[ ]){0,6}?"
                           r"(?:to[ ])?"
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"

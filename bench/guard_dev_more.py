@@ -980,9 +980,9 @@ if __name__ == "__main__":
         truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
         # The fifth set's check half is only ever scored in aggregate: only its tune half is diagnosed.
-        fifth = [row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
-        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=fifth if "--fifth" in sys.argv
-                             else None):
+        fifth = ([row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
+                 if "--fifth" in sys.argv else None)
+        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=fifth):
             print(line)
     elif "--catalogues" in sys.argv:
         print(build_catalogues())

@@ -930,3 +930,35 @@ def test_a_british_doubled_l_meets_its_verb() -> None:
     assert _stem("labelled") == _stem("label") and _stem("cancelled") == _stem("cancel")
     assert _stem("spelled") == _stem("spell") and _stem("installed") == _stem("install")
     assert _stem("called") == _stem("call")
+
+
+def _ids_index() -> ToolIndex:
+    return _service_index(
+        [
+            ("reviews", "reviews_update_customer_review", "Update a customer review.", {}),
+            ("calendar", "calendar_update_event", "Update an event in the calendar.", {}),
+            ("places", "places_get_place", "Get one place.", {}),
+            ("stores", "stores_get_product_listing", "Get one product listing.", {}),
+            ("jobs", "jobs_get_job_posting", "Get one job posting.", {}),
+            ("taxes", "taxes_get_tax_return", "Get one tax return.", {}),
+            ("bank", "bank_get_bank_transfer", "Get one bank transfer.", {}),
+        ]
+    )
+
+
+# REQ: LOOP-15
+def test_the_letters_of_an_id_that_shorten_a_thing_s_name_name_that_thing() -> None:
+    index = _ids_index()
+    assert ranked(index, "update evt_4471")[0] == "calendar_update_event"  # the skeleton of "event"
+    event = _scores(index, "update evt_4471")["calendar_update_event"]
+    assert event > 1.5 * _scores(index, "update abc_4471")["calendar_update_event"]  # "abc" shortens nothing
+    assert ranked(index, "get jp_45")[0] == "jobs_get_job_posting"  # the initials of "job posting"
+    assert ranked(index, "get pl_45")[0] == "stores_get_product_listing"
+
+
+# REQ: LOOP-15
+def test_id_letters_the_query_already_says_in_its_words_add_nothing() -> None:
+    index = _ids_index()
+    # "pl" begins "place", "tr" begins "transfer": no product listing, no tax return
+    assert ranked(index, "get place pl_8812")[0] == "places_get_place"
+    assert ranked(index, "get transfer tr_551")[0] == "bank_get_bank_transfer"

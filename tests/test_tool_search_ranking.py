@@ -397,6 +397,8 @@ def test_the_thesaurus_reaches_plurals_but_not_the_things_a_verb_names() -> None
 def test_a_verb_leading_a_later_clause_asks_for_its_action(index: ToolIndex) -> None:
     assert ranked(index, "this is urgent, escalate the ticket")[0] == "update_ticket"
     assert ranked(index, "the printer broke and I need to open a ticket")[0] == "create_ticket"
+    assert ranked(index, "this is urgent - escalate the ticket")[0] == "update_ticket"  # a dash between words
+    assert ranked(index, "the follow-up ticket")[0] != "update_ticket"  # a hyphen joins, it breaks nothing
 
 
 # REQ: LOOP-15
@@ -962,3 +964,15 @@ def test_id_letters_the_query_already_says_in_its_words_add_nothing() -> None:
     # "pl" begins "place", "tr" begins "transfer": no product listing, no tax return
     assert ranked(index, "get place pl_8812")[0] == "places_get_place"
     assert ranked(index, "get transfer tr_551")[0] == "bank_get_bank_transfer"
+
+
+# REQ: LOOP-15
+def test_the_subject_of_an_everyday_word_outweighs_another_service_s_argument_word() -> None:
+    index = _service_index(
+        [
+            ("sports", "sports_get_score", "Get the score of a match.", {"venue": "the stadium or the field"}),
+            ("weather", "weather_get_forecast", "Get the weather forecast for a city.", {}),
+        ]
+    )
+    assert ranked(index, "drizzle at the field")[0] == "weather_get_forecast"  # drizzle: rain, forecast
+    assert ranked(index, "score at the field")[0] == "sports_get_score"

@@ -44,7 +44,7 @@ _INTENT_BOOST = 0.6
 _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
-_TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
+_TOPIC_WEIGHT = 0.5  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
 _BOILERPLATE_PLUGINS = 10  # an action's template text: in that action's tools of at least this many plugins
 _BOILERPLATE_SHARE = 0.3  # and of at least this share of the plugins with such a tool
 _QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
@@ -803,7 +803,7 @@ def _sets_a_value(text: str) -> bool:
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")
-_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\s[-\u2013\u2014]\s|\b(?:and|then|but)\b", re.IGNORECASE)
 
 
 def _join_phrasal(words: list[str]) -> list[str]:

@@ -976,3 +976,16 @@ def test_the_subject_of_an_everyday_word_outweighs_another_service_s_argument_wo
     )
     assert ranked(index, "drizzle at the field")[0] == "weather_get_forecast"  # drizzle: rain, forecast
     assert ranked(index, "score at the field")[0] == "sports_get_score"
+
+
+# REQ: LOOP-15
+def test_a_path_names_a_place_not_the_service_its_words_name() -> None:
+    index = _service_index(
+        [
+            ("projects", "projects_get_project", "Get one project.", {}),
+            ("drive", "drive_list_files", "List the files in the cloud drive folders.", {}),
+        ]
+    )
+    assert ranked(index, "what's in my /Projects/2024 folder")[0] == "drive_list_files"
+    assert ranked(index, "what's in my Projects 2024 folder")[0] == "projects_get_project"
+    assert ranked(index, "/Projects/2024")[0] == "projects_get_project"  # a path alone still finds its words

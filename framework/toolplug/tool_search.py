@@ -394,13 +394,21 @@ _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
 _QUOTED_STAND_IN = "it"
 
 
+# "my /Projects/2024 folder": a path, which names a place as a title names a thing
+_PATH = re.compile(r"(?<![\w/:.])/[^\W_][\w.-]*(?:/[\w.-]+)*/?")
+
+
 def _unquote(query: str) -> tuple[str, str]:
-    """``query`` with each quotation as "it", and the quoted text: taken at a fraction of its words'
+    """``query`` with each quotation and path as "it", and their text: taken at a fraction of its words'
     weight, never for what they ask to do nor for their subject ("put "dentist" in my calendar")."""
-    if '"' not in query and "\u201c" not in query:
-        return query, ""
-    quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
-    return _QUOTED.sub(_QUOTED_STAND_IN, query), quoted
+    quoted = ""
+    if '"' in query or "\u201c" in query:
+        quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
+        query = _QUOTED.sub(_QUOTED_STAND_IN, query)
+    if "/" in query:
+        quoted = " ".join([quoted, *_PATH.findall(query)])
+        query = _PATH.sub(_QUOTED_STAND_IN, query)
+    return query, quoted
 
 
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")

@@ -397,6 +397,8 @@ def test_the_thesaurus_reaches_plurals_but_not_the_things_a_verb_names() -> None
 def test_a_verb_leading_a_later_clause_asks_for_its_action(index: ToolIndex) -> None:
     assert ranked(index, "this is urgent, escalate the ticket")[0] == "update_ticket"
     assert ranked(index, "the printer broke and I need to open a ticket")[0] == "create_ticket"
+    assert ranked(index, "this is urgent - escalate the ticket")[0] == "update_ticket"  # a dash between words
+    assert ranked(index, "the follow-up ticket")[0] != "update_ticket"  # a hyphen joins, it breaks nothing
 
 
 # REQ: LOOP-15
@@ -930,3 +932,60 @@ def test_a_british_doubled_l_meets_its_verb() -> None:
     assert _stem("labelled") == _stem("label") and _stem("cancelled") == _stem("cancel")
     assert _stem("spelled") == _stem("spell") and _stem("installed") == _stem("install")
     assert _stem("called") == _stem("call")
+
+
+def _ids_index() -> ToolIndex:
+    return _service_index(
+        [
+            ("reviews", "reviews_update_customer_review", "Update a customer review.", {}),
+            ("calendar", "calendar_update_event", "Update an event in the calendar.", {}),
+            ("places", "places_get_place", "Get one place.", {}),
+            ("stores", "stores_get_product_listing", "Get one product listing.", {}),
+            ("jobs", "jobs_get_job_posting", "Get one job posting.", {}),
+            ("taxes", "taxes_get_tax_return", "Get one tax return.", {}),
+            ("bank", "bank_get_bank_transfer", "Get one bank transfer.", {}),
+        ]
+    )
+
+
+# REQ: LOOP-15
+def test_the_letters_of_an_id_that_shorten_a_thing_s_name_name_that_thing() -> None:
+    index = _ids_index()
+    assert ranked(index, "update evt_4471")[0] == "calendar_update_event"  # the skeleton of "event"
+    event = _scores(index, "update evt_4471")["calendar_update_event"]
+    assert event > 1.5 * _scores(index, "update abc_4471")["calendar_update_event"]  # "abc" shortens nothing
+    assert ranked(index, "get jp_45")[0] == "jobs_get_job_posting"  # the initials of "job posting"
+    assert ranked(index, "get pl_45")[0] == "stores_get_product_listing"
+
+
+# REQ: LOOP-15
+def test_id_letters_the_query_already_says_in_its_words_add_nothing() -> None:
+    index = _ids_index()
+    # "pl" begins "place", "tr" begins "transfer": no product listing, no tax return
+    assert ranked(index, "get place pl_8812")[0] == "places_get_place"
+    assert ranked(index, "get transfer tr_551")[0] == "bank_get_bank_transfer"
+
+
+# REQ: LOOP-15
+def test_the_subject_of_an_everyday_word_outweighs_another_service_s_argument_word() -> None:
+    index = _service_index(
+        [
+            ("sports", "sports_get_score", "Get the score of a match.", {"venue": "the stadium or the field"}),
+            ("weather", "weather_get_forecast", "Get the weather forecast for a city.", {}),
+        ]
+    )
+    assert ranked(index, "drizzle at the field")[0] == "weather_get_forecast"  # drizzle: rain, forecast
+    assert ranked(index, "score at the field")[0] == "sports_get_score"
+
+
+# REQ: LOOP-15
+def test_a_path_names_a_place_not_the_service_its_words_name() -> None:
+    index = _service_index(
+        [
+            ("projects", "projects_get_project", "Get one project.", {}),
+            ("drive", "drive_list_files", "List the files in the cloud drive folders.", {}),
+        ]
+    )
+    assert ranked(index, "what's in my /Projects/2024 folder")[0] == "drive_list_files"
+    assert ranked(index, "what's in my Projects 2024 folder")[0] == "projects_get_project"
+    assert ranked(index, "/Projects/2024")[0] == "projects_get_project"  # a path alone still finds its words

@@ -44,11 +44,12 @@ _INTENT_BOOST = 0.6
 _FORM_WEIGHT = 0.3  # a query word in the very form a tool uses, beyond the stem they share
 _RELATED_LOOKUP = 0.3  # asked for one kind of read, the other reads rise a little
 _SERVICE_SHARE = 0.35  # of a matching tool's score, the part its plugin's best match for each word gives
-_TOPIC_WEIGHT = 0.25  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
+_TOPIC_WEIGHT = 0.5  # a subject word, looked up for a query word no tool uses (a query word weighs 1)
 _BOILERPLATE_PLUGINS = 10  # an action's template text: in that action's tools of at least this many plugins
 _BOILERPLATE_SHARE = 0.3  # and of at least this share of the plugins with such a tool
 _QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
 _CODE_WEIGHT = 0.3  # the letters of an id ("API-88"), of a query word's weight
+_ABBREVIATION_WEIGHT = 1.0  # letters of an id that shorten a thing's name ("evt_4471": an event), per word
 _TOPIC_CACHE_SIZE = 4096
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
@@ -393,13 +394,21 @@ _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
 _QUOTED_STAND_IN = "it"
 
 
+# "my /Projects/2024 folder": a path, which names a place as a title names a thing
+_PATH = re.compile(r"(?<![\w/:.])/[^\W_][\w.-]*(?:/[\w.-]+)*/?")
+
+
 def _unquote(query: str) -> tuple[str, str]:
-    """``query`` with each quotation as "it", and the quoted text: taken at a fraction of its words'
+    """``query`` with each quotation and path as "it", and their text: taken at a fraction of its words'
     weight, never for what they ask to do nor for their subject ("put "dentist" in my calendar")."""
-    if '"' not in query and "\u201c" not in query:
-        return query, ""
-    quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
-    return _QUOTED.sub(_QUOTED_STAND_IN, query), quoted
+    quoted = ""
+    if '"' in query or "\u201c" in query:
+        quoted = " ".join(first or second for first, second in _QUOTED.findall(query))
+        query = _QUOTED.sub(_QUOTED_STAND_IN, query)
+    if "/" in query:
+        quoted = " ".join([quoted, *_PATH.findall(query)])
+        query = _PATH.sub(_QUOTED_STAND_IN, query)
+    return query, quoted
 
 
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
@@ -632,12 +641,17 @@ def _tool_family(definition: ToolDefinition) -> str:
     return _TOOL_VERBS.get(_stem(words[0]), "") if words else ""
 
 
-def _thing_stems(definition: ToolDefinition) -> list[str]:
-    """The stems of what a tool acts on, from its name after its verb (``music_update_playlist``:
+def _thing_words(definition: ToolDefinition) -> tuple[str, ...]:
+    """The words of what a tool acts on, from its name after its verb (``music_update_playlist``:
     playlist)."""
     words = _words(definition.function.name)
     at = next((i for i, word in enumerate(words) if word in _TOOL_VERB_WORDS), len(words))
-    return [_stem(word) for word in words[at + 1 :]]
+    return tuple(words[at + 1 :])
+
+
+def _thing_stems(definition: ToolDefinition) -> list[str]:
+    """The stems of what a tool acts on (``_thing_words``)."""
+    return [_stem(word) for word in _thing_words(definition)]
 
 
 _ADD_TO = re.compile(r"^\W*(?:please )?add\b.+?\bto (?:the|my|our|your|this|that) ([^,;.!?:]+)", re.IGNORECASE)
@@ -732,9 +746,41 @@ _NAMED_ONE = re.compile(r"(?<![\w-])(?:#\d+|[A-Za-z]{2,5}-\d[\w-]*|[A-Za-z]+_\d+
 
 
 def _code_letters(query: str) -> list[str]:
-    """The stems of the letters of the ids in ``query`` ("tag API-88", "hotel booking HR-2231"): the
-    name of a series, which seldom names the service ("API-88" is an issue, not an API token)."""
-    return [_stem(word) for code in _NAMED_ONE.findall(query) for word in _words(code) if not word.isdigit()]
+    """The letters of the ids in ``query`` ("tag API-88", "hotel booking HR-2231"): the name of a series,
+    which seldom names the service as a word ("API-88" is an issue, not an API token) but may as a
+    shortening of its thing's name ("evt_4471" is an event)."""
+    return [word for code in _NAMED_ONE.findall(query) for word in _words(code) if not word.isdigit()]
+
+
+def _shortened(letters: str, name: Sequence[str]) -> tuple[str, ...]:
+    """The words of a thing's name (``name``) that ``letters`` shorten: all of them for its initials
+    ("jp": job posting); else each word that ``letters`` begin ("vid": video, "res": reservation) or
+    whose skeleton they are: its first letter, then some of its consonants in order, ending with its
+    last ("evt": event, "msg": message)."""
+    if len(name) > 1 and letters == "".join(word[0] for word in name):
+        return tuple(name)
+    if len(letters) < 3:
+        return ()
+    return tuple(word for word in name if len(word) > len(letters) and _shortens(letters, word))
+
+
+def _says(letters: str, words: Sequence[str]) -> bool:
+    """Whether ``words`` say what ``letters`` shorten: a word they begin or a run of words they are the
+    initials of ("pl_88" of a place, "sl_9" of a shopping list)."""
+    if any(len(word) > len(letters) and word.startswith(letters) for word in words):
+        return True
+    size = len(letters)
+    return any("".join(word[0] for word in words[at : at + size]) == letters for at in range(len(words) - size + 1))
+
+
+def _shortens(letters: str, word: str) -> bool:
+    if word.startswith(letters):
+        return True
+    consonants = [letter for letter in word[1:] if letter not in _VOWELS]
+    if letters[0] != word[0] or not consonants or letters[-1] != consonants[-1]:
+        return False
+    rest = iter(consonants)
+    return all(letter in rest for letter in letters[1:])
 
 
 def _ask_for_the_named_one(intent: dict[str, float]) -> None:
@@ -765,7 +811,7 @@ def _sets_a_value(text: str) -> bool:
 _PRONOUNS = _word_set("me it them us him her this that")
 _DEFINITE = _word_set("the my our your his her their this that these those it them")
 _ADJECTIVE_VERBS = _word_set("open close closed set")
-_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\b(?:and|then|but)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;.!?:]|\s[-\u2013\u2014]\s|\b(?:and|then|but)\b", re.IGNORECASE)
 
 
 def _join_phrasal(words: list[str]) -> list[str]:
@@ -931,6 +977,8 @@ class ToolIndex:
         self._tools: list[RegisteredTool] = list(tools)
         self._families = [_tool_family(tool.definition) for tool in self._tools]
         self._things = [frozenset(_thing_stems(tool.definition)) for tool in self._tools]
+        self._thing_names = frozenset(_thing_words(tool.definition) for tool in self._tools)
+        self._shortened: dict[str, tuple[str, ...]] = {}
         groups: dict[str, int] = {}
         self._group = [groups.setdefault(tool.plugin, len(groups)) for tool in self._tools]
         weights, lengths = self._term_weights()
@@ -1040,9 +1088,7 @@ class ToolIndex:
         terms = _query_terms(text)
         for term in _tokens(_words(quoted)):
             terms[term] += _QUOTED_WEIGHT  # type: ignore[assignment]
-        for term in _code_letters(text):
-            if terms.get(term, 0.0) >= 1.0:
-                terms[term] -= 1 - _CODE_WEIGHT  # type: ignore[assignment]
+        self._add_code_letters(text, terms)
         own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
@@ -1063,6 +1109,34 @@ class ToolIndex:
                 )
             )
         return matches
+
+    def _add_code_letters(self, query: str, terms: Counter[str]) -> None:
+        """Weigh the letters of the ids in ``query``: a word that tools use at ``_CODE_WEIGHT`` ("API-88"),
+        a shortening of a thing's name as that thing's words ("evt_4471"), unless the query says that
+        thing in words that tools know ("transfer tr_551", "shopping list sl_9")."""
+        codes = _code_letters(query)
+        if not codes:
+            return
+        known = [word for word in _words(query) if _stem(word) in self._postings]
+        for letters in codes:
+            term = _stem(letters)
+            if term in self._postings:
+                if terms.get(term, 0.0) >= 1.0:
+                    terms[term] -= 1 - _CODE_WEIGHT  # type: ignore[assignment]
+            elif not _says(letters, known):
+                for word in self._shortened_words(letters):
+                    terms[word] += _ABBREVIATION_WEIGHT  # type: ignore[assignment]
+
+    def _shortened_words(self, letters: str) -> tuple[str, ...]:
+        """The stems of the thing names of this index that ``letters`` shorten (cached per index)."""
+        cached = self._shortened.get(letters)
+        if cached is None:
+            stems = (_stem(word) for name in self._thing_names for word in _shortened(letters, name))
+            cached = tuple(dict.fromkeys(stems))
+            if len(self._shortened) >= _TOPIC_CACHE_SIZE:
+                self._shortened.clear()
+            self._shortened[letters] = cached
+        return cached
 
     def _add_topics(self, query: str, own: dict[int, float], service: dict[int, float]) -> None:
         """Raise the plugins that the query's unknown words talk about (``drizzle`` → rain → the

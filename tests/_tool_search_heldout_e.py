@@ -6,7 +6,8 @@ ten actions), before the ranking's next tuning round, without looking at the ran
 Each entry is (query, plugin, action), the one tool a careful reader of the catalogue would pick. The
 queries were split from a set of 400 by the first hex digit of sha256(query.lower().strip()): below 8
 lands here. This set is only ever scored, never read while tuning the ranking.
-Requests that an earlier query set already holds were dropped.
+Requests that an earlier query set already holds were dropped, and two that set G, written later by
+someone else, holds too (G was tuned on).
 """
 
 from __future__ import annotations
@@ -95,7 +96,6 @@ HELDOUT_E: tuple[tuple[str, str, str], ...] = (
     ("read the transcript of chat conversation 4471", "livechat", "get"),
     ("find chats where website visitors asked about shipping to Canada", "livechat", "search"),
     ("how many live chats did agent Tom handle this week", "livechat", "stats"),
-    ("anything new in my inbox?", "mail", "list"),
     ("bin the spam message msg_4431 for good", "mail", "delete"),
     ("share the email m_2281 with legal@firm.com, they need to see the whole thread", "mail", "share"),
     ("schedule the March newsletter to all subscribers for Tuesday 9am", "newsletter", "create"),
@@ -192,7 +192,6 @@ HELDOUT_E: tuple[tuple[str, str, str], ...] = (
     ("what did I eat for lunch yesterday", "nutrition", "list"),
     ("fix my dinner log ml_44 to 620 calories", "nutrition", "update"),
     ("export my food diary for my dietitian as pdf", "nutrition", "export"),
-    ("remind me to take 500mg amoxicillin at 8am and 8pm", "medication", "create"),
     ("stop reminding me about the vitamin D", "medication", "delete"),
     (
         "I've had a sore throat for a week now and it's getting worse, I need to see Dr. Chen on Tuesday morning if there's anything free",

@@ -25,6 +25,7 @@ from _tool_search_dev_f import DEVELOPMENT_F
 from _tool_search_dev_g import DEVELOPMENT_G
 from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
+from _tool_search_heldout_e import HELDOUT_E
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
 from click.testing import CliRunner
 
@@ -94,9 +95,9 @@ def test_the_second_held_out_set_finds_its_tool_among_the_first_five(index: Tool
     tuned = HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES
     assert not {q.lower().strip() for q, _, _ in HELDOUT_B} & {q.lower().strip() for q, _, _ in tuned}
     share = top_five_share(index, HELDOUT_B)
-    # Written blind, with the ranker never run on it, and never tuned on: 0.935 when measured (the
-    # target is 0.95).
-    assert share >= 0.935, f"only {share:.1%} of the second held-out set found their tool in the first five"
+    # Written blind, with the ranker never run on it, and never tuned on: 0.935 when first measured, 0.950
+    # after the tuning on sets F and G (the target is 0.95).
+    assert share >= 0.95, f"only {share:.1%} of the second held-out set found their tool in the first five"
 
 
 # REQ: LOOP-15
@@ -106,8 +107,23 @@ def test_the_third_held_out_set_finds_its_tool_among_the_first_five(index: ToolI
     assert not {q.lower().strip() for q, _, _ in HELDOUT_C} & {q.lower().strip() for q, _, _ in tuned}
     share = top_five_share(index, HELDOUT_C)
     # Written against the catalogue alone, split by hash from the same 400 requests as DEVELOPMENT_D,
-    # and scored once after the tuning on D: 0.931 when measured (0.901 before it; the target is 0.95).
-    assert share >= 0.931, f"only {share:.1%} of the third held-out set found their tool in the first five"
+    # and scored once after the tuning on D: 0.931 when measured (0.901 before it; the target is 0.95);
+    # 0.946 after the tuning on sets F and G (192 of 203).
+    assert share >= 0.945, f"only {share:.1%} of the third held-out set found their tool in the first five"
+
+
+# REQ: LOOP-15
+def test_the_fourth_held_out_set_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_E) == 213
+    tuned = (
+        HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES + DEVELOPMENT_D + DEVELOPMENT_F
+        + DEVELOPMENT_G
+    )
+    assert not {q.lower().strip() for q, _, _ in HELDOUT_E} & {q.lower().strip() for q, _, _ in tuned}
+    share = top_five_share(index, HELDOUT_E)
+    # Written against the catalogue alone, split by hash from the same 400 requests as DEVELOPMENT_F, and
+    # scored once after the tuning on F and G: 0.901 when measured (0.892 before it; the target is 0.95).
+    assert share >= 0.901, f"only {share:.1%} of the fourth held-out set found their tool in the first five"
 
 
 def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:

@@ -1071,6 +1071,13 @@ class _Compiled:
     def _compile_scans(self) -> None:
         """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
+        self.markup_starts = _markup_starts()
+        # Any of the signs in one pass: every branch opens with a literal byte (``re`` skips to the next of them).
+        self.mail_at_sign = re.compile(b"|".join(re.escape(sign) for sign in guard_languages.MAIL_AT_SIGNS))
+        # In the :data:`_SPACED_BYTES` copy, each leet character between letters (``ada``) or before a letter and
+        # a leet character (``dad``), in order: one pass that skips in C from one leet character to the next
+        # (``bytes.find`` of ``ada`` and ``dad`` steps byte by byte through a copy made mostly of ``a``).
+        self.leet_pairs = re.compile(rb"d(?=a)(?:(?<=ad)|(?=ad))")
         self.rtl_letter = _lazy("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = _lazy("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
         # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
@@ -1606,13 +1613,10 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
 
     Every markup rule starts with one of :data:`_MARKUP_STARTS`, or with ``(`` and a letter that may be
     ``f``, ``t`` or ``a`` in any case (non-ASCII letters are ``?`` in ``raw``, the one-byte copy), so the
-    gate runs only where ``bytes.find`` sees such a start: prose has few of them. Text with many of them
+    gate runs only where ``compiled.markup_starts`` sees such a start: prose has few of them. Text with many of them
     (markup, code) is searched with the gate alone, which is then cheaper.
     """
-    found: set[int] = set()
-    for needle in _MARKUP_STARTS:
-        found.update(_all_finds(raw, needle, -1))
-    found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
+    found = [start.start() - 1 for start in compiled.markup_starts.finditer(raw)]  # in order, each once
     gate = compiled.markup_gate
     if len(found) * 32 > len(text):
         positions: list[int] = []
@@ -1621,7 +1625,17 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
             positions.append(match.start())
             match = gate.search(text, match.start() + 1)
         return positions
-    return [position for position in sorted(found) if gate.match(text, position) is not None]
+    return [position for position in found if gate.match(text, position) is not None]
+
+
+def _markup_starts() -> re.Pattern[bytes]:
+    """Where in the one-byte copy one of :data:`_MARKUP_STARTS` (or ``(`` before a letter that may be ``f``,
+    ``t`` or ``a``) starts, one match of one byte each, overlaps included: every branch opens with a literal
+    byte, so ``re`` skips in C to the next of those rare bytes (one pass instead of one ``bytes.find`` pass per
+    start, where a start of two bytes or more makes ``find`` step through prose byte by byte)."""
+    branches = [re.escape(start[:1]) + (b"(?=" + re.escape(start[1:]) + b")" if len(start) > 1 else b"")
+                for start in _MARKUP_STARTS]
+    return re.compile(b"|".join([*branches, rb"\((?=[fFtTaA?])"]))
 
 
 def _anchored(
@@ -1757,16 +1771,17 @@ def _all_finds(haystack: bytes, needle: bytes, shift: int = 0) -> list[int]:
     return found
 
 
-def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
+def _leet_matches(shape: bytes, compiled: _Compiled) -> list[tuple[int, int]]:
     """Where a leetspeak character stands next to letters, as ``(start, end)`` in the text, given the
     :data:`_SPACED_BYTES` copy of ``" " + text + " "`` (``a`` letter, ``d`` leet character).
 
     What ``re.finditer`` of ``[leet](?:(?<=[A-Za-z][leet])[A-Za-z]|[A-Za-z][leet])`` gives (a leet
-    character between letters, or a letter between leet characters), found with ``bytes.find``.
+    character between letters, or a letter between leet characters), found with ``compiled.leet_pairs``.
     """
     matches: list[tuple[int, int]] = []
     last = 0
-    for position in sorted({*_all_finds(shape, b"ada", 1), *_all_finds(shape, b"dad")}):
+    for found in compiled.leet_pairs.finditer(shape):
+        position = found.start()
         if position < last:
             continue
         last = position + (2 if shape[position - 1] == 97 and shape[position + 1] == 97 else 3)
@@ -1847,7 +1862,7 @@ def _view_spans(
     # A letter next to a leetspeak character, located with ``bytes.find`` in the letters/leet/other copy.
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
-    for start, end in _merged_windows(len(text), _leet_matches(letters)):
+    for start, end in _merged_windows(len(text), _leet_matches(letters, compiled)):
         # Only a window where a word with leetspeak in it reads as a word the rules know.
         if any(word.lower() in compiled.rule_words for word in _leet_words(text, start, end, compiled)
                for word in (word.translate(_LEET),)):
@@ -1910,7 +1925,7 @@ def _neutralise_rules(
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
-    if _has_any(raw, guard_languages.MAIL_AT_SIGNS):
+    if compiled.mail_at_sign.search(raw) is not None:
         spans.extend(_mail_orders(text, compiled))
     if script:
         spans.extend(_mixed_word_spans(text, compiled, utf8))

@@ -1162,13 +1162,20 @@ class _LazyPattern:
     """An alternation of patterns compiled the first time a text needs it: a script's patterns cost nothing
     at start-up for a host that never reads that script. Each branch is compiled behind the gate of the
     characters its matches can start with (:func:`guard_gates.compile_gated`): the same matches, and most positions
-    of a long text refused with one class test."""
+    of a long text refused with one class test.
 
-    __slots__ = ("branches", "compiled")
+    A branch whose every match holds a given ASCII sign (``@`` of an address, a header's ``:``; see
+    :func:`guard_gates.required_characters`) cannot match in a stretch of text without that sign: the stretch is
+    searched with the alternation of the other branches (compiled on first need, one per set of signs present),
+    which finds the same matches. An address's branches scan whole sentences, and most stretches of a page have
+    no address."""
+
+    __slots__ = ("_signs", "_variants", "branches")
 
     def __init__(self, branches: tuple[str, ...]) -> None:
         self.branches = branches
-        self.compiled: re.Pattern[str] | None = None
+        self._signs: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+        self._variants: dict[tuple[bool, ...], re.Pattern[str] | None] = {}
 
     @property
     def source(self) -> str:
@@ -1176,9 +1183,35 @@ class _LazyPattern:
         return "|".join(self.branches)
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
-        if self.compiled is None:
-            self.compiled = guard_gates.compile_gated(self.branches)
-        return self.compiled.finditer(text, start, end)
+        """The matches of the alternation in ``text[start:end]``, as ``re.finditer`` finds them."""
+        if self._signs is None:
+            self._signs = _required_signs(self.branches)
+        present = tuple(text.find(sign, start, end) != -1 for sign, _branches in self._signs)
+        if present in self._variants:
+            pattern = self._variants[present]
+        else:
+            pattern = self._variants[present] = self._compile(present)
+        return iter(()) if pattern is None else pattern.finditer(text, start, end)
+
+    def _compile(self, present: tuple[bool, ...]) -> re.Pattern[str] | None:
+        """The gated alternation of the branches that can match where the signs ``present`` says are there (None
+        when no branch can)."""
+        assert self._signs is not None
+        left_out = {index for (_sign, branches), there in zip(self._signs, present, strict=True) if not there
+                    for index in branches}
+        kept = tuple(branch for index, branch in enumerate(self.branches) if index not in left_out)
+        return guard_gates.compile_gated(kept) if kept else None
+
+
+def _required_signs(branches: tuple[str, ...]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The ASCII signs (not letters, digits, spaces or full stops: those are in most stretches of text) that some
+    of ``branches`` require in every match, each with the indexes of the branches that require it."""
+    needing: dict[str, list[int]] = {}
+    for index, branch in enumerate(branches):
+        for char in guard_gates.required_characters(branch):
+            if char.isascii() and not char.isalnum() and not char.isspace() and char != ".":
+                needing.setdefault(char, []).append(index)
+    return tuple((sign, tuple(indexes)) for sign, indexes in sorted(needing.items()))
 
 
 def _lead_bytes(letters: str) -> tuple[bytes, ...]:

@@ -1071,9 +1071,8 @@ class _Compiled:
     def _compile_scans(self) -> None:
         """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
-        self.markup_starts = _markup_starts()
-        # Any of the signs in one pass: every branch opens with a literal byte (``re`` skips to the next of them).
-        self.mail_at_sign = re.compile(b"|".join(re.escape(sign) for sign in guard_languages.MAIL_AT_SIGNS))
+        self.markup_starts = _prefixed_searches(_MARKUP_STARTS, overlapping=True)
+        self.mail_at_signs = _prefixed_searches(guard_languages.MAIL_AT_SIGNS)
         # In the :data:`_SPACED_BYTES` copy, each leet character between letters (``ada``) or before a letter and
         # a leet character (``dad``), in order: one pass that skips in C from one leet character to the next
         # (``bytes.find`` of ``ada`` and ``dad`` steps byte by byte through a copy made mostly of ``a``).
@@ -1654,7 +1653,13 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
     gate runs only where ``compiled.markup_starts`` sees such a start: prose has few of them. Text with many of them
     (markup, code) is searched with the gate alone, which is then cheaper.
     """
-    found = [start.start() - 1 for start in compiled.markup_starts.finditer(raw)]  # in order, each once
+    one_byte, longer = compiled.markup_starts
+    found: set[int] = set()
+    for needle in one_byte:
+        found.update(_all_finds(raw, needle, -1))
+    for pattern in longer:
+        found.update(start.start() - 1 for start in pattern.finditer(raw))
+    found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
     gate = compiled.markup_gate
     if len(found) * 32 > len(text):
         positions: list[int] = []
@@ -1663,17 +1668,31 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
             positions.append(match.start())
             match = gate.search(text, match.start() + 1)
         return positions
-    return [position for position in found if gate.match(text, position) is not None]
+    return [position for position in sorted(found) if gate.match(text, position) is not None]
 
 
-def _markup_starts() -> re.Pattern[bytes]:
-    """Where in the one-byte copy one of :data:`_MARKUP_STARTS` (or ``(`` before a letter that may be ``f``,
-    ``t`` or ``a``) starts, one match of one byte each, overlaps included: every branch opens with a literal
-    byte, so ``re`` skips in C to the next of those rare bytes (one pass instead of one ``bytes.find`` pass per
-    start, where a start of two bytes or more makes ``find`` step through prose byte by byte)."""
-    branches = [re.escape(start[:1]) + (b"(?=" + re.escape(start[1:]) + b")" if len(start) > 1 else b"")
-                for start in _MARKUP_STARTS]
-    return re.compile(b"|".join([*branches, rb"\((?=[fFtTaA?])"]))
+def _prefixed_searches(
+    needles: tuple[bytes, ...], *, overlapping: bool = False
+) -> tuple[tuple[bytes, ...], tuple[re.Pattern[bytes], ...]]:
+    """``needles`` as cheap searches: those of one byte as they are (``bytes.find`` of one byte is ``memchr``),
+    the longer ones one pattern per first byte (``re`` skips to a literal first byte in a tight loop, where
+    ``bytes.find`` of a short needle of common bytes steps through prose byte by byte, and an alternation
+    of several first bytes tests a class at every byte). With ``overlapping``, a pattern's match is its first
+    byte alone (the rest looked ahead at), so ``finditer`` finds every start."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for needle in needles:
+        if len(needle) > 1:
+            by_first.setdefault(needle[:1], []).append(re.escape(needle[1:]))
+    rest = "(?=" if overlapping else "(?:"
+    patterns = tuple(re.compile(re.escape(first) + rest.encode() + b"|".join(tails) + b")")
+                     for first, tails in by_first.items())
+    return tuple(needle for needle in needles if len(needle) == 1), patterns
+
+
+def _has_mail_at_sign(raw: bytes, compiled: _Compiled) -> bool:
+    """Whether the one-byte copy holds one of :data:`guard_languages.MAIL_AT_SIGNS`."""
+    one_byte, longer = compiled.mail_at_signs
+    return any(sign in raw for sign in one_byte) or any(pattern.search(raw) is not None for pattern in longer)
 
 
 def _anchored(
@@ -1963,7 +1982,7 @@ def _neutralise_rules(
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
-    if compiled.mail_at_sign.search(raw) is not None:
+    if _has_mail_at_sign(raw, compiled):
         spans.extend(_mail_orders(text, compiled))
     if script:
         spans.extend(_mixed_word_spans(text, compiled, utf8))

@@ -2813,7 +2813,7 @@ def _hex_and_url_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[
     # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
     # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
     # 24 digits in a row or twelve pairs apart.
-    hex_patterns = list(compiled.hex)
+    hex_patterns = list(compiled.hex) if b"\\" in raw else list(compiled.hex[1:])  # the first needs a "\\x"
     hexes = raw.translate(_HEX_BYTES)
     if b"h" * 24 in hexes or b"hh hh hh hh hh hh hh hh hh hh hh hh" in hexes:
         hex_patterns.append(compiled.plain_hex)

@@ -1185,7 +1185,10 @@ class _LazyPattern:
         """The matches of the alternation in ``text[start:end]``, as ``re.finditer`` finds them."""
         if self._signs is None:
             self._signs = _required_signs(self.branches)
-        present = tuple(text.find(sign, start, end) != -1 for sign, _branches in self._signs)
+        if not self._signs:  # most groups: one alternation for every stretch
+            present: tuple[bool, ...] = ()
+        else:
+            present = tuple(text.find(sign, start, end) != -1 for sign, _branches in self._signs)
         if present in self._variants:
             pattern = self._variants[present]
         else:

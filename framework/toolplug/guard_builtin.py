@@ -1660,8 +1660,9 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
     found: set[int] = set()
     for needle in one_byte:
         found.update(_all_finds(raw, needle, -1))
-    for pattern in longer:
-        found.update(start.start() - 1 for start in pattern.finditer(raw))
+    for first, pattern in longer:
+        if first in raw:  # memchr: a short text seldom has the byte, and a call to re costs more
+            found.update(start.start() - 1 for start in pattern.finditer(raw))
     found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
     gate = compiled.markup_gate
     if len(found) * 32 > len(text):
@@ -1676,18 +1677,19 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
 
 def _prefixed_searches(
     needles: tuple[bytes, ...], *, overlapping: bool = False
-) -> tuple[tuple[bytes, ...], tuple[re.Pattern[bytes], ...]]:
+) -> tuple[tuple[bytes, ...], tuple[tuple[bytes, re.Pattern[bytes]], ...]]:
     """``needles`` as cheap searches: those of one byte as they are (``bytes.find`` of one byte is ``memchr``),
     the longer ones one pattern per first byte (``re`` skips to a literal first byte in a tight loop, where
     ``bytes.find`` of a short needle of common bytes steps through prose byte by byte, and an alternation
     of several first bytes tests a class at every byte). With ``overlapping``, a pattern's match is its first
-    byte alone (the rest looked ahead at), so ``finditer`` finds every start."""
+    byte alone (the rest looked ahead at), so ``finditer`` finds every start. Each pattern comes with its first
+    byte."""
     by_first: dict[bytes, list[bytes]] = {}
     for needle in needles:
         if len(needle) > 1:
             by_first.setdefault(needle[:1], []).append(re.escape(needle[1:]))
     rest = "(?=" if overlapping else "(?:"
-    patterns = tuple(re.compile(re.escape(first) + rest.encode() + b"|".join(tails) + b")")
+    patterns = tuple((first, re.compile(re.escape(first) + rest.encode() + b"|".join(tails) + b")"))
                      for first, tails in by_first.items())
     return tuple(needle for needle in needles if len(needle) == 1), patterns
 
@@ -1695,7 +1697,8 @@ def _prefixed_searches(
 def _has_mail_at_sign(raw: bytes, compiled: _Compiled) -> bool:
     """Whether the one-byte copy holds one of :data:`guard_languages.MAIL_AT_SIGNS`."""
     one_byte, longer = compiled.mail_at_signs
-    return any(sign in raw for sign in one_byte) or any(pattern.search(raw) is not None for pattern in longer)
+    return any(sign in raw for sign in one_byte) or any(
+        first in raw and pattern.search(raw) is not None for first, pattern in longer)
 
 
 def _anchored(

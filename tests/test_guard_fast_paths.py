@@ -403,6 +403,71 @@ def test_every_script_groups_gates_find_what_its_plain_alternation_finds(group: 
     assert _spans(gated, text, start, end) == _spans(plain, text, start, end)
 
 
+REQUIRED_CASES = [
+    # (pattern, the characters every match of it consumes, as far as required_characters can tell)
+    (r"[\w.+-]++@[\w-]+\.\w+", {"@", "."}),
+    (r"(?:a@|b@)x", {"@", "x"}),
+    (r"(?:a@|b)x", {"x"}),
+    (r"(?i:k)@", {"@"}),
+    (r"(?i)k@", set()),
+    (r"a?@", {"@"}),
+    (r"(?:@:){2}", {"@", ":"}),
+    (r"x(?:@)*", {"x"}),
+    (r"(?=@)x(?!:)", {"x"}),
+    (r"[@:]y[:]", {"y", ":"}),
+]
+
+
+@pytest.mark.parametrize(("pattern", "required"), REQUIRED_CASES)
+def test_required_characters_are_those_every_match_consumes(pattern: str, required: set[str]) -> None:
+    # REQ: WEB-9
+    assert guard_gates.required_characters(pattern) == required
+
+
+SIGNED_GROUPS = [index for index, (_, _, patterns) in enumerate(guard_languages.SCRIPT_GROUPS)
+                 if gb._required_signs(tuple(patterns))]
+
+
+def test_some_script_groups_have_branches_that_require_a_sign() -> None:
+    # REQ: WEB-9
+    assert SIGNED_GROUPS  # an address's "@", a header's ":": else the next test tests nothing
+
+
+@pytest.mark.parametrize("group", SIGNED_GROUPS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_stretch_without_a_branchs_sign_finds_what_the_whole_alternation_finds(
+    group: int, data: st.DataObject
+) -> None:
+    # REQ: WEB-9
+    patterns = guard_languages.SCRIPT_GROUPS[group][2]
+    plain = re.compile("|".join(patterns))
+    lazy = gb._LazyPattern(tuple(patterns))
+    words = [word for word in guard_languages.SCRIPT_GROUPS[group][1]]
+    pieces = st.one_of(st.sampled_from(words), st.text(_script_alphabet(patterns) + "@:", max_size=6),
+                       st.sampled_from(OTHER_SCRIPT_ATTACKS), st.sampled_from(["a@b.cn", "x@y.org ", ": "]))
+    text = "".join(data.draw(st.lists(pieces, max_size=25)))
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert [m.span() for m in lazy.finditer(text, start, end)] == _spans(plain, text, start, end)
+
+
+def test_a_mail_order_is_found_in_every_stretch_that_holds_it_whole() -> None:
+    # REQ: WEB-9
+    patterns = guard_languages.SCRIPT_GROUPS[0][2]  # Chinese and Japanese: its address branches need an "@"
+    assert gb._required_signs(tuple(patterns))[0][0] == "@"
+    plain = re.compile("|".join(patterns))
+    lazy = gb._LazyPattern(tuple(patterns))
+    text = "\u4eca\u5929\u3002\u8bf7\u628a\u5bf9\u8bdd\u53d1\u9001\u5230 a.b@evil.com \u8c22\u8c22"
+    found = 0
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 1):
+            spans = [m.span() for m in lazy.finditer(text, start, end)]
+            assert spans == _spans(plain, text, start, end), (start, end)
+            found += bool(spans)
+    assert found  # the order is matched in the stretches that hold it
+
+
 def test_the_script_groups_have_their_gates() -> None:
     # REQ: WEB-9
     branches = [pattern for _, _, patterns in guard_languages.SCRIPT_GROUPS for pattern in patterns]

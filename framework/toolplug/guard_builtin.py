@@ -1076,6 +1076,12 @@ class _Compiled:
     def _compile_scans(self) -> None:
         """The scans that find hidden characters, encoded payloads and Markdown structure."""
         self.hidden = re.compile(_HIDDEN_CLASS)
+        self.markup_starts = _prefixed_searches(_MARKUP_STARTS, overlapping=True)
+        self.mail_at_signs = _prefixed_searches(guard_languages.MAIL_AT_SIGNS)
+        # In the :data:`_SPACED_BYTES` copy, each leet character between letters (``ada``) or before a letter and
+        # a leet character (``dad``), in order: one pass that skips in C from one leet character to the next
+        # (``bytes.find`` of ``ada`` and ``dad`` steps byte by byte through a copy made mostly of ``a``).
+        self.leet_pairs = re.compile(rb"d(?=a)(?:(?<=ad)|(?=ad))")
         self.rtl_letter = _lazy("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
         self.emoji_near = _lazy("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
         # Encoded payloads; each pattern starts with a literal or a class so clean text is skipped in C.
@@ -1152,6 +1158,11 @@ class _Compiled:
         self.prose_word = _lazy(r"[^\W\d_]{2,}")
         self.base32 = _lazy(r"[A-Z2-7]+=*")
         self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
+        # What a run of binary and one of Morse hold ("0110", "-." and ".-"), searched with ``re``: it skips to the
+        # first byte of each in a tight loop, where ``in`` with these short needles steps through prose byte by byte.
+        self.binary_gate = re.compile(rb"0110")
+        self.dash_dot = re.compile(rb"-\.")
+        self.dot_dash = re.compile(rb"\.-")
         self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
 
 
@@ -1159,13 +1170,20 @@ class _LazyPattern:
     """An alternation of patterns compiled the first time a text needs it: a script's patterns cost nothing
     at start-up for a host that never reads that script. Each branch is compiled behind the gate of the
     characters its matches can start with (:func:`guard_gates.compile_gated`): the same matches, and most positions
-    of a long text refused with one class test."""
+    of a long text refused with one class test.
 
-    __slots__ = ("branches", "compiled")
+    A branch whose every match holds a given ASCII sign (``@`` of an address, a header's ``:``; see
+    :func:`guard_gates.required_characters`) cannot match in a stretch of text without that sign: the stretch is
+    searched with the alternation of the other branches (compiled on first need, one per set of signs present),
+    which finds the same matches. An address's branches scan whole sentences, and most stretches of a page have
+    no address."""
+
+    __slots__ = ("_signs", "_variants", "branches")
 
     def __init__(self, branches: tuple[str, ...]) -> None:
         self.branches = branches
-        self.compiled: re.Pattern[str] | None = None
+        self._signs: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+        self._variants: dict[tuple[bool, ...], re.Pattern[str] | None] = {}
 
     @property
     def source(self) -> str:
@@ -1173,9 +1191,38 @@ class _LazyPattern:
         return "|".join(self.branches)
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
-        if self.compiled is None:
-            self.compiled = guard_gates.compile_gated(self.branches)
-        return self.compiled.finditer(text, start, end)
+        """The matches of the alternation in ``text[start:end]``, as ``re.finditer`` finds them."""
+        if self._signs is None:
+            self._signs = _required_signs(self.branches)
+        if not self._signs:  # most groups: one alternation for every stretch
+            present: tuple[bool, ...] = ()
+        else:
+            present = tuple(text.find(sign, start, end) != -1 for sign, _branches in self._signs)
+        if present in self._variants:
+            pattern = self._variants[present]
+        else:
+            pattern = self._variants[present] = self._compile(present)
+        return iter(()) if pattern is None else pattern.finditer(text, start, end)
+
+    def _compile(self, present: tuple[bool, ...]) -> re.Pattern[str] | None:
+        """The gated alternation of the branches that can match where the signs ``present`` says are there (None
+        when no branch can)."""
+        assert self._signs is not None
+        left_out = {index for (_sign, branches), there in zip(self._signs, present, strict=True) if not there
+                    for index in branches}
+        kept = tuple(branch for index, branch in enumerate(self.branches) if index not in left_out)
+        return guard_gates.compile_gated(kept) if kept else None
+
+
+def _required_signs(branches: tuple[str, ...]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The ASCII signs (not letters, digits, spaces or full stops: those are in most stretches of text) that some
+    of ``branches`` require in every match, each with the indexes of the branches that require it."""
+    needing: dict[str, list[int]] = {}
+    for index, branch in enumerate(branches):
+        for char in guard_gates.required_characters(branch):
+            if char.isascii() and not char.isalnum() and not char.isspace() and char != ".":
+                needing.setdefault(char, []).append(index)
+    return tuple((sign, tuple(indexes)) for sign, indexes in sorted(needing.items()))
 
 
 def _lead_bytes(letters: str) -> tuple[bytes, ...]:
@@ -1615,12 +1662,16 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
 
     Every markup rule starts with one of :data:`_MARKUP_STARTS`, or with ``(`` and a letter that may be
     ``f``, ``t`` or ``a`` in any case (non-ASCII letters are ``?`` in ``raw``, the one-byte copy), so the
-    gate runs only where ``bytes.find`` sees such a start: prose has few of them. Text with many of them
+    gate runs only where ``compiled.markup_starts`` sees such a start: prose has few of them. Text with many of them
     (markup, code) is searched with the gate alone, which is then cheaper.
     """
+    one_byte, longer = compiled.markup_starts
     found: set[int] = set()
-    for needle in _MARKUP_STARTS:
+    for needle in one_byte:
         found.update(_all_finds(raw, needle, -1))
+    for first, pattern in longer:
+        if first in raw:  # memchr: a short text seldom has the byte, and a call to re costs more
+            found.update(start.start() - 1 for start in pattern.finditer(raw))
     found.update(p - 1 for p in _all_finds(raw, b"(") if raw[p + 1] in b"fFtTaA?")
     gate = compiled.markup_gate
     if len(found) * 32 > len(text):
@@ -1631,6 +1682,32 @@ def _markup_gates(text: str, raw: bytes, compiled: _Compiled) -> list[int]:
             match = gate.search(text, match.start() + 1)
         return positions
     return [position for position in sorted(found) if gate.match(text, position) is not None]
+
+
+def _prefixed_searches(
+    needles: tuple[bytes, ...], *, overlapping: bool = False
+) -> tuple[tuple[bytes, ...], tuple[tuple[bytes, re.Pattern[bytes]], ...]]:
+    """``needles`` as cheap searches: those of one byte as they are (``bytes.find`` of one byte is ``memchr``),
+    the longer ones one pattern per first byte (``re`` skips to a literal first byte in a tight loop, where
+    ``bytes.find`` of a short needle of common bytes steps through prose byte by byte, and an alternation
+    of several first bytes tests a class at every byte). With ``overlapping``, a pattern's match is its first
+    byte alone (the rest looked ahead at), so ``finditer`` finds every start. Each pattern comes with its first
+    byte."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for needle in needles:
+        if len(needle) > 1:
+            by_first.setdefault(needle[:1], []).append(re.escape(needle[1:]))
+    rest = "(?=" if overlapping else "(?:"
+    patterns = tuple((first, re.compile(re.escape(first) + rest.encode() + b"|".join(tails) + b")"))
+                     for first, tails in by_first.items())
+    return tuple(needle for needle in needles if len(needle) == 1), patterns
+
+
+def _has_mail_at_sign(raw: bytes, compiled: _Compiled) -> bool:
+    """Whether the one-byte copy holds one of :data:`guard_languages.MAIL_AT_SIGNS`."""
+    one_byte, longer = compiled.mail_at_signs
+    return any(sign in raw for sign in one_byte) or any(
+        first in raw and pattern.search(raw) is not None for first, pattern in longer)
 
 
 def _anchored(
@@ -1766,16 +1843,17 @@ def _all_finds(haystack: bytes, needle: bytes, shift: int = 0) -> list[int]:
     return found
 
 
-def _leet_matches(shape: bytes) -> list[tuple[int, int]]:
+def _leet_matches(shape: bytes, compiled: _Compiled) -> list[tuple[int, int]]:
     """Where a leetspeak character stands next to letters, as ``(start, end)`` in the text, given the
     :data:`_SPACED_BYTES` copy of ``" " + text + " "`` (``a`` letter, ``d`` leet character).
 
     What ``re.finditer`` of ``[leet](?:(?<=[A-Za-z][leet])[A-Za-z]|[A-Za-z][leet])`` gives (a leet
-    character between letters, or a letter between leet characters), found with ``bytes.find``.
+    character between letters, or a letter between leet characters), found with ``compiled.leet_pairs``.
     """
     matches: list[tuple[int, int]] = []
     last = 0
-    for position in sorted({*_all_finds(shape, b"ada", 1), *_all_finds(shape, b"dad")}):
+    for found in compiled.leet_pairs.finditer(shape):
+        position = found.start()
         if position < last:
             continue
         last = position + (2 if shape[position - 1] == 97 and shape[position + 1] == 97 else 3)
@@ -1856,7 +1934,7 @@ def _view_spans(
     # A letter next to a leetspeak character, located with ``bytes.find`` in the letters/leet/other copy.
     if letters is None:
         letters = raw.translate(_SPACED_BYTES)
-    for start, end in _merged_windows(len(text), _leet_matches(letters)):
+    for start, end in _merged_windows(len(text), _leet_matches(letters, compiled)):
         # Only a window where a word with leetspeak in it reads as a word the rules know.
         if any(word.lower() in compiled.rule_words for word in _leet_words(text, start, end, compiled)
                for word in (word.translate(_LEET),)):
@@ -1919,7 +1997,7 @@ def _neutralise_rules(
     fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
         compiled.fancy_letter.search(foreign) is not None)
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
-    if _has_any(raw, guard_languages.MAIL_AT_SIGNS):
+    if _has_mail_at_sign(raw, compiled):
         spans.extend(_mail_orders(text, compiled))
     if script:
         spans.extend(_mixed_word_spans(text, compiled, utf8))
@@ -2802,7 +2880,7 @@ def _decoded_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int,
             continue
         if _suspicious(decoded, compiled):
             replacements.append((start, end, kind, decoded))
-    if b"0110" in raw:  # every ASCII letter written in binary starts 01
+    if compiled.binary_gate.search(raw) is not None:  # every ASCII letter written in binary starts 01
         for match in compiled.binary.finditer(raw):
             groups = match.group().replace(b",", b" ").split()
             try:
@@ -2811,7 +2889,7 @@ def _decoded_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[int,
                 continue
             if _suspicious(decoded, compiled):
                 replacements.append((match.start() - 1, match.end() - 1, "binary", decoded))
-    if b".-" in raw and b"-." in raw:
+    if compiled.dash_dot.search(raw) is not None and compiled.dot_dash.search(raw) is not None:
         for match in compiled.morse.finditer(raw):
             decoded = _morse(match.group().decode("ascii"))
             if decoded and _prose_like(decoded, compiled):
@@ -2827,7 +2905,7 @@ def _hex_and_url_runs(text: str, raw: bytes, compiled: _Compiled) -> list[tuple[
     # The patterns run over the one-byte copy (``raw[i + 1]`` is ``text[i]``). The first two start with a
     # literal (``re`` skips to it faster than ``in`` would answer); the third runs when the hex shape has
     # 24 digits in a row or twelve pairs apart.
-    hex_patterns = list(compiled.hex)
+    hex_patterns = list(compiled.hex) if b"\\" in raw else list(compiled.hex[1:])  # the first needs a "\\x"
     hexes = raw.translate(_HEX_BYTES)
     if b"h" * 24 in hexes or b"hh hh hh hh hh hh hh hh hh hh hh hh" in hexes:
         hex_patterns.append(compiled.plain_hex)

@@ -251,3 +251,40 @@ def _class(ranges: list[tuple[int, int]]) -> str:
         return _CATEGORY_ESCAPES[-1 - code] if code < 0 else f"\\U{code:08x}"
 
     return "[" + "".join(char(low) if low == high else f"{char(low)}-{char(high)}" for low, high in ranges) + "]"
+
+
+def required_characters(source: str) -> frozenset[str]:
+    """Characters every match of ``source`` consumes (holds between its start and its end), as far as the parsed
+    pattern shows them for certain: the literals of its top-level sequence, of the groups and repeats of one
+    or more it opens, and those every branch of a choice requires. Empty when none is known (a case-insensitive
+    literal, a class of several characters, a look-around or a back-reference requires nothing here)."""
+    try:
+        parsed = _parser.parse(source)
+    except (re.error, RecursionError):
+        return frozenset()
+    return frozenset(chr(code) for code in _required(parsed, int(parsed.state.flags)))
+
+
+def _required(items: Any, flags: int) -> set[int]:
+    found: set[int] = set()
+    for op, av in items:
+        found |= _required_of(str(op), av, flags)
+    return found
+
+
+def _required_of(op: str, av: Any, flags: int) -> set[int]:
+    if op == "LITERAL":
+        return set() if flags & _IGNORECASE else {av}
+    if op == "IN":
+        single = len(av) == 1 and str(av[0][0]) == "LITERAL" and not flags & _IGNORECASE
+        return {av[0][1]} if single else set()
+    if op == "SUBPATTERN":
+        return _required(av[3], (flags | av[1]) & ~av[2])
+    if op == "ATOMIC_GROUP":
+        return _required(av, flags)
+    if op in _REPEATS:
+        return _required(av[2], flags) if av[0] >= 1 else set()
+    if op == "BRANCH":
+        choices = [_required(choice, flags) for choice in av[1]]
+        return set.intersection(*choices) if choices else set()
+    return set()

@@ -632,3 +632,26 @@ def test_a_collapsed_accordion_section_stays_and_hidden_menus_and_notes_go() -> 
     markdown = extract(page(f"<p>{STORY[0]}</p>{panel}{menu}{sizes}{note}")).markdown
     assert_story_whole(markdown)
     assert "Sport" not in markdown and "draft note" not in markdown and "Larger text" not in markdown
+
+
+# REQ: WEB-3
+def test_a_code_blocks_syntax_classes_are_not_read_as_page_furniture() -> None:
+    code = ("<pre><code class='language-bash'><span class='hljs-comment'># stage every changed file</span>\n"
+            "git add -A\n<span class='hljs-comment'># record them with a message</span>\n"
+            "git commit -m done</code></pre>")
+    comments = "<div class='comment-list'><p>First! Great article, thanks.</p></div>"
+    markdown = assert_furniture_goes(code + comments, gone=("First! Great article",))
+    assert "# stage every changed file" in markdown and "# record them with a message" in markdown
+
+
+# REQ: WEB-3
+def test_a_block_laid_out_again_for_another_screen_goes_and_a_paragraph_said_twice_stays() -> None:
+    # Each layout of the same section sits in its own wrapper; the style sheet shows one per screen size.
+    section = ("<h2>What the repairs cost</h2><p>The regional government pays most of the four million euros, and "
+               "the town covers the rest from the reserve it set aside for the bridge ten years ago.</p>")
+    variants = "".join(f"<div class='v{size}'>{section}</div>" for size in ("wide", "narrow", "phone"))
+    said_twice = paragraphs([STORY[0]])  # the same paragraph again, alone where it stands: the author's choice
+    markdown = extract(page(paragraphs(STORY) + variants + said_twice)).markdown
+    assert_story_whole(markdown)
+    assert markdown.count("the town covers the rest") == 1 and markdown.count("What the repairs cost") == 1
+    assert markdown.count(STORY[0]) == 2

@@ -288,6 +288,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
         _remove_boilerplate(tree)
         main = _choose_main(tree) or tree.body or tree.root
         _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
+        _drop_repeated_blocks(main)
         before = len(main.text(strip=True))
     if not options.include_images:
         _drop_image_captions(main)
@@ -617,7 +618,11 @@ def _remove_comment_blocks(tree: Any) -> None:
     body = tree.body or tree.root
     if body is None:
         return
-    found = [node for node in body.css(":is([class], [id])") if _negative_kind(node) == "strong"]
+    in_code = {node.mem_id for node in body.css(_IN_CODE)}
+    found = [
+        node for node in body.css(":is([class], [id])")
+        if node.mem_id not in in_code and _negative_kind(node) == "strong"
+    ]
     _decompose_all([node for node in found if node.css_first("main, article, [itemprop=articleBody]") is None])
 
 
@@ -670,8 +675,10 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
+    # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
+    in_code = {node.mem_id for node in main.css(_IN_CODE)}
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
-        if node.parent is None or node.mem_id == main.mem_id:
+        if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
         kind = _negative_kind(node)
         if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
@@ -688,6 +695,9 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+_IN_CODE = "pre [class], code [class]"
 
 
 def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
@@ -969,6 +979,49 @@ def _slideshow_holder(listing: Any, main: Any) -> Any:
         holder = ancestor
         ancestor = ancestor.parent
     return holder
+
+
+_REPEATED_FROM = 80
+"""Paragraphs shorter than this may repeat by chance ("Read more", a product's name); longer ones do not."""
+
+
+def _drop_repeated_blocks(main: Any) -> None:
+    """A block whose text repeats an earlier block's word for word: the same content laid out again for
+    another screen size (the style sheet shows one of them at a time). Found from its paragraphs: a repeated
+    one, widened to the largest block that holds it but not the first, when that block is more than the
+    paragraph and its text and the text of the matching block around the first are the same."""
+    first_seen: dict[str, Any] = {}
+    found: dict[int, Any] = {}
+    for paragraph in main.css("p"):
+        text = paragraph.text(strip=True)
+        if len(text) < _REPEATED_FROM:
+            continue
+        earlier = first_seen.setdefault(text, paragraph)
+        if earlier.mem_id == paragraph.mem_id or _has_ancestor_in(paragraph, found):
+            continue
+        block = _repeating_block(earlier, paragraph, main)
+        if block is not None:
+            found[block.mem_id] = block
+    _decompose_all(list(found.values()))
+
+
+def _repeating_block(earlier: Any, later: Any, main: Any) -> Any:
+    """The largest block around ``later`` (below ``main``) not around ``earlier``, if its text is the text of
+    the block as far up around ``earlier``."""
+    around_earlier: dict[int, Any] = {}
+    node = earlier
+    while node.parent is not None and node.mem_id != main.mem_id:
+        around_earlier[node.parent.mem_id] = node  # the ancestor, and its child on the way to ``earlier``
+        node = node.parent
+    block = later
+    while block.parent is not None and block.parent.mem_id not in around_earlier:
+        block = block.parent
+    if block.parent is None:
+        return None
+    twin = around_earlier[block.parent.mem_id]
+    if block.mem_id == later.mem_id:
+        return None  # a paragraph said again among the others (a meal on two days of a plan, a pull quote)
+    return block if block.text(strip=True) == twin.text(strip=True) else None
 
 
 def _decompose_all(nodes: list[Any]) -> None:

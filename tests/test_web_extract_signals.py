@@ -655,3 +655,37 @@ def test_a_block_laid_out_again_for_another_screen_goes_and_a_paragraph_said_twi
     assert_story_whole(markdown)
     assert markdown.count("the town covers the rest") == 1 and markdown.count("What the repairs cost") == 1
     assert markdown.count(STORY[0]) == 2
+
+
+PLANTS = [
+    ("Pothos", "One of the easiest houseplants to grow, even if you forget to water it now and then."),
+    ("Peace lily", "White flowers bloom through the year above dark, glossy leaves; keep the soil moist."),
+    ("Snake plant", "Stiff, upright leaves that range from a few inches to several feet tall, by variety."),
+]
+
+
+def cards(items: list[tuple[str, str]]) -> str:
+    return "".join(
+        f"<div class='c30'><div class='c31'><img src='/{name}.jpg' alt=''></div><div class='c32'><p><strong>{name}"
+        f"</strong><br>{text}</p></div></div>"
+        for name, text in items
+    )
+
+
+# REQ: WEB-3
+def test_a_series_of_cards_naming_and_describing_pictures_stays_and_lone_captions_go() -> None:
+    captions = ("<div class='c33'><img src='/bridge.jpg' alt=''><span class='c34'>The old bridge at dusk. "
+                "Photo: Town Archive</span></div>")
+    markdown = assert_furniture_goes(cards(PLANTS) + captions, gone=("The old bridge at dusk",))
+    for name, text in PLANTS:
+        assert name in markdown and text in markdown
+    # Two such cards are not yet a series: they go like any picture's short text.
+    markdown = assert_furniture_goes(cards(PLANTS[:2]), gone=(PLANTS[0][1], PLANTS[1][1]))
+
+
+# REQ: WEB-3
+def test_a_picture_inside_a_paragraphs_phrase_leaves_the_phrase_and_a_pictures_own_box_goes() -> None:
+    icon = ("<p><span><img src='/icon.png' alt=''> Every bus on the detour stops at the old market hall, the "
+            "station and the hospital.</span></p>")
+    box = "<div class='c35'><span class='c36'><img src='/map.png' alt=''> Map: Town Paper</span></div>"
+    assert_furniture_goes(icon + box, gone=("Map: Town Paper",), kept=("Every bus on the detour stops",))

@@ -573,7 +573,9 @@ def _drop_image_captions(main: Any) -> None:
             continue
         holder = image.parent
         for _ in range(2):
-            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("p", "td", "th", "li"):
+            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("td", "th", "li") or _in_running_text(
+                holder
+            ):
                 break
             text_length = len(holder.text(strip=True))
             if text_length:
@@ -582,10 +584,40 @@ def _drop_image_captions(main: Any) -> None:
                     found.append(holder)
                 break
             holder = holder.parent
+    cards = {holder.mem_id for holder in found if _names_then_describes(holder)}
+    if len(cards) >= _MIN_CARDS:
+        found = [holder for holder in found if holder.mem_id not in cards]
     _decompose_all(found)
 
 
+_MIN_CARDS = 3
+_SENTENCE_END = (".", "!", "?", ".)", '."', ".”")
+
+
+def _names_then_describes(holder: Any) -> bool:
+    """The text beside the picture opens with a short name (no sentence) and goes on with a sentence or more
+    of description: one card of a series (plants, products, terms of a glossary), where a caption says what
+    the picture shows, and a credit follows it."""
+    texts = [text for node in holder.traverse(include_text=True)
+             if node.tag == "-text" and (text := " ".join((node.text_content or "").split()))]
+    if len(texts) < 2 or len(texts[0]) > 60 or texts[0].endswith((*_SENTENCE_END, ":")):
+        return False
+    return any(len(text) >= 80 and text.endswith(_SENTENCE_END) for text in texts[1:])
+
+
 _INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
+_TEXT_BLOCKS = frozenset({"p"})
+
+
+def _in_running_text(node: Any) -> bool:
+    """``node`` is a paragraph or a heading, or an inline element within one: a picture there is part of the
+    text (an icon before a product's name, a heading's logo), not over a caption. A link around the picture and
+    its text is a card of its own (a teaser), wherever it stands."""
+    if node.tag == "a":
+        return False
+    while node is not None and node.tag in _INLINE_TAGS:
+        node = node.parent
+    return node is not None and node.tag in _TEXT_BLOCKS
 
 
 def _hover_card(image: Any) -> Any:

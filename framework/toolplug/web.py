@@ -606,18 +606,17 @@ def _names_then_describes(holder: Any) -> bool:
 
 
 _INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
-_TEXT_BLOCKS = frozenset({"p"})
 
 
 def _in_running_text(node: Any) -> bool:
-    """``node`` is a paragraph or a heading, or an inline element within one: a picture there is part of the
-    text (an icon before a product's name, a heading's logo), not over a caption. A link around the picture and
-    its text is a card of its own (a teaser), wherever it stands."""
+    """``node`` is a paragraph, or an inline element within one: a picture there is part of the text (an icon
+    before a product's name), not over a caption. A link around the picture and its text is a card of its own
+    (a teaser), wherever it stands."""
     if node.tag == "a":
         return False
     while node is not None and node.tag in _INLINE_TAGS:
         node = node.parent
-    return node is not None and node.tag in _TEXT_BLOCKS
+    return node is not None and node.tag == "p"
 
 
 def _hover_card(image: Any) -> Any:

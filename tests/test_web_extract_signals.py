@@ -689,3 +689,13 @@ def test_a_picture_inside_a_paragraphs_phrase_leaves_the_phrase_and_a_pictures_o
             "station and the hospital.</span></p>")
     box = "<div class='c35'><span class='c36'><img src='/map.png' alt=''> Map: Town Paper</span></div>"
     assert_furniture_goes(icon + box, gone=("Map: Town Paper",), kept=("Every bus on the detour stops",))
+
+
+# REQ: WEB-3
+def test_a_note_about_the_author_the_metadata_names_goes_and_a_sentence_about_someone_else_stays() -> None:
+    html = page(paragraphs([*STORY, "Mark Hill is the engineer who led the inspection, and he says the piers can be "
+                            "saved.", "Jane Doe is a reporter who covers transport for The Town Paper."]))
+    html = html.replace("<head>", "<head><meta name='author' content='Jane Doe'>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Mark Hill is the engineer" in markdown and "covers transport" not in markdown

@@ -210,7 +210,7 @@ def extract(
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
     streamed = 'hidden id="S:' in html  # a substring scan costs a fraction of a pattern's search
-    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed)
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed, meta["author"])
     main, before = _main_content(tree, options)
     after = len(main.text(strip=True))
     if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
@@ -262,6 +262,8 @@ class _Options:
     remove_hidden: bool
     streamed: bool
     """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
+    author: str = ""
+    """Who the page's metadata says wrote it."""
     gentle: bool = False
     """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
 
@@ -296,6 +298,7 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     _clean_inside(main, options.gentle, _site_of(options.url or ""))
     _drop_clutter(main)
     _drop_title_heading(main, options.title)
+    _drop_author_notes(main, options.author)
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
@@ -1235,6 +1238,32 @@ def _drop_title_heading(main: Any, title: str) -> None:
         return
     most = len(title) + 10
     _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
+
+
+_AUTHOR_NOTE = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
+_AUTHOR_NOTE_MOST = 700
+_PERSON_NAME = re.compile(r"[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){1,4}")
+
+
+def _drop_author_notes(main: Any, author: str) -> None:
+    """Drop the notes about the people the metadata names as the page's authors: a short block opening with
+    one of their full names and a verb ("Jane Doe is a reporter who covers...", "Jane Doe has no position in the
+    stocks mentioned"). The article speaks of its subject; such a note, of who wrote it."""
+    names = [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
+             if _PERSON_NAME.fullmatch(name)]
+    if not names:
+        return
+    found = []
+    for node in main.css(_LINE_BLOCKS):
+        if node.mem_id == main.mem_id or not (node.tag == "p" or _is_leaf_block(node)):
+            continue
+        text = " ".join(node.text().split())
+        if len(text) > _AUTHOR_NOTE_MOST:
+            continue
+        text = text.removeprefix("Dr. ").removeprefix("About ")
+        if any(text.startswith(name) and _AUTHOR_NOTE.match(text, len(name)) for name in names):
+            found.append(node)
+    _decompose_all(found)
 
 
 def _is_copy(node: Any, words: str, most: int) -> bool:

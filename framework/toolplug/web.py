@@ -296,9 +296,8 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
         _drop_image_captions(main)
         main.strip_tags(["img", "picture"])
     _clean_inside(main, options.gentle, _site_of(options.url or ""))
-    _drop_clutter(main)
+    _drop_clutter(main, options.author)
     _drop_title_heading(main, options.title)
-    _drop_author_notes(main, options.author)
     if options.url:
         _absolute_links(main, options.url, options.include_images)
     return main, before
@@ -955,22 +954,29 @@ _DIGIT = re.compile(r"\d")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
-def _drop_clutter(main: Any) -> None:
-    """Remove the furniture the class names did not give away, judged by what the text says."""
+def _drop_clutter(main: Any, author: str = "") -> None:
+    """Remove the furniture the class names did not give away, judged by what the text says; with the
+    ``author`` of the metadata, the notes about them too (see :func:`_is_author_note`)."""
     _drop_furniture_sections(main)
+    authors = _author_names(author)
+    longest = _AUTHOR_NOTE_MOST if authors else _CLUTTER_MOST
     found = []
     # A container's own lines are judged one by one (and its text is costly to build).
     for node in main.css(_LINE_BLOCKS):
         if node.mem_id == main.mem_id:
             continue
         text = " ".join(node.text().split())
-        if not text or len(text) > 400:
+        if not text or len(text) > longest:
             continue
-        if _is_clutter_line(node, text) and (node.tag == "p" or _is_leaf_block(node)) and not _inside(
-            node, "blockquote", main
-        ):
+        clutter = len(text) <= _CLUTTER_MOST and _is_clutter_line(node, text)
+        if (clutter or (authors and _is_author_note(text, authors))) and (
+            node.tag == "p" or _is_leaf_block(node)
+        ) and not _inside(node, "blockquote", main):
             found.append(node)  # a quoted post keeps its own date and attribution
     _decompose_all(found)
+
+
+_CLUTTER_MOST = 400
 
 
 _SLIDE_COUNTER = re.compile(r"\W*(\d{1,4})\s*(?:/|of|von|de|sur|из)\s*(\d{1,4})\b", re.I)
@@ -1245,25 +1251,18 @@ _AUTHOR_NOTE_MOST = 700
 _PERSON_NAME = re.compile(r"[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){1,4}")
 
 
-def _drop_author_notes(main: Any, author: str) -> None:
-    """Drop the notes about the people the metadata names as the page's authors: a short block opening with
-    one of their full names and a verb ("Jane Doe is a reporter who covers...", "Jane Doe has no position in the
-    stocks mentioned"). The article speaks of its subject; such a note, of who wrote it."""
-    names = [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
-             if _PERSON_NAME.fullmatch(name)]
-    if not names:
-        return
-    found = []
-    for node in main.css(_LINE_BLOCKS):
-        if node.mem_id == main.mem_id or not (node.tag == "p" or _is_leaf_block(node)):
-            continue
-        text = " ".join(node.text().split())
-        if len(text) > _AUTHOR_NOTE_MOST:
-            continue
-        text = text.removeprefix("Dr. ").removeprefix("About ")
-        if any(text.startswith(name) and _AUTHOR_NOTE.match(text, len(name)) for name in names):
-            found.append(node)
-    _decompose_all(found)
+def _author_names(author: str) -> list[str]:
+    """The full names (two words or more) in the metadata's ``author``: people, not a site's one-word name."""
+    return [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
+            if _PERSON_NAME.fullmatch(name)]
+
+
+def _is_author_note(text: str, authors: list[str]) -> bool:
+    """``text`` opens with one of the ``authors``' full names and a verb ("Jane Doe is a reporter who
+    covers...", "Jane Doe has no position in the stocks mentioned"): a note about who wrote the article, where
+    the article speaks of its subject."""
+    text = text.removeprefix("Dr. ").removeprefix("About ")
+    return any(text.startswith(name) and _AUTHOR_NOTE.match(text, len(name)) for name in authors)
 
 
 def _is_copy(node: Any, words: str, most: int) -> bool:

@@ -699,3 +699,10 @@ def test_a_note_about_the_author_the_metadata_names_goes_and_a_sentence_about_so
     markdown = extract(html).markdown
     assert_story_whole(markdown)
     assert "Mark Hill is the engineer" in markdown and "covers transport" not in markdown
+
+
+# REQ: WEB-3
+def test_a_code_blocks_lines_broken_with_br_stay_lines() -> None:
+    code = "<pre>import os<br>import time<br/><br>print(os.getcwd())</pre>"
+    markdown = assert_furniture_goes(code, gone=())
+    assert "```\nimport os\nimport time\n\nprint(os.getcwd())\n```" in markdown

@@ -1696,6 +1696,8 @@ class _MarkdownWriter:
         return "\n\n" + "\n".join(lines) + "\n\n"
 
     def pre(self, node: Any) -> str:
+        for line_break in node.css("br"):  # some pages break a block's lines with <br>, not newlines
+            line_break.replace_with("\n")
         code = (node.text(deep=True) or "").strip("\n")
         if not code.strip():
             return ""

@@ -706,3 +706,13 @@ def test_a_code_blocks_lines_broken_with_br_stay_lines() -> None:
     code = "<pre>import os<br>import time<br/><br>print(os.getcwd())</pre>"
     markdown = assert_furniture_goes(code, gone=())
     assert "```\nimport os\nimport time\n\nprint(os.getcwd())\n```" in markdown
+
+
+# REQ: WEB-3
+def test_an_about_the_author_section_goes_with_its_note_and_the_article_after_a_plain_heading_stays() -> None:
+    note = ("<h3>About the author</h3><p>Jane Doe has covered transport and the town's roads for the paper since "
+            "2009, after ten years at the regional radio station.</p>")
+    section = ("<h3>About the detour</h3><p>Drivers coming from the north should leave the ring road at the second "
+               "exit and follow the yellow signs to the harbour car park.</p>")
+    assert_furniture_goes(section + note, gone=("About the author", "covered transport and the town"),
+                          kept=("About the detour", "Drivers coming from the north"))

@@ -1163,7 +1163,9 @@ def _drop_furniture_sections(main: Any) -> None:
     found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         text = " ".join(heading.text().split())
-        if not text or len(text) > 60 or not (_FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)):
+        if not text or len(text) > 60 or not (
+            _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text) or _ABOUT_AUTHOR.match(text)
+        ):
             continue
         rank = int(heading.tag[1])
         start = heading
@@ -1171,17 +1173,29 @@ def _drop_furniture_sections(main: Any) -> None:
                and len(start.parent.text(strip=True)) <= len(text) + 20):
             start = start.parent
         found.append(start)
+        # A note about the author is prose itself, and short: it goes on to the next heading, within a length.
+        about_author = _ABOUT_AUTHOR.match(text) is not None
+        length = 0
         sibling = start.next
         while sibling is not None:
             if sibling.tag in _HEADINGS and _HEADINGS[sibling.tag] <= rank:
                 break
             if sibling.tag not in ("-text", "_comment"):
                 nested = sibling.css_first("h1, h2, h3")
-                if (nested is not None and _HEADINGS[nested.tag] <= rank) or _is_prose(sibling):
+                if nested is not None and _HEADINGS[nested.tag] <= rank:
+                    break
+                if about_author:
+                    length += len(sibling.text(strip=True))
+                    if length > _AUTHOR_NOTE_MOST:
+                        break
+                elif _is_prose(sibling):
                     break
             found.append(sibling)
             sibling = sibling.next
     _decompose_all(found)
+
+
+_ABOUT_AUTHOR = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b", re.I)
 
 
 def _is_prose(node: Any) -> bool:

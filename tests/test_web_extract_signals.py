@@ -716,3 +716,17 @@ def test_an_about_the_author_section_goes_with_its_note_and_the_article_after_a_
                "exit and follow the yellow signs to the harbour car park.</p>")
     assert_furniture_goes(section + note, gone=("About the author", "covered transport and the town"),
                           kept=("About the detour", "Drivers coming from the north"))
+
+
+# REQ: WEB-3
+def test_a_schedule_of_dated_lines_stays_and_the_pages_own_date_line_goes() -> None:
+    schedule = "".join(f"<div>{day}    6pm - 8pm    Town Hall room 2</div>"
+                       for day in ("March 3", "March 10", "March 17", "March 24"))
+    dated = "<div class='c40'>Updated March 2, 2024 10:15</div>"
+    markdown = assert_furniture_goes(f"<p><strong>Public meetings</strong></p><div>{schedule}</div>{dated}",
+                                     gone=("Updated March 2",))
+    for day in ("March 3", "March 10", "March 17", "March 24"):
+        assert day in markdown
+    # Two dated lines are not yet a schedule.
+    assert_furniture_goes("".join(f"<div>{day} 6pm</div>" for day in ("March 3", "March 10")),
+                          gone=("March 3", "March 10"))

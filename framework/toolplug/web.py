@@ -1104,12 +1104,42 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
+    return _is_dated_line(text) and not _in_schedule(node)
+
+
+def _is_dated_line(text: str) -> bool:
+    """A short line that is a date with at most a few words (a label, a byline): when the page was written."""
     if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
             return True
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+_MIN_SCHEDULE = 3
+
+
+def _in_schedule(node: Any) -> bool:
+    """``node`` and the blocks just around it of its kind are dated lines, three or more in a row: the dates of
+    a schedule or a timeline, which the article lists (a page's own date stands alone)."""
+    run = 1
+    for backwards in (True, False):
+        sibling = _element_sibling(node, backwards)
+        while run < _MIN_SCHEDULE and sibling is not None and sibling.tag == node.tag and _is_dated_line(
+            " ".join(sibling.text().split())
+        ):
+            run += 1
+            sibling = _element_sibling(sibling, backwards)
+    return run >= _MIN_SCHEDULE
+
+
+def _element_sibling(node: Any, backwards: bool) -> Any:
+    """The element before (or after) ``node`` among its siblings, past text and comments."""
+    sibling = node.prev if backwards else node.next
+    while sibling is not None and sibling.tag in ("-text", "_comment", "-comment"):
+        sibling = sibling.prev if backwards else sibling.next
+    return sibling
 
 
 def _is_credit_label(text: str) -> bool:

@@ -18,6 +18,7 @@ import asyncio
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -288,9 +289,10 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     before = 0
     if main is None:
         _remove_boilerplate(tree)
-        main = _choose_main(tree) or tree.body or tree.root
+        chosen, prose_lengths = _choose_main(tree)
+        main = chosen or tree.body or tree.root
         _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
-        _drop_repeated_blocks(main)
+        _drop_repeated_blocks(main, prose_lengths)
         before = len(main.text(strip=True))
     if not options.include_images:
         _drop_image_captions(main)
@@ -1025,18 +1027,23 @@ _REPEATED_FROM = 80
 """Paragraphs shorter than this may repeat by chance ("Read more", a product's name); longer ones do not."""
 
 
-def _drop_repeated_blocks(main: Any) -> None:
+def _drop_repeated_blocks(main: Any, prose_lengths: dict[int, int]) -> None:
     """A block whose text repeats an earlier block's word for word: the same content laid out again for
     another screen size (the style sheet shows one of them at a time). Found from its paragraphs: a repeated
     one, widened to the largest block that holds it but not the first, when that block is more than the
-    paragraph and its text and the text of the matching block around the first are the same."""
+    paragraph and its text and the text of the matching block around the first are the same.
+    ``prose_lengths``: the lengths of the prose paragraphs (see :func:`_score_candidates`)."""
+    # Only paragraphs of the same length can repeat: the lengths the scoring measured rule out most of them
+    # before any text is built.
+    candidates = [paragraph for paragraph in main.css("p")
+                  if prose_lengths.get(paragraph.mem_id, 0) >= _REPEATED_FROM]
+    counts = Counter(prose_lengths[paragraph.mem_id] for paragraph in candidates)
     first_seen: dict[str, Any] = {}
     found: dict[int, Any] = {}
-    for paragraph in main.css("p"):
-        text = paragraph.text(strip=True)
-        if len(text) < _REPEATED_FROM:
+    for paragraph in candidates:
+        if counts[prose_lengths[paragraph.mem_id]] < 2:
             continue
-        earlier = first_seen.setdefault(text, paragraph)
+        earlier = first_seen.setdefault(paragraph.text(strip=True), paragraph)
         if earlier.mem_id == paragraph.mem_id or _has_ancestor_in(paragraph, found):
             continue
         block = _repeating_block(earlier, paragraph, main)
@@ -1367,10 +1374,11 @@ def _link_density(node: Any, text_length: int) -> float:
     return linked / text_length
 
 
-def _choose_main(tree: Any) -> Any:
-    """The element holding the article: paragraphs score their ancestors, like readability does. When the
-    best one lies in a comment section (a long discussion outweighs a short story), the choice is made again
-    without them."""
+def _choose_main(tree: Any) -> tuple[Any, dict[int, int]]:
+    """The element holding the article (``None`` if no paragraph scores), and the lengths of the prose
+    paragraphs (see :func:`_score_candidates`): paragraphs score their ancestors, like readability does. When
+    the best one lies in a comment section (a long discussion outweighs a short story), the choice is made
+    again without them."""
     scores, prose_lengths = _score_candidates(tree)
     best = _best_candidate(scores)
     if best is not None and _in_comments(best):
@@ -1378,12 +1386,13 @@ def _choose_main(tree: Any) -> Any:
         scores, prose_lengths = _score_candidates(tree)
         best = _best_candidate(scores)
     if best is None:
-        return None
+        return None, prose_lengths
     chosen = _widen(best, prose_lengths)
     body = tree.body
     if body is not None and _loose_prose(body, prose_lengths) > _held_prose(chosen, prose_lengths):
-        return body  # the article's paragraphs stand in <body> itself, in no block: a page from before layouts
-    return chosen
+        # The article's paragraphs stand in <body> itself, in no block: a page from before layouts.
+        return body, prose_lengths
+    return chosen, prose_lengths
 
 
 def _in_comments(node: Any) -> bool:

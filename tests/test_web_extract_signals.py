@@ -730,3 +730,13 @@ def test_a_schedule_of_dated_lines_stays_and_the_pages_own_date_line_goes() -> N
     # Two dated lines are not yet a schedule.
     assert_furniture_goes("".join(f"<div>{day} 6pm</div>" for day in ("March 3", "March 10")),
                           gone=("March 3", "March 10"))
+
+
+# REQ: WEB-3
+def test_a_comments_body_is_a_comment_and_a_body_named_for_an_action_on_it_is_the_article() -> None:
+    comment = ("<div class='comments-body'><p>I disagree with the mayor entirely, and I think the bridge could "
+               "have stayed open for bicycles and buses for another year.</p><span>Posted by: John at March 3, "
+               "2024 10:15 PM</span></div>")
+    assert_furniture_goes(comment * 2, gone=("I disagree with the mayor",))
+    near_miss = f"<div class='commentOnSelection-body'>{paragraphs(STORY)}</div>"
+    assert_story_whole(extract(page(near_miss + comment)).markdown)

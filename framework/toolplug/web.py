@@ -156,7 +156,13 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
         if not widgets:
             parts = [part for part in parts if part != "widget"]
-        if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
+        if not parts or any(part in _STATE_PARTS for part in parts):
+            continue
+        if parts[-1] in _CONTENT_PARTS:
+            # "article-body" is the article; "comment-body" is still a comment's (the content word names its
+            # part, the other word what it is part of).
+            if any(part in _STRONG_NEGATIVE and not _names_an_action(parts, index) for index, part in enumerate(parts)):
+                return "strong"
             continue
         for index, part in enumerate(parts):
             if part in _NEGATIVE_WORDS:

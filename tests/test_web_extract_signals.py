@@ -740,3 +740,26 @@ def test_a_comments_body_is_a_comment_and_a_body_named_for_an_action_on_it_is_th
     assert_furniture_goes(comment * 2, gone=("I disagree with the mayor",))
     near_miss = f"<div class='commentOnSelection-body'>{paragraphs(STORY)}</div>"
     assert_story_whole(extract(page(near_miss + comment)).markdown)
+
+
+NOTE = [
+    "A note on the old ferry: it ran until 1962 between the two quays, and some readers remember crossing on it "
+    "as children with their bicycles.",
+    "The council looked at bringing it back during the repairs, but the quays are now too shallow for any boat of "
+    "that size to moor there safely.",
+]
+
+
+# REQ: WEB-3
+def test_an_aside_set_between_the_articles_paragraphs_stays_and_a_sidebar_or_pull_quote_goes() -> None:
+    note = f"<aside class='c50'><h3>The old ferry</h3>{paragraphs(NOTE)}</aside>"
+    pull_quote = ("<aside class='c51'><p>“Repairs are expected to take eighteen months, and most of the cost falls "
+                  "to the region,” the mayor said on Tuesday.</p></aside>")
+    sidebar = ("<aside class='c52'><p>The Town Paper is published every Thursday by the Town Paper cooperative, "
+               "owned by its readers since 1921.</p><p>Letters to the editor are welcome and may be shortened for "
+               "reasons of space before they are printed.</p></aside>")
+    body = (paragraphs(STORY[:1]) + note + paragraphs(STORY[1:2]) + pull_quote + paragraphs(STORY[2:]) + sidebar)
+    markdown = extract(page(body)).markdown
+    assert_story_whole(markdown)
+    assert all(text in markdown for text in NOTE)
+    assert "the mayor said on Tuesday" not in markdown and "published every Thursday" not in markdown

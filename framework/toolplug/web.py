@@ -668,11 +668,23 @@ def _remove_comment_blocks(tree: Any) -> None:
 
 
 def _boilerplate(root: Any) -> list[Any]:
-    """The navigation, asides, footers and landmark roles in ``root`` (some more than once)."""
+    """The navigation, asides, footers and landmark roles in ``root`` (some more than once), but for the asides
+    set in the running text (see :func:`_is_note_in_text`)."""
     return [
         node for node in root.css(_BOILERPLATE)
-        if node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES
+        if (node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES)
+        and not (node.tag == "aside" and _is_note_in_text(node))
     ]
+
+
+def _is_note_in_text(aside: Any) -> bool:
+    """An aside holding paragraphs of running text (two or more), between two paragraphs of running text: a
+    note the article sets apart (on a point it makes in passing), where a sidebar stands beside the whole
+    article and a pull quote repeats one sentence."""
+    return sum(map(_is_prose, aside.css("p"))) >= 2 and all(
+        sibling is not None and sibling.tag == "p" and _is_prose(sibling)
+        for sibling in (_element_sibling(aside, backwards=True), _element_sibling(aside, backwards=False))
+    )
 
 
 def _holds_prose(node: Any) -> bool:

@@ -763,3 +763,15 @@ def test_an_aside_set_between_the_articles_paragraphs_stays_and_a_sidebar_or_pul
     assert_story_whole(markdown)
     assert all(text in markdown for text in NOTE)
     assert "the mayor said on Tuesday" not in markdown and "published every Thursday" not in markdown
+
+
+# REQ: WEB-3
+def test_a_list_of_links_a_sentence_announces_stays_and_one_announced_as_other_reading_goes() -> None:
+    announced = ("<p>The council published the engineers' reports, which are all online:</p><ul>"
+                 "<li><a href='/r1'>Spring inspection of the piers</a></li><li><a href='/r2'>Load test of the deck"
+                 "</a></li><li><a href='/r3'>Cost estimate for the repairs</a></li></ul>")
+    other_reading = ("<p>If you liked this story, you might also like these from our archive:</p><ul>"
+                     "<li><a href='/a'>Ferry prices rise again</a></li><li><a href='/b'>New cycle lanes</a></li>"
+                     "<li><a href='/c'>Market square reopens</a></li></ul>")
+    assert_furniture_goes(announced + other_reading, gone=("Ferry prices rise", "New cycle lanes"),
+                          kept=("Spring inspection of the piers", "Cost estimate for the repairs"))

@@ -677,6 +677,28 @@ def _boilerplate(root: Any) -> list[Any]:
     ]
 
 
+_ANNOUNCING_FROM = 40
+
+
+def _announced(listing: Any) -> bool:
+    """The paragraph just before ``listing`` is a sentence announcing it ("Here are the courses it offers:"):
+    the list is what the article goes on to say, however many of its items are links."""
+    sentence = _element_sibling(listing, backwards=True)
+    if sentence is None or sentence.tag != "p":
+        return False
+    text = sentence.text(strip=True)
+    return (len(text) >= _ANNOUNCING_FROM and text.endswith(":") and _link_density(sentence, len(text)) < 0.5
+            and not _OTHER_READING.search(text))
+
+
+# A sentence that announces the site's other pages ("If you liked this post you might also like:").
+_OTHER_READING = re.compile(
+    r"\b(also like|might like|may like|(might|may) (also )?enjoy|found (the following|these)( \w+)? helpful"
+    r"|more( \w+)? (articles|posts|stories|guides|reads)\b)",
+    re.I,
+)
+
+
 def _is_note_in_text(aside: Any) -> bool:
     """An aside holding paragraphs of running text (two or more), between two paragraphs of running text: a
     note the article sets apart (on a point it makes in passing), where a sidebar stands beside the whole
@@ -865,6 +887,8 @@ def _drop_link_blocks(main: Any) -> None:
         # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
         short = 60 if node.tag == "p" else 600
         if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
+            if node.tag in ("ul", "ol") and _announced(node):
+                continue
             node.decompose()
 
 

@@ -1186,7 +1186,7 @@ def _in_schedule(node: Any) -> bool:
 def _element_sibling(node: Any, backwards: bool) -> Any:
     """The element before (or after) ``node`` among its siblings, past text and comments."""
     sibling = node.prev if backwards else node.next
-    while sibling is not None and sibling.tag in ("-text", "_comment", "-comment"):
+    while sibling is not None and sibling.tag in ("-text", "-comment"):
         sibling = sibling.prev if backwards else sibling.next
     return sibling
 

@@ -703,10 +703,10 @@ def _is_note_in_text(aside: Any) -> bool:
     """An aside holding paragraphs of running text (two or more), between two paragraphs of running text: a
     note the article sets apart (on a point it makes in passing), where a sidebar stands beside the whole
     article and a pull quote repeats one sentence."""
-    return sum(map(_is_prose, aside.css("p"))) >= 2 and all(
+    return all(
         sibling is not None and sibling.tag == "p" and _is_prose(sibling)
         for sibling in (_element_sibling(aside, backwards=True), _element_sibling(aside, backwards=False))
-    )
+    ) and sum(map(_is_prose, aside.css("p"))) >= 2
 
 
 def _holds_prose(node: Any) -> bool:
@@ -1000,10 +1000,10 @@ _EMPHASIS_TAGS = "em, i, strong, b"
 
 def _drop_clutter(main: Any, author: str = "") -> None:
     """Remove the furniture the class names did not give away, judged by what the text says; with the
-    ``author`` of the metadata, the notes about them too (see :func:`_is_author_note`)."""
+    ``author`` of the metadata, the notes about them too (see :func:`_author_note`)."""
     _drop_furniture_sections(main)
-    authors = _author_names(author)
-    longest = _AUTHOR_NOTE_MOST if authors else _CLUTTER_MOST
+    author_note = _author_note(author) if author else None
+    longest = _AUTHOR_NOTE_MOST if author_note else _CLUTTER_MOST
     found = []
     # A container's own lines are judged one by one (and its text is costly to build).
     for node in main.css(_LINE_BLOCKS):
@@ -1013,7 +1013,7 @@ def _drop_clutter(main: Any, author: str = "") -> None:
         if not text or len(text) > longest:
             continue
         clutter = len(text) <= _CLUTTER_MOST and _is_clutter_line(node, text)
-        if (clutter or (authors and _is_author_note(text, authors))) and (
+        if (clutter or (author_note and author_note.match(text))) and (
             node.tag == "p" or _is_leaf_block(node)
         ) and not _inside(node, "blockquote", main):
             found.append(node)  # a quoted post keeps its own date and attribution
@@ -1076,7 +1076,10 @@ def _drop_repeated_blocks(main: Any, prose_lengths: dict[int, int]) -> None:
     paragraph and its text and the text of the matching block around the first are the same.
     ``prose_lengths``: the lengths of the prose paragraphs (see :func:`_score_candidates`)."""
     # Only paragraphs of the same length can repeat: the lengths the scoring measured rule out most of them
-    # before any text is built.
+    # (on most pages, all) before any text is built.
+    counts = Counter(length for length in prose_lengths.values() if length >= _REPEATED_FROM)
+    if not counts or max(counts.values()) < 2:
+        return
     candidates = [paragraph for paragraph in main.css("p")
                   if prose_lengths.get(paragraph.mem_id, 0) >= _REPEATED_FROM]
     counts = Counter(prose_lengths[paragraph.mem_id] for paragraph in candidates)
@@ -1339,23 +1342,22 @@ def _drop_title_heading(main: Any, title: str) -> None:
     _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
 
 
-_AUTHOR_NOTE = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
+_AUTHOR_NOTE_VERB = r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b"
 _AUTHOR_NOTE_MOST = 700
 _PERSON_NAME = re.compile(r"[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){1,4}")
 
 
-def _author_names(author: str) -> list[str]:
-    """The full names (two words or more) in the metadata's ``author``: people, not a site's one-word name."""
-    return [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
-            if _PERSON_NAME.fullmatch(name)]
-
-
-def _is_author_note(text: str, authors: list[str]) -> bool:
-    """``text`` opens with one of the ``authors``' full names and a verb ("Jane Doe is a reporter who
-    covers...", "Jane Doe has no position in the stocks mentioned"): a note about who wrote the article, where
-    the article speaks of its subject."""
-    text = text.removeprefix("Dr. ").removeprefix("About ")
-    return any(text.startswith(name) and _AUTHOR_NOTE.match(text, len(name)) for name in authors)
+@functools.lru_cache(maxsize=256)
+def _author_note(author: str) -> re.Pattern[str] | None:
+    """What opens a note about the people the metadata's ``author`` names (full names of two words or more:
+    people, not a site's one-word name): one of their names and a verb ("Jane Doe is a reporter who
+    covers...", "Jane Doe has no position in the stocks mentioned"). The article speaks of its subject; such a
+    note, of who wrote it. ``None`` when it names no person."""
+    names = [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
+             if _PERSON_NAME.fullmatch(name)]
+    if not names:
+        return None
+    return re.compile(rf"(?:Dr\. |About )?(?:{'|'.join(map(re.escape, names))}){_AUTHOR_NOTE_VERB}")
 
 
 def _is_copy(node: Any, words: str, most: int) -> bool:

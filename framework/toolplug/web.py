@@ -161,8 +161,9 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
         if parts[-1] in _CONTENT_PARTS:
             # "article-body" is the article; "comment-body" is still a comment's (the content word names its
             # part, the other word what it is part of).
-            if any(part in _STRONG_NEGATIVE and not _names_an_action(parts, index) for index, part in enumerate(parts)):
-                return "strong"
+            for index, part in enumerate(parts):
+                if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
+                    return "strong"
             continue
         for index, part in enumerate(parts):
             if part in _NEGATIVE_WORDS:
@@ -583,9 +584,9 @@ def _drop_image_captions(main: Any) -> None:
             continue
         holder = image.parent
         for _ in range(2):
-            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("td", "th", "li") or _in_running_text(
-                holder
-            ):
+            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("td", "th", "li"):
+                break
+            if _in_running_text(holder):
                 break
             text_length = len(holder.text(strip=True))
             if text_length:
@@ -1077,8 +1078,8 @@ def _drop_repeated_blocks(main: Any, prose_lengths: dict[int, int]) -> None:
     ``prose_lengths``: the lengths of the prose paragraphs (see :func:`_score_candidates`)."""
     # Only paragraphs of the same length can repeat: the lengths the scoring measured rule out most of them
     # (on most pages, all) before any text is built.
-    counts = Counter(length for length in prose_lengths.values() if length >= _REPEATED_FROM)
-    if not counts or max(counts.values()) < 2:
+    on_page = Counter(length for length in prose_lengths.values() if length >= _REPEATED_FROM)
+    if not on_page or max(on_page.values()) < 2:
         return
     candidates = [paragraph for paragraph in main.css("p")
                   if prose_lengths.get(paragraph.mem_id, 0) >= _REPEATED_FROM]
@@ -1108,11 +1109,9 @@ def _repeating_block(earlier: Any, later: Any, main: Any) -> Any:
     block = later
     while block.parent is not None and block.parent.mem_id not in around_earlier:
         block = block.parent
-    if block.parent is None:
-        return None
-    twin = around_earlier[block.parent.mem_id]
-    if block.mem_id == later.mem_id:
+    if block.parent is None or block.mem_id == later.mem_id:
         return None  # a paragraph said again among the others (a meal on two days of a plan, a pull quote)
+    twin = around_earlier[block.parent.mem_id]
     return block if block.text(strip=True) == twin.text(strip=True) else None
 
 

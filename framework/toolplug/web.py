@@ -660,7 +660,7 @@ def _remove_comment_blocks(tree: Any) -> None:
     body = tree.body or tree.root
     if body is None:
         return
-    in_code = {node.mem_id for node in body.css(_IN_CODE)}
+    in_code = _in_code(body)
     found = [
         node for node in body.css(":is([class], [id])")
         if node.mem_id not in in_code and _negative_kind(node) == "strong"
@@ -752,7 +752,7 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     quotes = main.css_first("blockquote") is not None
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
     # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
-    in_code = {node.mem_id for node in main.css(_IN_CODE)}
+    in_code = _in_code(main)
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
@@ -773,7 +773,12 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node.decompose()
 
 
-_IN_CODE = "pre [class], code [class]"
+def _in_code(root: Any) -> set[int]:
+    """The ``mem_id`` of each element with a class inside a code block in ``root``. (Looking for the code
+    blocks first is cheaper than a descendant selector, which walks up from every element with a class.)"""
+    return {
+        node.mem_id for block in root.css("pre, code") for node in block.css("[class]") if node.mem_id != block.mem_id
+    }
 
 
 def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
@@ -1001,10 +1006,10 @@ _EMPHASIS_TAGS = "em, i, strong, b"
 
 def _drop_clutter(main: Any, author: str = "") -> None:
     """Remove the furniture the class names did not give away, judged by what the text says; with the
-    ``author`` of the metadata, the notes about them too (see :func:`_author_note`)."""
+    ``author`` of the metadata, the notes about them too (see :func:`_is_author_note`)."""
     _drop_furniture_sections(main)
-    author_note = _author_note(author) if author else None
-    longest = _AUTHOR_NOTE_MOST if author_note else _CLUTTER_MOST
+    authors = _author_names(author) if author else ()
+    longest = _AUTHOR_NOTE_MOST if authors else _CLUTTER_MOST
     found = []
     # A container's own lines are judged one by one (and its text is costly to build).
     for node in main.css(_LINE_BLOCKS):
@@ -1014,7 +1019,7 @@ def _drop_clutter(main: Any, author: str = "") -> None:
         if not text or len(text) > longest:
             continue
         clutter = len(text) <= _CLUTTER_MOST and _is_clutter_line(node, text)
-        if (clutter or (author_note and author_note.match(text))) and (
+        if (clutter or (authors and _is_author_note(text, authors))) and (
             node.tag == "p" or _is_leaf_block(node)
         ) and not _inside(node, "blockquote", main):
             found.append(node)  # a quoted post keeps its own date and attribution
@@ -1078,8 +1083,8 @@ def _drop_repeated_blocks(main: Any, prose_lengths: dict[int, int]) -> None:
     ``prose_lengths``: the lengths of the prose paragraphs (see :func:`_score_candidates`)."""
     # Only paragraphs of the same length can repeat: the lengths the scoring measured rule out most of them
     # (on most pages, all) before any text is built.
-    on_page = Counter(length for length in prose_lengths.values() if length >= _REPEATED_FROM)
-    if not on_page or max(on_page.values()) < 2:
+    on_page = [length for length in prose_lengths.values() if length >= _REPEATED_FROM]
+    if len(set(on_page)) == len(on_page):
         return
     candidates = [paragraph for paragraph in main.css("p")
                   if prose_lengths.get(paragraph.mem_id, 0) >= _REPEATED_FROM]
@@ -1155,7 +1160,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
-    return _is_dated_line(text) and not _in_schedule(node)
+    # Most lines hold no digit: the cheap test first.
+    return bool(_DIGIT.search(text)) and _is_dated_line(text) and not _in_schedule(node)
 
 
 def _is_dated_line(text: str) -> bool:
@@ -1341,22 +1347,26 @@ def _drop_title_heading(main: Any, title: str) -> None:
     _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
 
 
-_AUTHOR_NOTE_VERB = r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b"
+_AUTHOR_NOTE_VERB = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
 _AUTHOR_NOTE_MOST = 700
 _PERSON_NAME = re.compile(r"[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){1,4}")
 
 
-@functools.lru_cache(maxsize=256)
-def _author_note(author: str) -> re.Pattern[str] | None:
-    """What opens a note about the people the metadata's ``author`` names (full names of two words or more:
-    people, not a site's one-word name): one of their names and a verb ("Jane Doe is a reporter who
-    covers...", "Jane Doe has no position in the stocks mentioned"). The article speaks of its subject; such a
-    note, of who wrote it. ``None`` when it names no person."""
+def _author_names(author: str) -> tuple[str, ...]:
+    """The full names (two words or more) in the metadata's ``author``, each also after "Dr. " and "About ":
+    people, not a site's one-word name."""
     names = [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
              if _PERSON_NAME.fullmatch(name)]
-    if not names:
-        return None
-    return re.compile(rf"(?:Dr\. |About )?(?:{'|'.join(map(re.escape, names))}){_AUTHOR_NOTE_VERB}")
+    return tuple(f"{prefix}{name}" for prefix in ("", "Dr. ", "About ") for name in names)
+
+
+def _is_author_note(text: str, names: tuple[str, ...]) -> bool:
+    """``text`` opens with one of the authors' ``names`` and a verb ("Jane Doe is a reporter who covers...",
+    "Jane Doe has no position in the stocks mentioned"): a note about who wrote the article, where the article
+    speaks of its subject."""
+    if not text.startswith(names):  # one test for all the names, before any pattern
+        return False
+    return any(text.startswith(name) and _AUTHOR_NOTE_VERB.match(text, len(name)) for name in names)
 
 
 def _is_copy(node: Any, words: str, most: int) -> bool:

@@ -1160,13 +1160,12 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
-    # Most lines hold no digit: the cheap test first.
-    return bool(_DIGIT.search(text)) and _is_dated_line(text) and not _in_schedule(node)
+    return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
 
 
 def _is_dated_line(text: str) -> bool:
     """A short line that is a date with at most a few words (a label, a byline): when the page was written."""
-    if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
+    if len(text) <= _DATED_MOST and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
             return True
         rest = _DATE.sub(" ", text)
@@ -1174,6 +1173,7 @@ def _is_dated_line(text: str) -> bool:
     return False
 
 
+_DATED_MOST = 120
 _MIN_SCHEDULE = 3
 
 

@@ -232,7 +232,7 @@ def extraction_sets(extra: Path | None, wcxb: Path | None, held_out: bool = True
 
 
 def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None = None,
-                     held_out: bool = True, readability: Path | None = None) -> None:
+                     held_out: bool = True, readability: Path | None = None, worst: int = 0) -> None:
     """F1 on each corpus's development and held-out splits, and speed against trafilatura in the same run.
 
     - ``../shared/corpus``: halves fixed by a hash of each file name before any tuning.
@@ -243,17 +243,23 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
       :func:`load_readability`).
 
     Held-out splits are only ever scored in aggregate; ``held_out=False`` leaves them out (for tuning runs).
+    ``worst`` lists that many pages of each set whose failures may be read (see :data:`PAGE_BY_PAGE`), lowest
+    F1 first; it needs ``held_out=False``.
     """
     if not (CORPUS / "ground-truth.json").exists():
         print(f"extraction: skipped, the corpus is absent ({CORPUS})")
         return
     sets = extraction_sets(extra, wcxb, held_out, readability)
     candidates = _extractors()
-    for name, function in candidates:
+    if worst and held_out:
+        raise ValueError("a page-by-page listing reads development pages only: pass held_out=False")
+    for index, (name, function) in enumerate(candidates):
         for label, subset in sets.items():
             output = [function(html, url) for html, url, _, _ in subset]
             p, r, f1 = score(output, [truth for _, _, truth, _ in subset])
             print(f"extraction {name:22s} {label:20s} {len(subset):4d} pages  P {p:.4f}  R {r:.4f}  F1 {f1:.4f}")
+            if worst and index == 0 and label in PAGE_BY_PAGE:
+                print_worst(label, subset, output, worst)
     # Timed on the scrapinghub pages (the corpus and the public copy): the figure stays comparable across runs.
     timed = [page for label, subset in sets.items() if not label.startswith(("wcxb", "readability"))
              for page in subset]
@@ -266,6 +272,28 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
         ratios = [reference_ms / ours_ms for ours_ms, reference_ms in zip(times[0], times[1], strict=True)]
         print(f"extraction speed ratio (trafilatura / ours): median {statistics.median(ratios):.2f}x over {rounds} "
               f"interleaved rounds (min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
+
+
+PAGE_BY_PAGE = frozenset({"corpus dev", "public dev", "wcxb articles dev", "readability tune"})
+"""The sets whose pages may be read one by one: development halves (``readability check`` is scored in
+aggregate only, like every held-out half)."""
+
+_TITLE = re.compile(r"<title[^>]*>([^<]{0,200})", re.I)
+
+
+def print_worst(label: str, pages: list[tuple[str, str, str, str]], outputs: list[str], count: int) -> None:
+    """The ``count`` pages of ``pages`` with the lowest F1, each with P, R, F1, the length of the text got and
+    wanted, and its address (or title)."""
+    if label not in PAGE_BY_PAGE:
+        raise ValueError(f"{label} is scored in aggregate only")
+    rows = []
+    for (html, url, truth, _), got in zip(pages, outputs, strict=True):
+        p, r, f1 = score([got], [truth])
+        title = _TITLE.search(html)
+        rows.append((f1, p, r, len(got), len(truth), url or (" ".join(title.group(1).split()) if title else "?")))
+    for f1, p, r, got_length, want_length, name in sorted(rows)[:count]:
+        print(f"  worst {label:18s} F1 {f1:.3f}  P {p:.3f}  R {r:.3f}  got {got_length:6d}  want {want_length:6d}  "
+              f"{name[:90]}")
 
 
 def bench_guard_public(extra: Path | None, runs: int = 3, held_out: bool = True) -> None:
@@ -710,10 +738,15 @@ def main() -> None:
                              "expected.html); scored in two development halves, tune and check")
     parser.add_argument("--dev-only", action="store_true",
                         help="score only the development splits (for tuning runs; held-out splits stay unseen)")
+    parser.add_argument("--worst", type=int, default=0, metavar="N",
+                        help="with --dev-only: list the N pages of each development set with the lowest F1 of "
+                             "toolplug.web.extract (not readability check, scored in aggregate only)")
     parser.add_argument("--more-dev", action="store_true",
                         help="only the guard on the larger development material of bench/guard_dev_more.py "
                              "(development data: tuned on, not a held-out figure)")
     args = parser.parse_args()
+    if args.worst and not args.dev_only:
+        parser.error("--worst lists development pages only: add --dev-only")
     if args.guard_hostile:
         bench_guard_hostile()
         return
@@ -735,7 +768,7 @@ def main() -> None:
                     held_out=not args.dev_only)
         return
     bench_extraction(rounds=args.rounds or (3 if args.quick else 7), extra=args.extra_corpus, wcxb=args.wcxb,
-                     held_out=not args.dev_only, readability=args.readability)
+                     held_out=not args.dev_only, readability=args.readability, worst=args.worst)
     if args.extraction_only:
         return
     bench_guard_public(args.extra_corpus, held_out=not args.dev_only)

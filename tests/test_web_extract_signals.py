@@ -632,3 +632,146 @@ def test_a_collapsed_accordion_section_stays_and_hidden_menus_and_notes_go() -> 
     markdown = extract(page(f"<p>{STORY[0]}</p>{panel}{menu}{sizes}{note}")).markdown
     assert_story_whole(markdown)
     assert "Sport" not in markdown and "draft note" not in markdown and "Larger text" not in markdown
+
+
+# REQ: WEB-3
+def test_a_code_blocks_syntax_classes_are_not_read_as_page_furniture() -> None:
+    code = ("<pre><code class='language-bash'><span class='hljs-comment'># stage every changed file</span>\n"
+            "git add -A\n<span class='hljs-comment'># record them with a message</span>\n"
+            "git commit -m done</code></pre>")
+    comments = "<div class='comment-list'><p>First! Great article, thanks.</p></div>"
+    markdown = assert_furniture_goes(code + comments, gone=("First! Great article",))
+    assert "# stage every changed file" in markdown and "# record them with a message" in markdown
+
+
+# REQ: WEB-3
+def test_a_block_laid_out_again_for_another_screen_goes_and_a_paragraph_said_twice_stays() -> None:
+    # Each layout of the same section sits in its own wrapper; the style sheet shows one per screen size.
+    section = ("<h2>What the repairs cost</h2><p>The regional government pays most of the four million euros, and "
+               "the town covers the rest from the reserve it set aside for the bridge ten years ago.</p>")
+    variants = "".join(f"<div class='v{size}'>{section}</div>" for size in ("wide", "narrow", "phone"))
+    said_twice = paragraphs([STORY[0]])  # the same paragraph again, alone where it stands: the author's choice
+    markdown = extract(page(paragraphs(STORY) + variants + said_twice)).markdown
+    assert_story_whole(markdown)
+    assert markdown.count("the town covers the rest") == 1 and markdown.count("What the repairs cost") == 1
+    assert markdown.count(STORY[0]) == 2
+
+
+PLANTS = [
+    ("Pothos", "One of the easiest houseplants to grow, even if you forget to water it now and then."),
+    ("Peace lily", "White flowers bloom through the year above dark, glossy leaves; keep the soil moist."),
+    ("Snake plant", "Stiff, upright leaves that range from a few inches to several feet tall, by variety."),
+]
+
+
+def cards(items: list[tuple[str, str]]) -> str:
+    return "".join(
+        f"<div class='c30'><div class='c31'><img src='/{name}.jpg' alt=''></div><div class='c32'><p><strong>{name}"
+        f"</strong><br>{text}</p></div></div>"
+        for name, text in items
+    )
+
+
+# REQ: WEB-3
+def test_a_series_of_cards_naming_and_describing_pictures_stays_and_lone_captions_go() -> None:
+    captions = ("<div class='c33'><img src='/bridge.jpg' alt=''><span class='c34'>The old bridge at dusk. "
+                "Photo: Town Archive</span></div>")
+    markdown = assert_furniture_goes(cards(PLANTS) + captions, gone=("The old bridge at dusk",))
+    for name, text in PLANTS:
+        assert name in markdown and text in markdown
+    # Two such cards are not yet a series: they go like any picture's short text.
+    markdown = assert_furniture_goes(cards(PLANTS[:2]), gone=(PLANTS[0][1], PLANTS[1][1]))
+
+
+# REQ: WEB-3
+def test_a_picture_inside_a_paragraphs_phrase_leaves_the_phrase_and_a_pictures_own_box_goes() -> None:
+    icon = ("<p><span><img src='/icon.png' alt=''> Every bus on the detour stops at the old market hall, the "
+            "station and the hospital.</span></p>")
+    box = "<div class='c35'><span class='c36'><img src='/map.png' alt=''> Map: Town Paper</span></div>"
+    assert_furniture_goes(icon + box, gone=("Map: Town Paper",), kept=("Every bus on the detour stops",))
+
+
+# REQ: WEB-3
+def test_a_note_about_the_author_the_metadata_names_goes_and_a_sentence_about_someone_else_stays() -> None:
+    html = page(paragraphs([*STORY, "Mark Hill is the engineer who led the inspection, and he says the piers can be "
+                            "saved.", "Jane Doe is a reporter who covers transport for The Town Paper."]))
+    html = html.replace("<head>", "<head><meta name='author' content='Jane Doe'>")
+    markdown = extract(html).markdown
+    assert_story_whole(markdown)
+    assert "Mark Hill is the engineer" in markdown and "covers transport" not in markdown
+
+
+# REQ: WEB-3
+def test_a_code_blocks_lines_broken_with_br_stay_lines() -> None:
+    code = "<pre>import os<br>import time<br/><br>print(os.getcwd())</pre>"
+    markdown = assert_furniture_goes(code, gone=())
+    assert "```\nimport os\nimport time\n\nprint(os.getcwd())\n```" in markdown
+
+
+# REQ: WEB-3
+def test_an_about_the_author_section_goes_with_its_note_and_the_article_after_a_plain_heading_stays() -> None:
+    note = ("<h3>About the author</h3><p>Jane Doe has covered transport and the town's roads for the paper since "
+            "2009, after ten years at the regional radio station.</p>")
+    section = ("<h3>About the detour</h3><p>Drivers coming from the north should leave the ring road at the second "
+               "exit and follow the yellow signs to the harbour car park.</p>")
+    assert_furniture_goes(section + note, gone=("About the author", "covered transport and the town"),
+                          kept=("About the detour", "Drivers coming from the north"))
+
+
+# REQ: WEB-3
+def test_a_schedule_of_dated_lines_stays_and_the_pages_own_date_line_goes() -> None:
+    schedule = "".join(f"<div>{day}    6pm - 8pm    Town Hall room 2</div>"
+                       for day in ("March 3", "March 10", "March 17", "March 24"))
+    dated = "<div class='c40'>Updated March 2, 2024 10:15</div>"
+    markdown = assert_furniture_goes(f"<p><strong>Public meetings</strong></p><div>{schedule}</div>{dated}",
+                                     gone=("Updated March 2",))
+    for day in ("March 3", "March 10", "March 17", "March 24"):
+        assert day in markdown
+    # Two dated lines are not yet a schedule.
+    assert_furniture_goes("".join(f"<div>{day} 6pm</div>" for day in ("March 3", "March 10")),
+                          gone=("March 3", "March 10"))
+
+
+# REQ: WEB-3
+def test_a_comments_body_is_a_comment_and_a_body_named_for_an_action_on_it_is_the_article() -> None:
+    comment = ("<div class='comments-body'><p>I disagree with the mayor entirely, and I think the bridge could "
+               "have stayed open for bicycles and buses for another year.</p><span>Posted by: John at March 3, "
+               "2024 10:15 PM</span></div>")
+    assert_furniture_goes(comment * 2, gone=("I disagree with the mayor",))
+    near_miss = f"<div class='commentOnSelection-body'>{paragraphs(STORY)}</div>"
+    assert_story_whole(extract(page(near_miss + comment)).markdown)
+
+
+NOTE = [
+    "A note on the old ferry: it ran until 1962 between the two quays, and some readers remember crossing on it "
+    "as children with their bicycles.",
+    "The council looked at bringing it back during the repairs, but the quays are now too shallow for any boat of "
+    "that size to moor there safely.",
+]
+
+
+# REQ: WEB-3
+def test_an_aside_set_between_the_articles_paragraphs_stays_and_a_sidebar_or_pull_quote_goes() -> None:
+    note = f"<aside class='c50'><h3>The old ferry</h3>{paragraphs(NOTE)}</aside>"
+    pull_quote = ("<aside class='c51'><p>“Repairs are expected to take eighteen months, and most of the cost falls "
+                  "to the region,” the mayor said on Tuesday.</p></aside>")
+    sidebar = ("<aside class='c52'><p>The Town Paper is published every Thursday by the Town Paper cooperative, "
+               "owned by its readers since 1921.</p><p>Letters to the editor are welcome and may be shortened for "
+               "reasons of space before they are printed.</p></aside>")
+    body = (paragraphs(STORY[:1]) + note + paragraphs(STORY[1:2]) + pull_quote + paragraphs(STORY[2:]) + sidebar)
+    markdown = extract(page(body)).markdown
+    assert_story_whole(markdown)
+    assert all(text in markdown for text in NOTE)
+    assert "the mayor said on Tuesday" not in markdown and "published every Thursday" not in markdown
+
+
+# REQ: WEB-3
+def test_a_list_of_links_a_sentence_announces_stays_and_one_announced_as_other_reading_goes() -> None:
+    announced = ("<p>The council published the engineers' reports, which are all online:</p><ul>"
+                 "<li><a href='/r1'>Spring inspection of the piers</a></li><li><a href='/r2'>Load test of the deck"
+                 "</a></li><li><a href='/r3'>Cost estimate for the repairs</a></li></ul>")
+    other_reading = ("<p>If you liked this story, you might also like these from our archive:</p><ul>"
+                     "<li><a href='/a'>Ferry prices rise again</a></li><li><a href='/b'>New cycle lanes</a></li>"
+                     "<li><a href='/c'>Market square reopens</a></li></ul>")
+    assert_furniture_goes(announced + other_reading, gone=("Ferry prices rise", "New cycle lanes"),
+                          kept=("Spring inspection of the piers", "Cost estimate for the repairs"))

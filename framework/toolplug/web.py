@@ -18,6 +18,7 @@ import asyncio
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -155,7 +156,14 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
         if not widgets:
             parts = [part for part in parts if part != "widget"]
-        if not parts or parts[-1] in _CONTENT_PARTS or any(part in _STATE_PARTS for part in parts):
+        if not parts or any(part in _STATE_PARTS for part in parts):
+            continue
+        if parts[-1] in _CONTENT_PARTS:
+            # "article-body" is the article; "comment-body" is still a comment's (the content word names its
+            # part, the other word what it is part of).
+            for index, part in enumerate(parts):
+                if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
+                    return "strong"
             continue
         for index, part in enumerate(parts):
             if part in _NEGATIVE_WORDS:
@@ -210,7 +218,7 @@ def extract(
     if (tree.body or tree.root) is None:
         return ExtractedWebPage("", title=meta["title"], url=url or "")
     streamed = 'hidden id="S:' in html  # a substring scan costs a fraction of a pattern's search
-    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed)
+    options = _Options(meta["title"], url, content_selector, include_images, remove_hidden, streamed, meta["author"])
     main, before = _main_content(tree, options)
     after = len(main.text(strip=True))
     if before >= _WIPED_OUT_FROM and after < before * _WIPED_OUT_SHARE:
@@ -262,6 +270,8 @@ class _Options:
     remove_hidden: bool
     streamed: bool
     """The page may stream parts of its content in hidden segments (see :func:`_reveal_streamed`)."""
+    author: str = ""
+    """Who the page's metadata says wrote it."""
     gentle: bool = False
     """Keep blocks whose class names only suggest furniture (a retry when the cleaning left nothing)."""
 
@@ -286,14 +296,16 @@ def _main_content(tree: Any, options: _Options) -> tuple[Any, int]:
     before = 0
     if main is None:
         _remove_boilerplate(tree)
-        main = _choose_main(tree) or tree.body or tree.root
+        chosen, prose_lengths = _choose_main(tree)
+        main = chosen or tree.body or tree.root
         _drop_slideshows(main)  # before the measure: the show's captions can outweigh the article
+        _drop_repeated_blocks(main, prose_lengths)
         before = len(main.text(strip=True))
     if not options.include_images:
         _drop_image_captions(main)
         main.strip_tags(["img", "picture"])
     _clean_inside(main, options.gentle, _site_of(options.url or ""))
-    _drop_clutter(main)
+    _drop_clutter(main, options.author)
     _drop_title_heading(main, options.title)
     if options.url:
         _absolute_links(main, options.url, options.include_images)
@@ -572,7 +584,9 @@ def _drop_image_captions(main: Any) -> None:
             continue
         holder = image.parent
         for _ in range(2):
-            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("p", "td", "th", "li"):
+            if holder is None or holder.mem_id == main.mem_id or holder.tag in ("td", "th", "li"):
+                break
+            if _in_running_text(holder):
                 break
             text_length = len(holder.text(strip=True))
             if text_length:
@@ -581,10 +595,39 @@ def _drop_image_captions(main: Any) -> None:
                     found.append(holder)
                 break
             holder = holder.parent
+    cards = {holder.mem_id for holder in found if _names_then_describes(holder)}
+    if len(cards) >= _MIN_CARDS:
+        found = [holder for holder in found if holder.mem_id not in cards]
     _decompose_all(found)
 
 
+_MIN_CARDS = 3
+_SENTENCE_END = (".", "!", "?", ".)", '."', ".”")
+
+
+def _names_then_describes(holder: Any) -> bool:
+    """The text beside the picture opens with a short name (no sentence) and goes on with a sentence or more
+    of description: one card of a series (plants, products, terms of a glossary), where a caption says what
+    the picture shows, and a credit follows it."""
+    texts = [text for node in holder.traverse(include_text=True)
+             if node.tag == "-text" and (text := " ".join((node.text_content or "").split()))]
+    if len(texts) < 2 or len(texts[0]) > 60 or texts[0].endswith((*_SENTENCE_END, ":")):
+        return False
+    return any(len(text) >= 80 and text.endswith(_SENTENCE_END) for text in texts[1:])
+
+
 _INLINE_TAGS = frozenset({"span", "a", "em", "i", "strong", "b", "small", "font"})
+
+
+def _in_running_text(node: Any) -> bool:
+    """``node`` is a paragraph, or an inline element within one: a picture there is part of the text (an icon
+    before a product's name), not over a caption. A link around the picture and its text is a card of its own
+    (a teaser), wherever it stands."""
+    if node.tag == "a":
+        return False
+    while node is not None and node.tag in _INLINE_TAGS:
+        node = node.parent
+    return node is not None and node.tag == "p"
 
 
 def _hover_card(image: Any) -> Any:
@@ -617,16 +660,54 @@ def _remove_comment_blocks(tree: Any) -> None:
     body = tree.body or tree.root
     if body is None:
         return
-    found = [node for node in body.css(":is([class], [id])") if _negative_kind(node) == "strong"]
+    in_code = _in_code(body)
+    found = [
+        node for node in body.css(":is([class], [id])")
+        if node.mem_id not in in_code and _negative_kind(node) == "strong"
+    ]
     _decompose_all([node for node in found if node.css_first("main, article, [itemprop=articleBody]") is None])
 
 
 def _boilerplate(root: Any) -> list[Any]:
-    """The navigation, asides, footers and landmark roles in ``root`` (some more than once)."""
+    """The navigation, asides, footers and landmark roles in ``root`` (some more than once), but for the asides
+    set in the running text (see :func:`_is_note_in_text`)."""
     return [
         node for node in root.css(_BOILERPLATE)
-        if node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES
+        if (node.tag in _BOILERPLATE_TAGS or node.attributes.get("role") in _BOILERPLATE_ROLE_NAMES)
+        and not (node.tag == "aside" and _is_note_in_text(node))
     ]
+
+
+_ANNOUNCING_FROM = 40
+
+
+def _announced(listing: Any) -> bool:
+    """The paragraph just before ``listing`` is a sentence announcing it ("Here are the courses it offers:"):
+    the list is what the article goes on to say, however many of its items are links."""
+    sentence = _element_sibling(listing, backwards=True)
+    if sentence is None or sentence.tag != "p":
+        return False
+    text = sentence.text(strip=True)
+    return (len(text) >= _ANNOUNCING_FROM and text.endswith(":") and _link_density(sentence, len(text)) < 0.5
+            and not _OTHER_READING.search(text))
+
+
+# A sentence that announces the site's other pages ("If you liked this post you might also like:").
+_OTHER_READING = re.compile(
+    r"\b(also like|might like|may like|(might|may) (also )?enjoy|found (the following|these)( \w+)? helpful"
+    r"|more( \w+)? (articles|posts|stories|guides|reads)\b)",
+    re.I,
+)
+
+
+def _is_note_in_text(aside: Any) -> bool:
+    """An aside holding paragraphs of running text (two or more), between two paragraphs of running text: a
+    note the article sets apart (on a point it makes in passing), where a sidebar stands beside the whole
+    article and a pull quote repeats one sentence."""
+    return all(
+        sibling is not None and sibling.tag == "p" and _is_prose(sibling)
+        for sibling in (_element_sibling(aside, backwards=True), _element_sibling(aside, backwards=False))
+    ) and sum(map(_is_prose, aside.css("p"))) >= 2
 
 
 def _holds_prose(node: Any) -> bool:
@@ -670,8 +751,10 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     total = len(main.text(strip=True)) or 1
     quotes = main.css_first("blockquote") is not None
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
+    # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
+    in_code = _in_code(main)
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
-        if node.parent is None or node.mem_id == main.mem_id:
+        if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
         kind = _negative_kind(node)
         if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
@@ -688,6 +771,14 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+def _in_code(root: Any) -> set[int]:
+    """The ``mem_id`` of each element with a class inside a code block in ``root``. (Looking for the code
+    blocks first is cheaper than a descendant selector, which walks up from every element with a class.)"""
+    return {
+        node.mem_id for block in root.css("pre, code") for node in block.css("[class]") if node.mem_id != block.mem_id
+    }
 
 
 def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
@@ -802,6 +893,8 @@ def _drop_link_blocks(main: Any) -> None:
         # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
         short = 60 if node.tag == "p" else 600
         if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
+            if node.tag in ("ul", "ol") and _announced(node):
+                continue
             node.decompose()
 
 
@@ -911,22 +1004,29 @@ _DIGIT = re.compile(r"\d")
 _EMPHASIS_TAGS = "em, i, strong, b"
 
 
-def _drop_clutter(main: Any) -> None:
-    """Remove the furniture the class names did not give away, judged by what the text says."""
+def _drop_clutter(main: Any, author: str = "") -> None:
+    """Remove the furniture the class names did not give away, judged by what the text says; with the
+    ``author`` of the metadata, the notes about them too (see :func:`_is_author_note`)."""
     _drop_furniture_sections(main)
+    authors = _author_names(author) if author else ()
+    longest = _AUTHOR_NOTE_MOST if authors else _CLUTTER_MOST
     found = []
     # A container's own lines are judged one by one (and its text is costly to build).
     for node in main.css(_LINE_BLOCKS):
         if node.mem_id == main.mem_id:
             continue
         text = " ".join(node.text().split())
-        if not text or len(text) > 400:
+        if not text or len(text) > longest:
             continue
-        if _is_clutter_line(node, text) and (node.tag == "p" or _is_leaf_block(node)) and not _inside(
-            node, "blockquote", main
-        ):
+        clutter = len(text) <= _CLUTTER_MOST and _is_clutter_line(node, text)
+        if (clutter or (authors and _is_author_note(text, authors))) and (
+            node.tag == "p" or _is_leaf_block(node)
+        ) and not _inside(node, "blockquote", main):
             found.append(node)  # a quoted post keeps its own date and attribution
     _decompose_all(found)
+
+
+_CLUTTER_MOST = 400
 
 
 _SLIDE_COUNTER = re.compile(r"\W*(\d{1,4})\s*(?:/|of|von|de|sur|из)\s*(\d{1,4})\b", re.I)
@@ -971,6 +1071,55 @@ def _slideshow_holder(listing: Any, main: Any) -> Any:
     return holder
 
 
+_REPEATED_FROM = 80
+"""Paragraphs shorter than this may repeat by chance ("Read more", a product's name); longer ones do not."""
+
+
+def _drop_repeated_blocks(main: Any, prose_lengths: dict[int, int]) -> None:
+    """A block whose text repeats an earlier block's word for word: the same content laid out again for
+    another screen size (the style sheet shows one of them at a time). Found from its paragraphs: a repeated
+    one, widened to the largest block that holds it but not the first, when that block is more than the
+    paragraph and its text and the text of the matching block around the first are the same.
+    ``prose_lengths``: the lengths of the prose paragraphs (see :func:`_score_candidates`)."""
+    # Only paragraphs of the same length can repeat: the lengths the scoring measured rule out most of them
+    # (on most pages, all) before any text is built.
+    on_page = [length for length in prose_lengths.values() if length >= _REPEATED_FROM]
+    if len(set(on_page)) == len(on_page):
+        return
+    candidates = [paragraph for paragraph in main.css("p")
+                  if prose_lengths.get(paragraph.mem_id, 0) >= _REPEATED_FROM]
+    counts = Counter(prose_lengths[paragraph.mem_id] for paragraph in candidates)
+    first_seen: dict[str, Any] = {}
+    found: dict[int, Any] = {}
+    for paragraph in candidates:
+        if counts[prose_lengths[paragraph.mem_id]] < 2:
+            continue
+        earlier = first_seen.setdefault(paragraph.text(strip=True), paragraph)
+        if earlier.mem_id == paragraph.mem_id or _has_ancestor_in(paragraph, found):
+            continue
+        block = _repeating_block(earlier, paragraph, main)
+        if block is not None:
+            found[block.mem_id] = block
+    _decompose_all(list(found.values()))
+
+
+def _repeating_block(earlier: Any, later: Any, main: Any) -> Any:
+    """The largest block around ``later`` (below ``main``) not around ``earlier``, if its text is the text of
+    the block as far up around ``earlier``."""
+    around_earlier: dict[int, Any] = {}
+    node = earlier
+    while node.parent is not None and node.mem_id != main.mem_id:
+        around_earlier[node.parent.mem_id] = node  # the ancestor, and its child on the way to ``earlier``
+        node = node.parent
+    block = later
+    while block.parent is not None and block.parent.mem_id not in around_earlier:
+        block = block.parent
+    if block.parent is None or block.mem_id == later.mem_id:
+        return None  # a paragraph said again among the others (a meal on two days of a plan, a pull quote)
+    twin = around_earlier[block.parent.mem_id]
+    return block if block.text(strip=True) == twin.text(strip=True) else None
+
+
 def _decompose_all(nodes: list[Any]) -> None:
     """Remove ``nodes`` (found in document order, before any removal), the innermost first: a node
     inside one already removed is freed with it and must not be touched again."""
@@ -1011,12 +1160,43 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
-    if len(text) <= 120 and _DIGIT.search(text) and _DATE.search(text):
+    return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
+
+
+def _is_dated_line(text: str) -> bool:
+    """A short line that is a date with at most a few words (a label, a byline): when the page was written."""
+    if len(text) <= _DATED_MOST and _DIGIT.search(text) and _DATE.search(text):
         if _DATE_LABEL.search(text) or _META_LABEL.search(text):
             return True
         rest = _DATE.sub(" ", text)
         return text[-1] not in ".!?" and len(_LONG_WORD.findall(rest)) <= 3
     return False
+
+
+_DATED_MOST = 120
+_MIN_SCHEDULE = 3
+
+
+def _in_schedule(node: Any) -> bool:
+    """``node`` and the blocks just around it of its kind are dated lines, three or more in a row: the dates of
+    a schedule or a timeline, which the article lists (a page's own date stands alone)."""
+    run = 1
+    for backwards in (True, False):
+        sibling = _element_sibling(node, backwards)
+        while run < _MIN_SCHEDULE and sibling is not None and sibling.tag == node.tag and _is_dated_line(
+            " ".join(sibling.text().split())
+        ):
+            run += 1
+            sibling = _element_sibling(sibling, backwards)
+    return run >= _MIN_SCHEDULE
+
+
+def _element_sibling(node: Any, backwards: bool) -> Any:
+    """The element before (or after) ``node`` among its siblings, past text and comments."""
+    sibling = node.prev if backwards else node.next
+    while sibling is not None and sibling.tag in ("-text", "-comment"):
+        sibling = sibling.prev if backwards else sibling.next
+    return sibling
 
 
 def _is_credit_label(text: str) -> bool:
@@ -1070,7 +1250,9 @@ def _drop_furniture_sections(main: Any) -> None:
     found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         text = " ".join(heading.text().split())
-        if not text or len(text) > 60 or not (_FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)):
+        if not text or len(text) > 60 or not (
+            _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text) or _ABOUT_AUTHOR.match(text)
+        ):
             continue
         rank = int(heading.tag[1])
         start = heading
@@ -1078,17 +1260,29 @@ def _drop_furniture_sections(main: Any) -> None:
                and len(start.parent.text(strip=True)) <= len(text) + 20):
             start = start.parent
         found.append(start)
+        # A note about the author is prose itself, and short: it goes on to the next heading, within a length.
+        about_author = _ABOUT_AUTHOR.match(text) is not None
+        length = 0
         sibling = start.next
         while sibling is not None:
             if sibling.tag in _HEADINGS and _HEADINGS[sibling.tag] <= rank:
                 break
             if sibling.tag not in ("-text", "_comment"):
                 nested = sibling.css_first("h1, h2, h3")
-                if (nested is not None and _HEADINGS[nested.tag] <= rank) or _is_prose(sibling):
+                if nested is not None and _HEADINGS[nested.tag] <= rank:
+                    break
+                if about_author:
+                    length += len(sibling.text(strip=True))
+                    if length > _AUTHOR_NOTE_MOST:
+                        break
+                elif _is_prose(sibling):
                     break
             found.append(sibling)
             sibling = sibling.next
     _decompose_all(found)
+
+
+_ABOUT_AUTHOR = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b", re.I)
 
 
 def _is_prose(node: Any) -> bool:
@@ -1153,6 +1347,28 @@ def _drop_title_heading(main: Any, title: str) -> None:
     _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
 
 
+_AUTHOR_NOTE_VERB = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
+_AUTHOR_NOTE_MOST = 700
+_PERSON_NAME = re.compile(r"[^\W\d_][\w.'\u2019-]*(?: [^\W\d_][\w.'\u2019-]*){1,4}")
+
+
+def _author_names(author: str) -> tuple[str, ...]:
+    """The full names (two words or more) in the metadata's ``author``, each also after "Dr. " and "About ":
+    people, not a site's one-word name."""
+    names = [name for name in (part.strip() for part in re.split(r",|;| and | & ", author))
+             if _PERSON_NAME.fullmatch(name)]
+    return tuple(f"{prefix}{name}" for prefix in ("", "Dr. ", "About ") for name in names)
+
+
+def _is_author_note(text: str, names: tuple[str, ...]) -> bool:
+    """``text`` opens with one of the authors' ``names`` and a verb ("Jane Doe is a reporter who covers...",
+    "Jane Doe has no position in the stocks mentioned"): a note about who wrote the article, where the article
+    speaks of its subject."""
+    if not text.startswith(names):  # one test for all the names, before any pattern
+        return False
+    return any(text.startswith(name) and _AUTHOR_NOTE_VERB.match(text, len(name)) for name in names)
+
+
 def _is_copy(node: Any, words: str, most: int) -> bool:
     """``node``'s text, at most ``most`` characters long (stripped), has the same ``words``."""
     text = node.text()
@@ -1211,10 +1427,11 @@ def _link_density(node: Any, text_length: int) -> float:
     return linked / text_length
 
 
-def _choose_main(tree: Any) -> Any:
-    """The element holding the article: paragraphs score their ancestors, like readability does. When the
-    best one lies in a comment section (a long discussion outweighs a short story), the choice is made again
-    without them."""
+def _choose_main(tree: Any) -> tuple[Any, dict[int, int]]:
+    """The element holding the article (``None`` if no paragraph scores), and the lengths of the prose
+    paragraphs (see :func:`_score_candidates`): paragraphs score their ancestors, like readability does. When
+    the best one lies in a comment section (a long discussion outweighs a short story), the choice is made
+    again without them."""
     scores, prose_lengths = _score_candidates(tree)
     best = _best_candidate(scores)
     if best is not None and _in_comments(best):
@@ -1222,12 +1439,13 @@ def _choose_main(tree: Any) -> Any:
         scores, prose_lengths = _score_candidates(tree)
         best = _best_candidate(scores)
     if best is None:
-        return None
+        return None, prose_lengths
     chosen = _widen(best, prose_lengths)
     body = tree.body
     if body is not None and _loose_prose(body, prose_lengths) > _held_prose(chosen, prose_lengths):
-        return body  # the article's paragraphs stand in <body> itself, in no block: a page from before layouts
-    return chosen
+        # The article's paragraphs stand in <body> itself, in no block: a page from before layouts.
+        return body, prose_lengths
+    return chosen, prose_lengths
 
 
 def _in_comments(node: Any) -> bool:
@@ -1584,6 +1802,8 @@ class _MarkdownWriter:
         return "\n\n" + "\n".join(lines) + "\n\n"
 
     def pre(self, node: Any) -> str:
+        for line_break in node.css("br"):  # some pages break a block's lines with <br>, not newlines
+            line_break.replace_with("\n")
         code = (node.text(deep=True) or "").strip("\n")
         if not code.strip():
             return ""

@@ -1102,6 +1102,27 @@ class _Compiled:
                                        "\u1d00-\u1d22\u0299\u0262\u029c\u026a\u029f\u0274\u0280\u028f\ua730\ua731]")
         self.fancy_starts = _lead_bytes(self.fancy_letter.pattern)
         self.accented_starts = _lead_bytes(guard_sentences.LATIN_EXTENDED.pattern)
+        self.markdown_link = _lazy(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
+        self.http = _lazy(r"(?i)\bhttp(s?)://")
+        self.separators = _lazy(r"[ \t.\-_*|/,]")
+        self.separator_runs = _lazy(r"[ \t.\-_*|/,]{2,}")
+        self.inner_separator = _lazy(r"(?<=\w)[.\-_*|/,](?=\w)")
+        self.hex_noise = _lazy(r"\\x|0[xX]|[ :,]")
+        self.single_separator = _lazy(r"(?<=\w)[ \t.\-_*|/,](?=\w)")
+        self.prose_word = _lazy(r"[^\W\d_]{2,}")
+        self.base32 = _lazy(r"[A-Z2-7]+=*")
+        self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
+        # What a run of binary and one of Morse hold ("0110", "-." and ".-"), searched with ``re``: it skips to the
+        # first byte of each in a tight loop, where ``in`` with these short needles steps through prose byte by byte.
+        self.binary_gate = re.compile(rb"0110")
+        self.dash_dot = re.compile(rb"-\.")
+        self.dot_dash = re.compile(rb"\.-")
+        self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
+        self._compile_discussion_cues()
+
+    def _compile_discussion_cues(self) -> None:
+        """The patterns that tell a text discussing an attack (a quotation, an example, a code sample, a test
+        case's data) from one carrying it."""
         self.sentence_end = _lazy(r"[.!?\n]")
         self.markdown_code = _lazy(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.fence = _lazy(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
@@ -1148,22 +1169,6 @@ class _Compiled:
             r"|(?:^|[\s(])(?:add|append|prepend|include|insert|try|use)[ \t]*:[ \t]*\0"  # a phrase to put in a prompt
             r"|\breturn[ \t]+[fbr]?\0"  # a string the code returns
         )
-        self.markdown_link = _lazy(r"!?\[([^\]\n]*)\]\(([^)\s]*)[^)]*\)")
-        self.http = _lazy(r"(?i)\bhttp(s?)://")
-        self.separators = _lazy(r"[ \t.\-_*|/,]")
-        self.separator_runs = _lazy(r"[ \t.\-_*|/,]{2,}")
-        self.inner_separator = _lazy(r"(?<=\w)[.\-_*|/,](?=\w)")
-        self.hex_noise = _lazy(r"\\x|0[xX]|[ :,]")
-        self.single_separator = _lazy(r"(?<=\w)[ \t.\-_*|/,](?=\w)")
-        self.prose_word = _lazy(r"[^\W\d_]{2,}")
-        self.base32 = _lazy(r"[A-Z2-7]+=*")
-        self.binary = re.compile(rb"(?<![01])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![01])")
-        # What a run of binary and one of Morse hold ("0110", "-." and ".-"), searched with ``re``: it skips to the
-        # first byte of each in a tight loop, where ``in`` with these short needles steps through prose byte by byte.
-        self.binary_gate = re.compile(rb"0110")
-        self.dash_dot = re.compile(rb"-\.")
-        self.dot_dash = re.compile(rb"\.-")
-        self.morse = re.compile(rb"(?<![\w.-])[.-]{1,6}(?:[ ]{1,3}(?:/[ ]{1,3})?[.-]{1,6}){9,}(?![\w.-])")
 
 
 class _LazyPattern:

@@ -5,6 +5,7 @@ These requests were written at the same time and in the same way as held-out set
 at the ranking or running a search. Each entry is (query, plugin, action), the one tool a careful reader of
 the catalogue would pick. The queries were split from a set of 400 by the first hex digit of
 sha256(query.lower().strip()): 8 or above lands here. Read and tune on this set freely.
+Requests that an earlier query set already holds were dropped.
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("raise the engineering budget bud_12 cap to 120000", "budgets", "update"),
     ("list my recent bank transfers", "banking", "list"),
     ("find the payments I sent to my landlord", "banking", "search"),
-    ("buy 10 shares of AAPL", "brokerage", "create"),
     ("cancel my stock order ord_7781", "brokerage", "delete"),
     ("my open stock orders", "brokerage", "list"),
     ("create a new ethereum wallet labelled savings", "crypto", "create"),
@@ -65,7 +65,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("update claim c-88: the water damage also hit the kitchen floor", "insurance", "update"),
     ("apply for a 250k mortgage over 30 years", "loans", "create"),
     ("where is my loan application LA-1023 at?", "loans", "get"),
-    ("download my tax returns as pdf", "taxes", "export"),
     ("find contacts who work at Initech", "crm", "search"),
     ("update the phone number for contact c_1029 to 555-0199", "crm", "update"),
     ("share contact card c-77 with my colleague lee@corp.com", "crm", "share"),
@@ -82,7 +81,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("send an email to ops@acme.com saying the server migration is tonight", "mail", "create"),
     ("open message msg_88213", "mail", "get"),
     ("archive mail m_2231", "mail", "archive"),
-    ("schedule the spring sale newsletter to all subscribers for Monday 9am", "newsletter", "create"),
     ("campaigns sent to the VIP audience", "newsletter", "list"),
     ("postpone newsletter nc_44 to friday", "newsletter", "update"),
     ("texts I sent to 0612345678", "sms", "list"),
@@ -125,7 +123,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("record a 92 for Liam on the algebra exam", "grades", "create"),
     ("borrow ISBN 978-0143127741 for card holder 55012", "library", "create"),
     ("book loan bl-90 details", "library", "get"),
-    ("vegetarian lasagna recipe", "recipes", "search"),
     ("save my grandma's apple pie recipe, serves 8", "recipes", "create"),
     ("show recipe r_221", "recipes", "get"),
     ("send the chili recipe r_18 to mom@family.net", "recipes", "share"),
@@ -168,7 +165,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("will it rain in Seattle tomorrow", "weather", "list"),
     ("5 day forecast for Munich in celsius", "weather", "list"),
     ("is it gonna be windy in chicago?", "weather", "list"),
-    ("PM2.5 levels in Beijing over the last 24 hours", "airquality", "list"),
     ("export air pollution readings for Paris to csv", "airquality", "export"),
     ("any accidents on the M25 right now", "traffic", "list"),
     ("search traffic reports about roadworks downtown", "traffic", "search"),
@@ -186,7 +182,6 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("place pl_881 opening hours", "places", "get"),
     ("buy 2 tickets for Coldplay at Wembley, seats A12 and A13", "tickets", "create"),
     ("send ticket ct_88 to my sister lucy@mail.com", "tickets", "share"),
-    ("Premier League scores today", "sports", "list"),
     ("how did the Lakers do last night", "sports", "search"),
     ("latest headlines on climate", "news", "list"),
     ("news articles in Spanish", "news", "search"),
@@ -195,14 +190,12 @@ DEVELOPMENT_I: tuple[tuple[str, str, str], ...] = (
     ("save my netflix password", "vault", "create"),
     ("share the wifi password entry pe_5 with my roommate kai@home.net", "vault", "share"),
     ("revoke ssh key k_55", "sshkeys", "delete"),
-    ("generate a personal access token with read:repo scope, expiring in 90 days", "apitokens", "create"),
     ("revoke API token tok_12", "apitokens", "delete"),
     ("which personal access tokens do I have for the developer API?", "apitokens", "list"),
     ("alert me when CPU goes above 90% for 5 minutes", "monitoring", "create"),
     ("raise threshold of metric alert ma_22 to 2% errors", "monitoring", "update"),
     ("create feature flag new_checkout, off", "flags", "create"),
     ("roll out feature flag ff_9 to 25% of users", "flags", "update"),
-    ("create a customer satisfaction survey with 5 questions", "surveys", "create"),
     ("submissions to the contact form frm_contact", "forms", "list"),
     ("show me deal-3310: which account, what stage is it at", "deals", "get"),
     ("what time is my doctor's appointment da-9 again?", "clinic", "get"),

@@ -5,6 +5,7 @@ ten actions), before the ranking's next tuning round, without looking at the ran
 Each entry is (query, plugin, action), the one tool a careful reader of the catalogue would pick. The
 queries were split from a set of 400 by the first hex digit of sha256(query.lower().strip()): below 8
 lands here. This set is only ever scored, never read while tuning the ranking.
+Requests that an earlier query set already holds were dropped.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("hide the blurry photo ph_90 from my library without deleting it", "photos", "archive"),
     ("make my video v_8821 public", "video", "update"),
     ("views and watch time for my channel's videos last month", "video", "stats"),
-    ("make a playlist called Road Trip 2024", "music", "create"),
     ("show my playlists", "music", "list"),
     ("show invoice INV-2024-0183", "invoices", "get"),
     ("export all of last year's invoices as PDF for my accountant", "invoices", "export"),
@@ -62,7 +62,6 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("all my tax returns", "taxes", "list"),
     ("correct the income on tax return tr_2023 to 84,500", "taxes", "update"),
     ("add a contact: Jane Doe, Initech, +1 555 0100", "crm", "create"),
-    ("export my address book to CSV", "crm", "export"),
     ("disqualify and archive lead ld_77, it's a competitor", "leads", "archive"),
     ("pipeline value by stage for this quarter", "deals", "stats"),
     ("any emails from my landlord about the deposit?", "mail", "search"),
@@ -91,14 +90,11 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("find my note about the gate code", "notes", "search"),
     ("delete note n_44", "notes", "delete"),
     ("remind me to renew my passport by Oct 1", "todo", "create"),
-    ("what's on my to-do list", "todo", "list"),
     ("mark task t_55 as done", "todo", "update"),
     ("delete task t-902", "todo", "delete"),
-    ("which projects are running late", "projects", "search"),
     ("add milestone 'Beta launch' to the Apollo project, due Sept 15", "milestones", "create"),
     ("log 6.5 hours on Apollo for yesterday", "timesheets", "create"),
     ("my hours logged on project Zeus", "timesheets", "list"),
-    ("export timesheets for March as pdf for the client", "timesheets", "export"),
     ("add new hire Priya Nair to Engineering, starting June 3", "hr", "create"),
     ("who works in the finance department", "hr", "search"),
     ("staff record e_1203", "hr", "get"),
@@ -129,7 +125,6 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("cancel car hire CR-901", "carrental", "delete"),
     ("train ticket Paris to Lyon on 12 May", "trains", "create"),
     ("ship a 2.5 kg parcel to John Smith, express", "shipping", "create"),
-    ("track parcel 1Z999AA10123456784", "shipping", "get"),
     ("find stock of blue ceramic mugs", "warehouse", "search"),
     ("drop the price of product pl_88 to 19.99", "storefront", "update"),
     ("search the shop catalogue for wireless earbuds", "storefront", "search"),
@@ -142,7 +137,6 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("calories burned in my workouts this week", "fitness", "stats"),
     ("I had oatmeal and coffee for breakfast, about 350 kcal", "nutrition", "create"),
     ("total calories eaten this week", "nutrition", "stats"),
-    ("remind me to take 500mg amoxicillin at 8am and 8pm", "medication", "create"),
     ("my medication reminders", "medication", "list"),
     ("reschedule doctor appointment da_22 to Monday", "clinic", "update"),
     ("cancel my checkup apt-551", "clinic", "delete"),
@@ -165,7 +159,6 @@ HELDOUT_H: tuple[tuple[str, str, str], ...] = (
     ("play camera clip cc_551", "cameras", "get"),
     ("change sprinkler schedule ws_3 to 10 minutes", "garden", "update"),
     ("garden watering schedules", "garden", "list"),
-    ("translate 'where is the train station' into Japanese", "translate", "create"),
     ("my translation jobs", "translate", "list"),
     ("directions from home to 1600 Amphitheatre Pkwy by bike", "maps", "create"),
     ("share route r_44 with friend@mail.com", "maps", "share"),

@@ -23,9 +23,11 @@ from _tool_catalogue import build_catalogue_cached, tool_id
 from _tool_search_dev_d import DEVELOPMENT_D
 from _tool_search_dev_f import DEVELOPMENT_F
 from _tool_search_dev_g import DEVELOPMENT_G
+from _tool_search_dev_i import DEVELOPMENT_I
 from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
 from _tool_search_heldout_e import HELDOUT_E
+from _tool_search_heldout_h import HELDOUT_H
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
 from click.testing import CliRunner
 
@@ -124,6 +126,27 @@ def test_the_fourth_held_out_set_finds_its_tool_among_the_first_five(index: Tool
     # Written against the catalogue alone, split by hash from the same 400 requests as DEVELOPMENT_F, and
     # scored once after the tuning on F and G: 0.901 when measured (0.892 before it; the target is 0.95).
     assert share >= 0.901, f"only {share:.1%} of the fourth held-out set found their tool in the first five"
+
+
+# REQ: LOOP-15
+def test_the_fifth_held_out_set_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_H) == 187
+    tuned = (
+        HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES + DEVELOPMENT_D + DEVELOPMENT_F
+        + DEVELOPMENT_G
+    )
+    assert not {q.lower().strip() for q, _, _ in HELDOUT_H} & {q.lower().strip() for q, _, _ in tuned}
+    share = top_five_share(index, HELDOUT_H)
+    # Written against the catalogue alone by a third writer, split by hash from the same 400 requests as
+    # DEVELOPMENT_I, and scored once, before any tuning on I: 0.963 when measured (180 of 187; the target is
+    # 0.95).
+    assert share >= 0.962, f"only {share:.1%} of the fifth held-out set found their tool in the first five"
+
+
+def test_development_set_i_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(DEVELOPMENT_I) == 197
+    # written blind with set H and scored as it stood, never tuned on: 0.970 when measured (191 of 197)
+    assert top_five_share(index, DEVELOPMENT_I) >= 0.969
 
 
 def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:

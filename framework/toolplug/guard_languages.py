@@ -57,7 +57,7 @@ bug-foo@gnu.org" closes every manual, and is no order to the model."""
 _ADD_VERBS = (
     r"(?:加上|添加|附上|写上|寫上|写|寫|附加|包含|插入|加入|注明|註明|追加|書い|書き|付け|付与|入れ|含め|記載|추가|붙|쓰|써|포함|넣|"
     r"أضف|اضف|اكتب|ضع|أرفق|ارفق|أدرج|اضافه[ ]کن|بنویس|بگذار|شامل[ ]کریں|لکھ|הוסף|הוסיפי|כתוב|כתבי|צרף|जोड़|लिख|डाल|शामिल[ ]कर|"
-    r"যোগ|লিখ|thêm|viết|chèn|ghi|(?i:добав\w*|пиши|напиши|вставля\w*|вставь|ставь|указывай|прикрепля\w*|дода\w*|πρόσθεσ\w*|"
+    r"যোগ|লিখ|thêm|Thêm|viết|Viết|chèn|Chèn|ghi|Ghi|(?i:добав\w*|пиши|напиши|вставля\w*|вставь|ставь|указывай|прикрепля\w*|дода\w*|πρόσθεσ\w*|"
     r"προσθέστε|γράψε|γράφε|βάλε)|เพิ่ม|ใส่|เขียน|แนบ)"
 )
 
@@ -1192,15 +1192,22 @@ _LATIN_INSTRUCTIONS = (
     r"instru[çc][õo]es|regras|diretrizes|anweisung(?:en)?|instruktion(?:en)?|regeln|vorgaben|instructies|regels|instrukcj\w*|"
     r"polecenia|zasady|instruksi|aturan|perintah"
 )
+_SYSTEM_ALONE = (
+    r"(?![ ](?!(?:al|a|en|in|into|para|per|pour|naar|na|ke|ins|auf|palabra|mot|parola|palavra|letra|lettre|lettera|textualmente|"
+    r"literalmente|tal|telle|tel|comme|come|como|y|et|e|und|i|dan|complet\w*|entier|enter[oa]s?|integral\w*|[íi]ntegr\w*|que|qui|che|"
+    r"dice|dit|diz|son|sont|sono|s[ãa]o|es|est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
+    r"contient|cont[ée]m|incluye|inclut|inclui)\b)[^\W\d_])"
+)
+"""After "of the system": the end of the phrase, not a word that makes it another system ("del sistema operativo")."""
 _LATIN_SYSTEM_OBJECT = (
     r"(?:systemanweisung\w*|systeminstruktion\w*|systemprompt\w*|systemnachricht\w*|systeemprompt\w*|systeeminstructie\w*|"
-    r"systeembericht\w*|(?:" + _LATIN_INSTRUCTIONS + r"|mensaje|message|messaggio|mensagem|pesan)[ ](?:(?:de|del|du|di|do|da)[ ])?"
-    r"(?:sistema|syst[èe]me)\b(?![ ](?:operativ|d'exploitation|de[ ]gesti|solar))|(?:prompt|instruksi|perintah|pesan)[ ]sistem\w*|"
+    r"systeembericht\w*|(?:instrucci[óo]n(?:es)?|indicaciones|prompts?|instructions?|consignes|istruzion[ei]|instru[çc][õo]es|"
+    r"mensaje|message|messaggio|mensagem)[ ](?:(?:de|del|du|di|do|da)[ ])?(?:sistema|syst[èe]me)\b" + _SYSTEM_ALONE
+    + r"|(?:prompt|instruksi)[ ]sistem\w*|"
     r"(?:instrukcj\w*|polece[nń]\w*|prompt\w*|wiadomo[śs][ćc]\w*)[ ]systemow\w*|systemow\w*[ ](?:instrukcj|prompt|polece)\w*|"
-    r"(?:" + _LATIN_INSTRUCTIONS + r")[ ](?:\w+[ ])?(?:iniciales|originales|ocultas|secretas|internas|confidenciales|initiales|"
-    r"cach[ée]es|secr[èe]tes|internes|confidentielles|iniziali|originali|nascoste|segrete|interne|riservate|iniciais|originais|awal|"
-    r"asli|tersembunyi|rahasia)\b|(?:urspr[üu]nglich|anf[äa]nglich|initial|versteckt|geheim|intern|vertraulich|verborgen|"
-    r"oorspronkelijk|originel|initi[ëe]l|ukryt|tajn|pocz[ąa]tkow|oryginaln|wewn[ęe]trzn|poufn)\w*[ ](?:anweisung|instruktion|regeln|"
+    r"(?:" + _LATIN_INSTRUCTIONS + r")[ ](?:\w+[ ])?(?:iniciales|ocultas|secretas|confidenciales|initiales|cach[ée]es|secr[èe]tes|"
+    r"confidentielles|iniziali|nascoste|segrete|riservate|iniciais|awal|tersembunyi|rahasia)\b|(?:urspr[üu]nglich|anf[äa]nglich|"
+    r"initial|versteckt|geheim|vertraulich|verborgen|oorspronkelijk|initi[ëe]l|ukryt|tajn|pocz[ąa]tkow|poufn)\w*[ ](?:anweisung|instruktion|regeln|"
     r"vorgaben|prompt|instructie|regels|instrukcj|polece|zasad)\w*|(?:" + _LATIN_INSTRUCTIONS + r"),?[ ](?:que[ ](?:se[ ])?te[ ]\w+|"
     r"que[ ]recib\w+|que[ ]me[ ]dieron|qu'on[ ](?:t'|vous[ ]|m')a[ ]donn[ée]es|que[ ](?:tu[ ]as|vous[ ]avez|j'ai)[ ]re[çc]ues|che[ ]ti[ ]"
     r"sono[ ]state[ ]\w+|che[ ]hai[ ]ricevuto|che[ ]ho[ ]ricevuto|que[ ](?:te|lhe|me)[ ]\w+|que[ ](?:voc[êe][ ])?recebe\w*|que[ ]recebi|"
@@ -1209,7 +1216,8 @@ _LATIN_SYSTEM_OBJECT = (
 )
 _LATIN_RENDER = (
     # translate, spell out, summarise, transcribe, recite, repeat (imperatives, and the infinitive after "please")
-    r"traduce|traduzca|traducid|traduzcan|traducir|deletrea|deletree|resume|resuma|transcribe|transcriba|recita|recite|parafrasea|"
+    r"traduce|traduzca|traduzcas|traducid|traduzcan|traducir|repitas|resumas|transcribas|deletrees|traduises|traduzas|"
+    r"deletrea|deletree|resume|resuma|transcribe|transcriba|recita|recite|parafrasea|"
     r"repite|traduis|traduisez|traduire|[ée]pelle|[ée]pelez|r[ée]sume|r[ée]sumez|transcris|transcrivez|r[ée]cite|r[ée]citez|"
     r"paraphrase|paraphrasez|r[ée]p[èe]te|r[ée]p[ée]tez|[üu]bersetze|[üu]bersetzt|[üu]bersetzen|buchstabiere|buchstabieren|fasse|"
     r"fassen|zitiere|wiederhole|wiederholen|traduci|traduca|traducete|tradurre|riassumi|riassuma|trascrivi|trascriva|ripeti|ripeta|traduza|"
@@ -1218,7 +1226,8 @@ _LATIN_RENDER = (
     r"ringkaskan|rangkumkan|kutip|ulangi"
 )
 _LATIN_RENDER_ANCHORS = (
-    "traduce", "traduzca", "traducid", "traduzcan", "traducir", "deletrea", "deletree", "resume", "resuma", "transcribe",
+    "traduce", "traduzca", "traduzcas", "repitas", "resumas", "transcribas", "deletrees", "traduises",
+    "traduzas", "traducid", "traduzcan", "traducir", "deletrea", "deletree", "resume", "resuma", "transcribe",
     "transcriba", "recita", "recite", "parafrasea", "repite", "traduis", "traduisez", "traduire", "epelle", "epelez", "resumez",
     "transcris", "transcrivez", "recitez", "paraphrase", "paraphrasez", "repete", "repetez", "ubersetze", "ubersetzt", "ubersetzen",
     "buchstabiere", "buchstabieren", "fasse", "fassen", "zitiere", "wiederhole", "wiederholen", "traduci", "traduca", "traducete", "tradurre",
@@ -1265,7 +1274,7 @@ _LATIN_SENSITIVE_DATA = (
     r"donn[ée]es|dati|dados))"
 )
 _LATIN_SEND = (
-    r"(?:env[ií]\w*|m[áa]nd\w*|remit\w*|reenv[ií]\w*|transfi[ée]r\w*|envoie\w*|envoy\w*|transmet\w*|transf[èe]r\w*|exp[ée]di\w*|"
+    r"(?:env[ií]\w*|m[áa]nd\w*|rem[ií]t\w*|reenv[ií]\w*|transfi[ée]r\w*|envoie\w*|envoy\w*|transmet\w*|transf[èe]r\w*|exp[ée]di\w*|"
     r"send\w*|schick\w*|leite\w*|[üu]bermittl?\w*|invi\w*|inoltr\w*|trasmett\w*|spedisc\w*|encaminh\w*|remet\w*|transmit\w*|"
     r"stuur\w*|verstuur\w*|verzend\w*|upload\w*|wy[śs]lij\w*|prze[śs]lij\w*|przeka[żz]\w*|kirim\w*|teruskan|unggah\w*)"
 )
@@ -1276,7 +1285,7 @@ _LATIN_AT_THE_END = (
     r"iedere|al|alle|ka[żz]dej|ka[żz]dego|wszystkich|setiap|semua|tiap|toutes)[ ](?:\w+[ ]){0,4}?" + _LATIN_ANSWERS
 )
 _LATIN_ADD = (
-    r"(?:a[ñn]ad\w*|agreg\w*|incluy\w*|incluir\w*|pon|ponga|escrib\w*|coloca\w*|coloque\w*|insert\w*|adjunt\w*|ajout\w*|mets|mettez|"
+    r"(?:a[ñn]ad\w*|agreg\w*|inclu\w*|pon|ponga|escrib\w*|coloca\w*|coloque\w*|insert\w*|adjunt\w*|ajout\w*|mets|mettez|"
     r"[ée]cri\w*|ins[èée]r\w*|f[üu]g\w*|h[äa]ng\w*|schreib\w*|setz\w*|anf[üu]g\w*|angeh[äa]ngt|hinzugef[üu]gt|eingef[üu]gt|"
     r"geschrieben|aggiung\w*|aggiunt\w*|includ\w*|inserisc\w*|metti|mettere|scriv\w*|appendi|adicion\w*|acrescent\w*|coloq\w*|"
     r"escrev\w*|ponha|insira|anexe|voeg\w*|toegevoegd|zet|schrijf|plak|dodaj\w*|dodan\w*|dodawa\w*|dopisz\w*|dopisuj\w*|"

@@ -57,7 +57,7 @@ bug-foo@gnu.org" closes every manual, and is no order to the model."""
 _ADD_VERBS = (
     r"(?:加上|添加|附上|写上|寫上|写|寫|附加|包含|插入|加入|注明|註明|追加|書い|書き|付け|付与|入れ|含め|記載|추가|붙|쓰|써|포함|넣|"
     r"أضف|اضف|اكتب|ضع|أرفق|ارفق|أدرج|اضافه[ ]کن|بنویس|بگذار|شامل[ ]کریں|لکھ|הוסף|הוסיפי|כתוב|כתבי|צרף|जोड़|लिख|डाल|शामिल[ ]कर|"
-    r"যোগ|লিখ|thêm|viết|chèn|ghi|(?i:добав\w*|пиши|напиши|вставля\w*|вставь|ставь|указывай|прикрепля\w*|дода\w*|πρόσθεσ\w*|"
+    r"যোগ|লিখ|thêm|Thêm|viết|Viết|chèn|Chèn|ghi|Ghi|(?i:добав\w*|пиши|напиши|вставля\w*|вставь|ставь|указывай|прикрепля\w*|дода\w*|πρόσθεσ\w*|"
     r"προσθέστε|γράψε|γράφε|βάλε)|เพิ่ม|ใส่|เขียน|แนบ)"
 )
 
@@ -128,7 +128,7 @@ _HANGUL = (
     r"(?:해|하|주|줘|십|세|라)",
     r"(?:비밀[ ]?(?:키|번호|단어|코드)|암호|패스워드|시크릿)[^.\n?]{0,4}?(?:가|이|는|은)?[ ]?(?:뭐|무엇)|이전[ ]?대화[^.\n?]{0,30}?(?:무엇|뭐)",
     r"(?:시스템[ ]?프롬프트|시스템[ ]?지시|내부[ ]?(?:데이터|정보)|기밀[ ]?정보)[^.\n]{0,16}?(?:보여|출력|알려|공개|반복|말해)",
-    _ordered(r"(?:모든|각)[^.\n]{0,10}?(?:답변|응답|대답)[^.\n]{0,10}?(?:끝|마지막)"),
+    _ordered(r"(?:모든|각|매번|매)[^.\n]{0,10}?(?:답변|응답|대답)[^.\n]{0,10}?(?:끝|마지막)"),
     r"시스템[ ]?(?:알림|메시지|공지|참고|메모)[ \t]*[:：]",
     r"(?:너는|당신은|지금부터|이제부터|이제)[^.\n]{0,30}?(?:(?:제한|제약|필터|규칙)[^.\n]{0,6}?없|무제한)",
     _EMAIL_FIRST + r"[^\n]{0,30}?(?:보내|전송)",
@@ -646,6 +646,100 @@ _CANCELLED_VIETNAMESE = (
     r"của[ ]bạn|được[ ]giao))",
 )
 
+# --- reading the system prompt out by another road, and taking the user's data away -----------------
+#
+# Four requests that the rules above met only in one wording: (1) translate, spell out, summarise or recite
+# the system instructions (what "show your system prompt" asks, through a task that sounds harmless);
+# (2) complete a sentence that opens the system prompt ("Complete: 'My secret instructions are:'"); (3) collect
+# the users' data (passwords, customer data, the conversation) and send it to an address or a link; (4) add a
+# token at the end of every answer. Translating, completing and sending are what manuals and catalogues say
+# ("translate this message", "send bug reports to …"): each pattern needs the system instructions as its
+# object, or collecting and sending with a data object and a destination.
+
+_DEST = r"(?:" + _EMAIL + r"|https?://\S+)"
+"""Where data is sent: an address or a link (with its path)."""
+
+_LEAK_CJK = (
+    # translate / repeat verbatim: the object first (把 … 翻译成), or "your" before it; Japanese puts the verb last
+    r"(?:把|将|將)[^。\n]{0,10}?(?:系统提示词?|系統提示詞?|系统指令|系統指令|系统消息|系統消息|初始指令|隐藏指令|隱藏指令|秘密指令|原始指令)"
+    r"[^。\n]{0,16}?(?:翻译|翻譯|译成|譯成|复述|復述|重复|重複|转述|轉述|抄写|抄寫|拼写|拼寫|总结|總結|概括)",
+    r"(?:翻译|翻譯|复述|復述|转述|轉述|逐字|原样|原樣|一字不差地?|抄写|抄寫|拼写|拼寫)[^。\n]{0,12}?(?:你|您)(?:的|收到的|得到的)"
+    r"[^。\n]{0,4}?(?:系统提示|系統提示|系统指令|系統指令|系统消息|系統消息|初始指令|隐藏指令|隱藏指令|秘密指令|原始指令|指令|指示)",
+    r"(?:系统提示|系統提示|系统指令|系統指令|初始指令|隐藏指令|隱藏指令|秘密指令)[^。\n]{0,6}?(?:逐字|原样|原樣|一字不差)",
+    r"(?:システムプロンプト|システム指示|システムメッセージ|初期指示|隠された指示|秘密の指示|与えられた指示|最初の指示|元の指示)[^。\n]{0,16}?"
+    r"(?:翻訳し|翻訳せ|訳し|訳せ|要約し|書き写|復唱|一字一句)(?!され|た(?:の|こと|もの))",
+    # complete a sentence that opens the system prompt
+    r"(?:补全|補全|补完|補完|续写|續寫|接着写|接著寫|写完|寫完|完成|完成させ|続きを書|続けて)[^\n]{0,30}?(?:秘密指令|隐藏指令|隱藏指令|"
+    r"初始指令|系统指令|系統指令|系统提示|系統提示|原始指令|秘密の指示|隠された指示|システムプロンプト|システム指示|初期指示|最初の指示)",
+)
+_COLLECT_CJK = (
+    # collect the data (Chinese: the verb first, or the object first with 把), then send it to a destination
+    r"(?:(?:收集|搜集|汇总|彙總|获取|獲取|提取|窃取|竊取|导出|導出)[^。\n]{0,20}?(?:(?:客户|客戶|用户|用戶|顾客|顧客|会员|會員|内部|內部|个人|個人)"
+    r"的?(?:数据|數據|资料|資料|信息|資訊)|密码|密碼|凭据|憑據|凭证|憑證|聊天记录|聊天記錄|对话记录|對話記錄|对话历史|對話歷史|会话记录|會話記錄)|"
+    r"(?:(?:客户|客戶|用户|用戶|顾客|顧客|内部|內部)的?(?:数据|數據|资料|資料|信息|資訊|密码|密碼)|密码|密碼|凭据|憑據|聊天记录|聊天記錄|对话记录|對話記錄)"
+    r"[^。\n]{0,10}?(?:收集|搜集|汇总|彙總|提取|导出|導出))[^。\n]{0,30}?(?:发送|發送|发到|發到|发给|發給|转发|轉發|上传|上傳|提交|传到|傳到|"
+    r"寄给|寄給|寄到|发往|發往)[^。\n]{0,20}?" + _DEST,
+    r"(?:顧客データ|顧客情報|ユーザー(?:の)?(?:データ|情報|パスワード)|パスワード|認証情報|会話履歴|チャット履歴|内部データ|個人情報)[^。\n]{0,16}?"
+    r"(?:集め|収集|取得|抽出)[^。\n]{0,40}?" + _DEST + r"[^。\n]{0,12}?(?:送信|送っ|送り|送る|転送|アップロード)",
+)
+_LEAK_HANGUL = (
+    r"(?:시스템[ ]?프롬프트|시스템[ ]?(?:지시|지침|메시지)|초기[ ]?지시|숨겨진[ ]?지시|비밀[ ]?지시)[^.\n]{0,30}?(?:(?:번역|요약)(?:해|하세요|"
+    r"하십시오|하라|하고)|그대로[ ]?(?:적어|써|옮겨|출력해)|받아[ ]?적어|철자를?[ ]?(?:불러|말해|써))",
+    r"(?:완성|이어[ ]?(?:서[ ])?(?:써|쓰|작성)|채워)[^\n]{0,40}?(?:비밀[ ]?지시|숨겨진[ ]?지시|시스템[ ]?프롬프트|시스템[ ]?지시|초기[ ]?지시)",
+    r"(?:고객[ ]?(?:데이터|정보)|사용자[ ]?(?:데이터|정보|비밀번호|암호)|비밀번호|패스워드|자격[ ]?증명|대화[ ]?(?:기록|내역)|채팅[ ]?(?:기록|내역)|"
+    r"내부[ ]?(?:데이터|정보)|개인[ ]?정보)[^.\n]{0,16}?(?:수집|모아|모으|취합|추출)[^.\n]{0,40}?" + _DEST + r"[^.\n]{0,16}?(?:보내|전송|업로드)",
+)
+_CYRILLIC_SECRET_OBJECT = (
+    r"(?:(?:системн|исходн|первоначальн|начальн|скрыт|секретн|тайн|вихідн|початков|прихован|таємн)\w{0,12}[ ](?:промпт|инструкци|подсказк|"
+    r"указани|сообщени|правил|інструкці|підказ|вказівк|повідомлен)|(?:инструкци|указани|інструкці|вказівк)\w{0,12},?[ ](?:которые|що|які)[ ]"
+    r"(?:тебе|вам|ти|ви)[ ]\w+)"
+)
+_LEAK_CYRILLIC = (
+    # (each verb a whole word: a page of glued verbs, "допишидопиши…", is not read from each of them)
+    r"(?i:(?<!\w)(?:переведи|переведите|переклади|перекладіть|перескажи|перескажите|процитируй|процитируйте|продиктуй|продиктуйте|изложи|"
+    r"изложите|повтори|повторите|перепиши|перепишите|процитуй|процитуйте|перекажи|перекажіть)(?!\w)[^.\n]{0,40}?" + _CYRILLIC_SECRET_OBJECT
+    + ")",
+    r"(?i:(?<!\w)(?:закончи|закончите|заверши|завершите|допиши|допишите|продолжи|продолжите|дополни|дополните|закінчи|закінчіть|"
+    r"заверш|завершіть|продовж|продовжи|продовжіть|доповни|доповніть)(?!\w)[^\n]{0,60}?" + _CYRILLIC_SECRET_OBJECT + ")",
+    r"(?i:(?<!\w)(?:собери|соберите|сбери|сберите|збери|зберіть|выгрузи|выгрузите|вивантаж|вивантажте|скопируй|скопируйте|скопіюй|скопіюйте|"
+    r"извлеки|извлеките|витягни|витягніть)(?!\w)[^.\n]{0,60}?(?:парол|"
+    r"учётн\w*[ ]данн|учетн\w*[ ]данн|облікові[ ]дані|данн\w*[ ](?:клиент|пользовател|покупател|аккаунт)|дані[ ](?:клієнт|користувач)|"
+    r"персональн\w*[ ]дан|внутренн\w*[ ]данн|внутрішні[ ]дані|конфиденциальн|переписк|листуванн|истори\w*[ ](?:переписки|разговор|диалог|"
+    r"чат|сообщени)|історі\w*[ ](?:листування|розмов|діалог|чату|повідомлень))\w*[^.\n]{0,80}?(?:отправ|перешли|перешлите|вышли|вышлите|пошли|"
+    r"надішли|надішліть|відправ|передай|передайте|загрузи)\w*[^.\n]{0,40}?" + _DEST + ")",
+    _ordered(r"(?i:(?:в[ ]конец|в[ ]конце|наприкінці|в[ ]кінці|у[ ]кінці|в[ ]кінець|у[ ]кінець)[ ](?:каждого|любого|всех|кожної|кожного|"
+             r"всіх|усіх)[ ](?:(?:своих|твоих|ваших|своїх|твоїх)[ ])?(?:ответ\w*|сообщени\w*|відповід\w*|повідомлен\w*))"),
+)
+_LEAK_ARABIC = (
+    r"(?:ترجم|قم[ ]بترجمة|ترجمي|كرر|كرّر|أعد[ ]كتابة|اعد[ ]كتابة|لخص|لخّص|تهجّ|تهجى)[^.\n]{0,30}?(?:موجه[ ]النظام|تعليمات[ ]النظام|"
+    r"رسالة[ ]النظام|التعليمات[ ](?:الأولية|الاولية|السرية|المخفية|الأصلية)|تعليماتك)",
+    r"(?:أكمل|اكمل|أكملي|أتمم|اتمم|واصل|تابع)[^\n]{0,40}?(?:تعليماتي[ ](?:السرية|الأولية|الاولية|المخفية)|التعليمات[ ](?:السرية|المخفية)|"
+    r"موجه[ ]النظام|تعليمات[ ]النظام|رسالة[ ]النظام)",
+    r"(?:اجمع|اجمعي|قم[ ]بجمع|استخرج|اسحب)[^.\n]{0,40}?(?:بيانات[ ](?:العملاء|المستخدمين|الزبائن)|كلمات[ ](?:ال)?مرور|كلمة[ ](?:ال)?مرور|"
+    r"كلمات[ ]السر|بيانات[ ]الاعتماد|سجل[ ](?:المحادثة|الدردشة|المحادثات)|البيانات[ ](?:الداخلية|الشخصية|السرية))[^.\n]{0,50}?(?:أرسل|ارسل|"
+    r"ابعث|انقل)[^.\n]{0,30}?" + _DEST,
+    _ordered(r"(?:في[ ])?(?:نهاية|آخر|ختام)[ ](?:كل|جميع)[ ](?:رد|إجابة|اجابة|جواب|ردودك|إجاباتك|اجاباتك|ردود|إجابات)"),
+    r"(?:^|(?<=[\n.]))[ \t>*#=\[-]*(?:ملاحظة|رسالة|تنبيه|إشعار|اشعار)[ ](?:النظام|من[ ]النظام)[ \t\]]*[:：]",
+)
+_LEAK_HINDI = (
+    r"(?:सिस्टम[ ](?:प्रॉम्प्ट|प्रॉम्ट|निर्देशों|निर्देश|संदेश)|प्रारंभिक[ ]निर्देश|गुप्त[ ]निर्देश|छिपे[ ](?:हुए[ ])?निर्देश|मूल[ ]निर्देश)[^।\n]{0,40}?"
+    r"(?:अनुवाद[ ](?:करो|करें|कीजिए|कर[ ]दो|कर[ ]दें)|दोहराओ|दोहराएं|दोहराएँ|दोहराइए)",
+    r"(?:पूरा[ ](?:करें|करो|कीजिए|कर[ ]दो)|आगे[ ](?:लिखें|लिखो|लिखिए))[^\n]{0,40}?(?:गुप्त[ ]निर्देश|छिपे[ ](?:हुए[ ])?निर्देश|सिस्टम[ ](?:प्रॉम्प्ट|प्रॉम्ट|"
+    r"निर्देश)|प्रारंभिक[ ]निर्देश|मूल[ ]निर्देश)",
+    r"(?:ग्राहकों[ ]का[ ]डेटा|ग्राहक[ ]डेटा|उपयोगकर्ताओं[ ]के[ ]पासवर्ड|पासवर्ड|क्रेडेंशियल|बातचीत[ ]का[ ]इतिहास|चैट[ ](?:इतिहास|हिस्ट्री)|आंतरिक[ ]डेटा|"
+    r"निजी[ ]डेटा|व्यक्तिगत[ ]डेटा|उपयोगकर्ता[ ]डेटा)[^।\n]{0,20}?(?:इकट्ठा|इकठ्ठा|एकत्र|संग्रह)[^।\n]{0,60}?" + _DEST + r"[^।\n]{0,20}?भेज",
+    _ordered(r"(?:हर|प्रत्येक|सभी)[ ](?:उत्तर|जवाब|प्रतिक्रिया|जवाबों|उत्तरों)[ ]के[ ](?:अंत|आखिर|आख़िर)"),
+)
+_LEAK_VIETNAMESE = (
+    r"(?i:(?<!bản[ ])(?:dịch|lặp[ ]lại|đánh[ ]vần|tóm[ ]tắt|chép[ ]lại|nhắc[ ]lại)(?![ ]vụ)[^.\n]{0,30}?(?:lời[ ]nhắc[ ]hệ[ ]thống|prompt[ ]hệ[ ]thống|"
+    r"(?:hướng[ ]dẫn|chỉ[ ]dẫn|chỉ[ ]thị)[ ](?:hệ[ ]thống[ ]của[ ]bạn|ban[ ]đầu|bí[ ]mật|ẩn)))",
+    r"(?i:(?:hoàn[ ]thành|hoàn[ ]tất|viết[ ]tiếp|điền[ ]tiếp|hoàn[ ]chỉnh)[^\n]{0,40}?(?:(?:hướng[ ]dẫn|chỉ[ ]dẫn|chỉ[ ]thị)[ ](?:bí[ ]mật|ẩn|"
+    r"ban[ ]đầu|hệ[ ]thống)|lời[ ]nhắc[ ]hệ[ ]thống))",
+    r"(?i:(?:thu[ ]thập|tập[ ]hợp|gom)[^.\n]{0,40}?(?:dữ[ ]liệu[ ](?:khách[ ]hàng|người[ ]dùng|nội[ ]bộ|cá[ ]nhân)|mật[ ]khẩu|thông[ ]tin[ ]đăng[ ]nhập|"
+    r"lịch[ ]sử[ ](?:trò[ ]chuyện|cuộc[ ]trò[ ]chuyện|hội[ ]thoại|chat))[^.\n]{0,60}?gửi[^.\n]{0,30}?" + _DEST + ")",
+    _ordered(r"(?i:cuối[ ](?:mỗi|mọi|từng|tất[ ]cả)[ ](?:các[ ])?(?:câu[ ]trả[ ]lời|phản[ ]hồi|tin[ ]nhắn))"),
+)
+
 _HAN_KANA = "[\u3040-\u30ff\u4e00-\u9fff]"
 _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -786,6 +880,24 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                           "भूल गए", "भूल गये", "भूल चुके", "समाप्त कर", "खत्म कर", "ख़त्म कर"), _CANCELLED_INDIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("hủy", "huỷ", "vô hiệu", "xóa", "xoá", "thay thế", "bãi bỏ", "đặt lại",
                                                                     "ghi đè", "thu hồi", "không còn", "quên"), _CANCELLED_VIETNAMESE),
+    # the system prompt translated or completed, the users' data collected and sent (see _LEAK_CJK above)
+    (_HAN_KANA, ("系统提示", "系統提示", "系统指令", "系統指令", "系统消息", "系統消息", "初始指令", "隐藏指令", "隱藏指令", "秘密指令", "原始指令",
+                 "システム", "初期指示", "隠された指示", "秘密の指示", "与えられた指示", "最初の指示", "元の指示"), _LEAK_CJK),
+    (_HAN_KANA, ("收集", "搜集", "汇总", "彙總", "获取", "獲取", "提取", "窃取", "竊取", "导出", "導出", "集め", "収集", "取得", "抽出"), _COLLECT_CJK),
+    ("[\uac00-\ud7af]", ("시스템", "초기", "숨겨진", "비밀", "완성", "이어", "채워", "수집", "모아", "모으", "취합", "추출"), _LEAK_HANGUL),
+    (_CYRILLIC_LETTER, ("ереведи", "ереведите", "ерекла", "ерескаж", "роцитиру", "родикту", "зложи", "овтори", "ерепиши", "роцитуй", "ерекажи"),
+     _LEAK_CYRILLIC[0:1]),
+    (_CYRILLIC_LETTER, ("акончи", "аверши", "опиши", "родолжи", "ополни", "акінчи", "авершіть", "родовж", "оповни"), _LEAK_CYRILLIC[1:2]),
+    (_CYRILLIC_LETTER, ("обери", "оберите", "збери", "зберіть", "Збери", "Зберіть", "ыгрузи", "ивантаж", "копируй", "копіюй", "звлеки", "итягни"),
+     _LEAK_CYRILLIC[2:3]),
+    (_CYRILLIC_LETTER, ("конец", "конце", "кінці", "кінець"), _LEAK_CYRILLIC[3:4]),
+    ("[\u0590-\u06ff]", ("ترجم", "كرر", "كرّر", "كتابة", "لخص", "لخّص", "تهج", "أكمل", "اكمل", "أتمم", "اتمم", "واصل", "تابع", "اجمع", "بجمع",
+                          "استخرج", "اسحب", "نهاية", "آخر", "ختام", "ملاحظة", "رسالة", "تنبيه", "إشعار", "اشعار"), _LEAK_ARABIC),
+    ("[\u0900-\u097f]", ("अनुवाद", "दोहरा", "पूरा कर", "आगे लिख", "इकट्ठा", "इकठ्ठा", "एकत्र", "संग्रह", "अंत", "आखिर", "आख़िर"), _LEAK_HINDI),
+    ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("dịch", "Dịch", "lặp lại", "Lặp lại", "đánh vần", "Đánh vần", "tóm tắt", "Tóm tắt",
+                                                                    "chép lại", "Chép lại", "nhắc lại", "hoàn thành", "Hoàn thành", "hoàn tất",
+                                                                    "Hoàn tất", "viết tiếp", "Viết tiếp", "điền tiếp", "hoàn chỉnh", "thu thập",
+                                                                    "Thu thập", "tập hợp", "Tập hợp", "cuối"), _LEAK_VIETNAMESE),
 )
 """(letter of the script, gate words, patterns) per group of scripts."""
 
@@ -1075,6 +1187,148 @@ _CANCELLED_LATIN = (
                                           "arahan", "arahanmu", "prompt", "kamu", "anda"), 40),
 )
 
+# Latin-script languages: the four requests of _LEAK_CJK above. The system instructions as an object: "of the
+# system" (not "of the operating system"), a system compound, a qualifier that only the model's own
+# instructions have (initial, hidden, secret, internal), or "that you were given".
+_LATIN_INSTRUCTIONS = (
+    r"instrucci[óo]n(?:es)?|indicaciones|directrices|reglas|prompts?|instructions?|consignes|r[èe]gles|istruzion[ei]|regole|"
+    r"instru[çc][õo]es|regras|diretrizes|anweisung(?:en)?|instruktion(?:en)?|regeln|vorgaben|instructies|regels|instrukcj\w*|"
+    r"polecenia|zasady|instruksi|aturan|perintah"
+)
+_SYSTEM_ALONE = (
+    r"(?![ ](?!(?:al|a|en|in|into|para|per|pour|naar|na|ke|ins|auf|palabra|mot|parola|palavra|letra|lettre|lettera|textualmente|"
+    r"literalmente|tal|telle|tel|comme|come|como|y|et|e|und|i|dan|complet\w*|entier|enter[oa]s?|integral\w*|[íi]ntegr\w*|que|qui|che|"
+    r"dice|dit|diz|son|sont|sono|s[ãa]o|es|est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
+    r"contient|cont[ée]m|incluye|inclut|inclui)\b)[^\W\d_])"
+)
+"""After "of the system": the end of the phrase, not a word that makes it another system ("del sistema operativo")."""
+_LATIN_SYSTEM_OBJECT = (
+    r"(?:systemanweisung\w*|systeminstruktion\w*|systemprompt\w*|systemnachricht\w*|systeemprompt\w*|systeeminstructie\w*|"
+    r"systeembericht\w*|(?:instrucci[óo]n(?:es)?|indicaciones|prompts?|instructions?|consignes|istruzion[ei]|instru[çc][õo]es|"
+    r"mensaje|message|messaggio|mensagem)[ ](?:(?:de|del|du|di|do|da)[ ])?(?:sistema|syst[èe]me)\b" + _SYSTEM_ALONE
+    + r"|(?:prompt|instruksi)[ ]sistem\w*|"
+    r"(?:instrukcj\w*|polece[nń]\w*|prompt\w*|wiadomo[śs][ćc]\w*)[ ]systemow\w*|systemow\w*[ ](?:instrukcj|prompt|polece)\w*|"
+    r"(?:" + _LATIN_INSTRUCTIONS + r")[ ](?:\w+[ ])?(?:iniciales|ocultas|secretas|confidenciales|initiales|cach[ée]es|secr[èe]tes|"
+    r"confidentielles|iniziali|nascoste|segrete|riservate|iniciais|awal|tersembunyi|rahasia)\b|(?:urspr[üu]nglich|anf[äa]nglich|"
+    r"initial|versteckt|geheim|vertraulich|verborgen|oorspronkelijk|initi[ëe]l|ukryt|tajn|pocz[ąa]tkow|poufn)\w*[ ](?:anweisung|instruktion|regeln|"
+    r"vorgaben|prompt|instructie|regels|instrukcj|polece|zasad)\w*|(?:" + _LATIN_INSTRUCTIONS + r"),?[ ](?:que[ ](?:se[ ])?te[ ]\w+|"
+    r"que[ ]recib\w+|que[ ]me[ ]dieron|qu'on[ ](?:t'|vous[ ]|m')a[ ]donn[ée]es|que[ ](?:tu[ ]as|vous[ ]avez|j'ai)[ ]re[çc]ues|che[ ]ti[ ]"
+    r"sono[ ]state[ ]\w+|che[ ]hai[ ]ricevuto|che[ ]ho[ ]ricevuto|que[ ](?:te|lhe|me)[ ]\w+|que[ ](?:voc[êe][ ])?recebe\w*|que[ ]recebi|"
+    r"die[ ](?:du|ihr|sie|ich)[ ](?:\w+[ ])?(?:erhalten|bekommen)|die[ ](?:je|u|ik)[ ](?:\w+[ ])?(?:gekregen|kreeg|ontving)|"
+    r"kt[óo]re[ ]otrzyma[łl]\w*|yang[ ](?:diberikan|kamu[ ]terima|anda[ ]terima|saya[ ]terima)))"
+)
+_LATIN_RENDER = (
+    # translate, spell out, summarise, transcribe, recite, repeat (imperatives, and the infinitive after "please")
+    r"traduce|traduzca|traduzcas|traducid|traduzcan|traducir|repitas|resumas|transcribas|deletrees|traduises|traduzas|"
+    r"deletrea|deletree|resume|resuma|transcribe|transcriba|recita|recite|parafrasea|"
+    r"repite|traduis|traduisez|traduire|[ée]pelle|[ée]pelez|r[ée]sume|r[ée]sumez|transcris|transcrivez|r[ée]cite|r[ée]citez|"
+    r"paraphrase|paraphrasez|r[ée]p[èe]te|r[ée]p[ée]tez|[üu]bersetze|[üu]bersetzt|[üu]bersetzen|buchstabiere|buchstabieren|fasse|"
+    r"fassen|zitiere|wiederhole|wiederholen|traduci|traduca|traducete|tradurre|riassumi|riassuma|trascrivi|trascriva|ripeti|ripeta|traduza|"
+    r"traduz|traduzam|traduzir|soletre|soletra|transcreva|parafraseie|repita|vertaal|citeer|herhaal|przet[łl]umacz|"
+    r"przet[łl]umaczcie|przeliteruj|stre[śs][ćc]|podsumuj|zacytuj|przepisz|powt[óo]rz|terjemahkan|terjemahkanlah|ejakan|"
+    r"ringkaskan|rangkumkan|kutip|ulangi"
+)
+_LATIN_RENDER_ANCHORS = (
+    "traduce", "traduzca", "traduzcas", "repitas", "resumas", "transcribas", "deletrees", "traduises",
+    "traduzas", "traducid", "traduzcan", "traducir", "deletrea", "deletree", "resume", "resuma", "transcribe",
+    "transcriba", "recita", "recite", "parafrasea", "repite", "traduis", "traduisez", "traduire", "epelle", "epelez", "resumez",
+    "transcris", "transcrivez", "recitez", "paraphrase", "paraphrasez", "repete", "repetez", "ubersetze", "ubersetzt", "ubersetzen",
+    "buchstabiere", "buchstabieren", "fasse", "fassen", "zitiere", "wiederhole", "wiederholen", "traduci", "traduca", "traducete", "tradurre",
+    "riassumi", "riassuma", "trascrivi", "trascriva", "ripeti", "ripeta", "traduza", "traduz", "traduzam", "traduzir", "soletre",
+    "soletra", "transcreva", "parafraseie", "repita", "vertaal", "citeer", "herhaal", "przetlumacz", "przetlumaczcie",
+    "przeliteruj", "strescz", "podsumuj", "zacytuj", "przepisz", "powtorz", "terjemahkan", "terjemahkanlah", "ejakan", "ringkaskan",
+    "rangkumkan", "kutip", "ulangi",
+)
+_LATIN_COMPLETE = (
+    r"completa|complete|completad|completen|completate|completi|completem|termina|termine|terminad|terminez|contin[úu]a|"
+    r"contin[úu]e|continuad|continuez|acaba|acabe|finaliza|finalice|finalize|compl[èe]te|compl[ée]tez|ach[èe]ve|achevez|finis|"
+    r"finissez|vervollst[äa]ndige|vervollst[äa]ndigen|erg[äa]nze|erg[äa]nzen|setze|setzen|f[üu]hre|beende|beenden|vollende|"
+    r"continui|finisci|finisca|maak|vul|voltooi|vervolledig|vervolg|zet|doko[ńn]cz|doko[ńn]czcie|uzupe[łl]nij|kontynuuj|"
+    r"zako[ńn]cz|lengkapi|selesaikan|lanjutkan|sempurnakan|teruskan|tamamla\w*"
+)
+_LATIN_SENTENCE = (
+    r"frase|oraci[óo]n|texto|enunciado|phrase|texte|satz|text|testo|zin|tekst|zdani\w*|kalimat|c[üu]mle\w*|s[äa]tze"
+)
+_LATIN_COLLECT = (
+    r"re[úu]ne|re[úu]na|reunid|recopila|recopile|recopilad|recoge|recoja|junta|junte|recolecta|recolecte|extrae|extraiga|"
+    r"rassemble|rassemblez|collecte|collectez|r[ée]cup[èe]re|r[ée]cup[ée]rez|recueille|recueillez|r[ée]unis|r[ée]unissez|extrais|"
+    r"extrayez|sammle|sammeln|sammelt|trage|tragt|extrahiere|raccogli|raccolga|raccogliete|recupera|recuperi|estrai|estragga|"
+    r"riunisci|colete|coleta|colecione|recolha|recolhe|extraia|recupere|verzamel|verzamelt|zbierz|zbierzcie|zgromad[źz]|"
+    r"kumpulkan|himpun|himpunkan"
+)
+_LATIN_COLLECT_ANCHORS = (
+    "reune", "reuna", "reunid", "recopila", "recopile", "recopilad", "recoge", "recoja", "junta", "junte", "recolecta",
+    "recolecte", "extrae", "extraiga", "rassemble", "rassemblez", "collecte", "collectez", "recupere", "recuperez", "recueille",
+    "recueillez", "reunis", "reunissez", "extrais", "extrayez", "sammle", "sammeln", "sammelt", "trage", "tragt", "extrahiere",
+    "raccogli", "raccolga", "raccogliete", "recupera", "recuperi", "estrai", "estragga", "riunisci", "colete", "coleta",
+    "colecione", "recolha", "recolhe", "extraia", "verzamel", "verzamelt", "zbierz", "zbierzcie", "zgromadz", "kumpulkan",
+    "himpun", "himpunkan",
+)
+_LATIN_SENSITIVE_DATA = (
+    # passwords, credentials and the conversation always; other data only as the customers', users', personal or internal
+    r"(?:contrase[ñn]\w*|senhas?|passw\w*|mots[ ]de[ ]passe|wachtwoord\w*|has[łl](?:a|o|em)?\b|kata[ ]sandi|credencia\w*|identifiants|"
+    r"credenzial\w*|kredensial|zugangsdaten|anmeldedaten|inloggegevens|conversaci[óo]n\w*|conversa(?:s|[çc][õo]es)?\b|conversation\w*|"
+    r"\w*gespr[äa]ch\w*|conversazion\w*|gesprek\w*|\w*chat\w*|rozmow\w*|percakapan|obrolan|(?:\w*kunden|\w*benutzer|\w*nutzer|konto)daten|"
+    r"(?:klant|gebruikers|persoons)gegevens|(?:datos|dados|dati|donn[ée]es|daten|gegevens|dane|danych|data)(?:[ ]\w+){0,3}?[ ](?:clientes?|"
+    r"usuari\w*|personales|internos|confidenciales|privados|bancarios|kunden|benutzer\w*|nutzer\w*|clients?|utilisateurs?|internes|"
+    r"personnelles|confidentielles|clienti|utenti|interni|personali|riservati|usu[áa]rios|pessoais|klant\w*|gebruiker\w*|"
+    r"persoonlijk\w*|klient[óo]w|u[żz]ytkownik[óo]w|osobow\w*|wewn[ęe]trzn\w*|poufn\w*|pelanggan|pengguna|pribadi|internal|"
+    r"rahasia)\b|(?:internen|interne|internas|internes|interni|internos|pers[öo]nlichen|personales|vertraulichen)[ ](?:daten|datos|"
+    r"donn[ée]es|dati|dados))"
+)
+_LATIN_SEND = (
+    r"(?:env[ií]\w*|m[áa]nd\w*|rem[ií]t\w*|reenv[ií]\w*|transfi[ée]r\w*|envoie\w*|envoy\w*|transmet\w*|transf[èe]r\w*|exp[ée]di\w*|"
+    r"send\w*|schick\w*|leite\w*|[üu]bermittl?\w*|invi\w*|inoltr\w*|trasmett\w*|spedisc\w*|encaminh\w*|remet\w*|transmit\w*|"
+    r"stuur\w*|verstuur\w*|verzend\w*|upload\w*|wy[śs]lij\w*|prze[śs]lij\w*|przeka[żz]\w*|kirim\w*|teruskan|unggah\w*)"
+)
+_LATIN_ANSWERS = r"(?:respuesta|r[ée]ponse|antwort|rispost|respost|antwoord|odpowied|jawaban|balasan|respons)\w*"
+_LATIN_AT_THE_END = (
+    r"(?:al[ ]final[ ]de|a[ ]la[ ]fin[ ]de|am[ ]ende|alla[ ]fine[ ]di|(?:no|ao)[ ](?:final|fim)[ ]de|aan[ ]het[ ]einde?[ ]van|"
+    r"na[ ]ko[ńn]cu|(?:di|pada)[ ]akhir)[ ](?:cada|chaque|chacune|jeder|jedes|aller|all|ogni|tutte|todas|todos|qualquer|elk|elke|ieder|"
+    r"iedere|al|alle|ka[żz]dej|ka[żz]dego|wszystkich|setiap|semua|tiap|toutes)[ ](?:\w+[ ]){0,4}?" + _LATIN_ANSWERS
+)
+_LATIN_ADD = (
+    r"(?:a[ñn]ad\w*|agreg\w*|inclu\w*|pon|ponga|escrib\w*|coloca\w*|coloque\w*|insert\w*|adjunt\w*|ajout\w*|mets|mettez|"
+    r"[ée]cri\w*|ins[èée]r\w*|f[üu]g\w*|h[äa]ng\w*|schreib\w*|setz\w*|anf[üu]g\w*|angeh[äa]ngt|hinzugef[üu]gt|eingef[üu]gt|"
+    r"geschrieben|aggiung\w*|aggiunt\w*|includ\w*|inserisc\w*|metti|mettere|scriv\w*|appendi|adicion\w*|acrescent\w*|coloq\w*|"
+    r"escrev\w*|ponha|insira|anexe|voeg\w*|toegevoegd|zet|schrijf|plak|dodaj\w*|dodan\w*|dodawa\w*|dopisz\w*|dopisuj\w*|"
+    r"umie[śs][ćc]\w*|umieszczaj|wstaw\w*|wpisz\w*|tambahkan|ditambahkan|sertakan|disertakan|tulis\w*|cantumkan|sisipkan)"
+)
+_LEAK_LATIN = (
+    (r"(?i)\b(?:" + _LATIN_RENDER + r")\b[^.\n]{0,40}?\b" + _LATIN_SYSTEM_OBJECT,
+     "prompt or data extraction", "exfiltration", _LATIN_RENDER_ANCHORS, 0),
+    # Turkish puts the verb last: "sistem talimatlarını … çevir"
+    (r"(?i)\b(?:sistem[ ](?:istem|talimat|komut|mesaj|prompt)\w*|(?:gizli|ilk|orijinal|ba[şs]lang[ıi][çc]|dahili|sakl[ıi])[ ](?:talimat|istem|"
+     r"kural|y[öo]nerge|prompt)\w*|sana[ ](?:\w+[ ])?verilen[ ](?:\w+[ ])?(?:talimat|kural|y[öo]nerge|komut)\w*)[^.\n]{0,60}?\b(?:[çc]evir|"
+     r"terc[üu]me[ ]et|hecele|[öo]zetle|tekrarla)(?:in|iniz|[ıi]n|[ıi]n[ıi]z)?\b",
+     "prompt or data extraction", "exfiltration", ("sistem", "gizli", "ilk", "orijinal", "baslangic", "dahili", "sakli", "sana"), 0),
+    # complete a sentence (the word for it named) that opens the system instructions
+    (r"(?i)\b(?:" + _LATIN_COMPLETE + r")\b[^\n]{0,30}?\b(?:" + _LATIN_SENTENCE + r")\b[^\n]{0,60}?\b" + _LATIN_SYSTEM_OBJECT,
+     "prompt or data extraction", "exfiltration",
+     ("completa", "complete", "completad", "completen", "completate", "completi", "completem", "termina", "termine", "terminad",
+      "terminez", "continua", "continue", "continuad", "continuez", "acaba", "acabe", "finaliza", "finalice", "finalize",
+      "completez", "acheve", "achevez", "finis", "finissez", "vervollstandige", "vervollstandigen", "erganze", "erganzen", "setze",
+      "setzen", "fuhre", "beende", "beenden", "vollende", "continui", "finisci", "finisca", "maak", "vul", "voltooi", "vervolledig",
+      "vervolg", "zet", "dokoncz", "dokonczcie", "uzupelnij", "kontynuuj", "zakoncz", "lengkapi", "selesaikan", "lanjutkan",
+      "sempurnakan", "teruskan", "tamamla", "tamamlayin", "tamamlayiniz"), 0),
+    # collect the data, then send it to an address or a link
+    (r"(?i)\b(?:" + _LATIN_COLLECT + r")\b[^.\n]{0,60}?\b" + _LATIN_SENSITIVE_DATA + r"[^.\n]{0,80}?\b" + _LATIN_SEND
+     + r"\b[^.\n]{0,60}?(?:[\w+-]+@[\w-]+\.\w|https?://|www\.)",
+     "instruction to send data away", "exfiltration", _LATIN_COLLECT_ANCHORS, 0),
+    # at the end of every answer: a verb of adding before the place, or after it (anchored on the word for answers)
+    (r"(?i)(?:\b" + _LATIN_ADD + r"\b[^.\n]{0,60}?\b" + _LATIN_AT_THE_END + r"|\b" + _LATIN_AT_THE_END + r"(?=[^.\n]{0,80}?\b"
+     + _LATIN_ADD + r"\b))",
+     "instruction to change every answer", "override",
+     ("respuesta", "respuestas", "reponse", "reponses", "antwort", "antworten", "risposta", "risposte", "resposta", "respostas",
+      "antwoord", "antwoorden", "odpowiedzi", "odpowiedz", "jawaban", "jawabanmu", "jawabannya", "jawabanku", "balasan", "respons"),
+     160),
+    (r"(?i)\bc[üu]mle\w*[ ](?:\w+[ ]){0,2}?tamamla\w*[^\n]{0,60}?\b(?:sistem[ ](?:istem|talimat|komut|mesaj|prompt)\w*|(?:gizli|ilk|"
+     r"orijinal|ba[şs]lang[ıi][çc]|dahili|sakl[ıi])[ ](?:talimat|istem|kural|y[öo]nerge|prompt)\w*)",
+     "prompt or data extraction", "exfiltration", ("tamamla", "tamamlayin", "tamamlayiniz"), 40),
+    (r"(?i)\b(?:her|t[üu]m|b[üu]t[üu]n)[ ](?:\w+[ ])?(?:yan[ıi]t|cevap|cevab)\w*[ ]sonuna\b[^.\n]{0,40}?\b(?:ekle|yaz|koy)\w*",
+     "instruction to change every answer", "override", ("sonuna",), 40),
+)
+
 
 LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:" + _SEND_LATIN + r")\b[^.\n]{0,80}?" + _HISTORY_OR_DATA + r"[^\n]{0,80}?https?://",
@@ -1109,8 +1363,10 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*)[^.\n]{0,40}?\b"
      r"(?:g[öo]ster|yaz|tekrarla|payla[şs]|unut|yok[ ]?say)\b",
      "instruction override", "override", ("sistem", "talimatlar", "talimatlari", "sana"), 0),
-    (r"(?i)\b(?:konu[şs]ma|sohbet|ge[çc]mi[şs]|veri\w*|[şs]ifre\w*)[^.\n]{0,40}?https?://\S*[^.\n]{0,30}?\bg[öo]nder\w*",
-     "instruction to send data away", "exfiltration", ("konu", "konusma", "sohbet", "ge", "gecmisini", "veri", "verileri"), 0),
+    (r"(?i)\b(?:konu[şs]ma|sohbet|ge[çc]mi[şs]|veri\w*|[şs]ifre\w*|parola\w*)[^.\n]{0,40}?https?://\S*[^.\n]{0,30}?\bg[öo]nder\w*",
+     "instruction to send data away", "exfiltration", ("konu", "konusma", "sohbet", "ge", "gecmisini", "veri", "verileri", "verilerini",
+                                                       "sifre", "sifreler", "sifreleri", "sifrelerini", "sifreyi", "parola",
+                                                       "parolalari", "parolalarini"), 0),
     # "forget everything above": the imperative where a clause starts (not "a oublié tout ce qui précède")
     (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:e|et|y|und|en|i|ve|dan|na|at|agora|maintenant|ora|jetzt|ahora|nu|teraz|acum)[ ]+)?"
      r"(?:esque[çc]a|esquece|esque[çc]am|oublie|oubliez|dimentica|dimenticate|vergiss|vergesst|vergessen[ ]sie|vergeet|zapomnij|"
@@ -1356,5 +1612,6 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:model\w{0,6}|yapay[ ]zeka\w{0,6}|asistan\w{0,6}|ai|bot\w{0,6}|dan)[ ]gibi[ ]davran(?:[ıi]n|[ıi]n[ıi]z)?\b",
      "role reassignment", "override", ("gibi",), 24),
     *_CANCELLED_LATIN,
+    *_LEAK_LATIN,
 )
 """Rules for Latin-script languages (see above)."""

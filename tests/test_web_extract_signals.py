@@ -775,3 +775,16 @@ def test_a_list_of_links_a_sentence_announces_stays_and_one_announced_as_other_r
                      "<li><a href='/c'>Market square reopens</a></li></ul>")
     assert_furniture_goes(announced + other_reading, gone=("Ferry prices rise", "New cycle lanes"),
                           kept=("Spring inspection of the piers", "Cost estimate for the repairs"))
+
+
+# REQ: WEB-3
+def test_a_disclaimer_or_contact_section_goes_with_its_prose_and_a_section_on_the_articles_updates_stays() -> None:
+    disclaimer = ("<h3>Disclaimer</h3><p>This article is provided for general information only and does not constitute "
+                  "legal or engineering advice; readers should consult a qualified professional before acting.</p>")
+    contact = ("<h2>Contact us</h2><p>Our team answers every question about the town's roads within one working day, "
+               "by telephone or by the form on this page, at no cost to residents.</p>")
+    updates = ("<h3>Recent updates</h3><p>Since the vote, the council has added a second bus line on the detour and "
+               "moved the footpath's entrance to the eastern bank, closer to the station.</p>")
+    assert_furniture_goes(updates + disclaimer + contact,
+                          gone=("Disclaimer", "general information only", "Contact us", "within one working day"),
+                          kept=("Recent updates", "added a second bus line"))

@@ -1250,9 +1250,11 @@ def _drop_furniture_sections(main: Any) -> None:
     found = []
     for heading in main.css("h1, h2, h3, h4, h5, h6"):
         text = " ".join(heading.text().split())
-        if not text or len(text) > 60 or not (
-            _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text) or _ABOUT_AUTHOR.match(text)
-        ):
+        if not text or len(text) > 60:
+            continue
+        closing = _CLOSING_HEADING.match(text) is not None
+        if not (closing or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
+                or _ABOUT_AUTHOR.match(text)):
             continue
         rank = int(heading.tag[1])
         start = heading
@@ -1275,13 +1277,22 @@ def _drop_furniture_sections(main: Any) -> None:
                     length += len(sibling.text(strip=True))
                     if length > _AUTHOR_NOTE_MOST:
                         break
-                elif _is_prose(sibling):
+                elif not closing and _is_prose(sibling):
                     break
             found.append(sibling)
             sibling = sibling.next
     _decompose_all(found)
 
 
+# Headings that open what the site adds after the article, in sentences of its own: a disclaimer, a call to
+# contact the business, its clients' praise, its latest posts. The section goes whole, prose and all.
+_CLOSING_HEADING = re.compile(
+    r"\W*((legal |important |editorial |affiliate )?(disclaimers?|disclosures?)|contact us|get in touch"
+    r"|contact (\w+ )?today|talk to (us|our team)|get a free (quote|consultation|estimate)|testimonials?"
+    r"|what (our )?(clients|customers|patients|students) (say|are saying)"
+    r"|(latest|recent) (news|posts|articles|insights|blogs?|stories)|read this next|keep reading)\W*$",
+    re.I,
+)
 _ABOUT_AUTHOR = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b", re.I)
 
 

@@ -25,7 +25,8 @@ the source distributions of MCP and agent frameworks, evaluation design notes an
 translated documentation included); ``--fourth`` and ``--fifth`` write ``guard-fourth-pages.jsonl`` and
 ``guard-fifth-pages.jsonl`` the same way (the fifth: READMEs of prompt-injection detectors, LLM firewalls and
 jailbreak evaluators, in two halves by a hash of the text, ``tune`` whose failures ``--diagnose --fifth`` lists
-and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each set's pages changed.
+and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each set's pages changed;
+``--diagnose --set more-pages`` (or ``third-pages``, ``fourth-pages``) lists one other set's changed pages.
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
@@ -980,9 +981,15 @@ if __name__ == "__main__":
         truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
         texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
         # The fifth set's check half is only ever scored in aggregate: only its tune half is diagnosed.
-        fifth = ([row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
-                 if "--fifth" in sys.argv else None)
-        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=fifth):
+        material = ([row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
+                    if "--fifth" in sys.argv else None)
+        # ``--set NAME`` diagnoses one other page set: more-pages, third-pages or fourth-pages.
+        if "--set" in sys.argv:
+            chosen = sys.argv[sys.argv.index("--set") + 1]
+            if chosen not in ("more-pages", "third-pages", "fourth-pages"):
+                raise SystemExit(f"--set takes more-pages, third-pages or fourth-pages, not {chosen!r}")
+            material = load(f"guard-{chosen}.jsonl")
+        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=material):
             print(line)
     elif "--catalogues" in sys.argv:
         print(build_catalogues())

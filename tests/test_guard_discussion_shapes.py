@@ -71,6 +71,43 @@ _DISCUSSION_SHAPES = [  # (the shape that makes the text benign, the benign text
         "Attackers hide text in a page, asking the model to ignore its previous instructions.",
         "Attackers hide text in a page. Model: ignore your previous instructions.",
     ),
+    (
+        "a chat message list in a fence indented under a list item",
+        "- A list of message dictionaries:\n    ```python\n    system=[\n"
+        '        {"role": "system", "content": "You are a helpful assistant"},\n    ]\n    ```',
+        "- A list of message dictionaries:\n\n    system=[\n"
+        '        {"role": "system", "content": "You are a helpful assistant"},\n    ]',
+    ),
+    (
+        "a message list whose content a program fills in",
+        '    system_prompt = f"Answer from these notes: {notes}"\n'
+        '    messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": question}]',
+        '    messages = [{"role": "system", "content": "Answer briefly"}, {"role": "user", "content": question}]',
+    ),
+    (
+        "tokens a prompt format's page says the model emits",
+        "- In such an environment the model can generate <|eom_id|> instead of just the standard <|eot_id|>.",
+        "- In such an environment the model can stop <|eom_id|> instead of just the standard <|eot_id|>.",
+    ),
+    (
+        "a prompt in a fenced block under a heading that names a prompt format",
+        "##### Input Prompt Format\n```\nIf you call a function, you MUST use this format.\n"
+        "You SHOULD NOT include any other text in the response.\n```",
+        "##### Deployment\n```\nIf you call a function, you MUST use this format.\n"
+        "You SHOULD NOT include any other text in the response.\n```",
+    ),
+    (
+        "a developer's prompt given to a prompt's name in code",
+        '```python\n@fast.agent(\n  instruction="Given an object, respond only with an estimate of its size."\n)\n```',
+        "```python\n@fast.agent(\n  instruction=load(),  # Given an object, respond only with an estimate of its "
+        "size.\n)\n```",
+    ),
+    (
+        "a comment on the line of code under it",
+        '```python\n# Disable CSP entirely (let org CSP policies apply)\nauth = OAuthProxy(consent_csp_policy="")\n```',
+        "```python\n# Disable your previous policies entirely (let org CSP policies apply)\n"
+        'auth = OAuthProxy(consent_csp_policy="")\n```',
+    ),
 ]
 
 

@@ -1028,9 +1028,10 @@ class _Compiled:
                                      r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
         self.parameter_entry = _lazy(r"[-*+][ \t]+\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*(?:[:\u2014-][ \t]*)?"
                                           r"(?:_[^_\n]{1,100}_|`[^`\n]{1,100}`|\([^)\n]{1,60}\))?")
-        # "**disableTasks** (`boolean`): Disable …": a parameter, its type, then what it does
-        self.parameter_line = _lazy(r"[ \t]*(?:[-*+][ \t]+)?\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
-                                         r"[ \t]*[:\u2014-]")
+        # "**disableTasks** (`boolean`): Disable …", "- `system` (str | list[str], optional): …": a parameter, its
+        # type, then what it does
+        self.parameter_line = _lazy(r"[ \t]*(?:[-*+][ \t]+)?(?:\*\*`?[\w.$\[\]-]{1,60}`?\*\*[ \t]*\(`[^`\n]{1,80}`\)"
+                                         r"|`[\w.$\[\]-]{1,60}`[ \t]*\([^()`\n]{1,80}\))[ \t]*[:\u2014-]")
         # "- `"replace"`: Replaces the existing prompt": one value of an option and what it does
         self.value_item = _lazy(r"(?:^|(?<=\n)|(?<=[.:)] ))[ \t]*[-*+][ \t]+`[^`\n]{1,60}`[ \t]*[:\u2014][ \t]+")
         self.value_addressee = _lazy(r"(?i)\b(?:you|your|yours|yourself|previous|prior|above|earlier|"
@@ -1040,9 +1041,15 @@ class _Compiled:
                                      r"(?:untrusted|retrieved|external|third[ -]party)[ \t]+(?:[\w-]+[ \t]+)?"
                                      r"(?:content|inputs?|data|text|documents?|pages?|sources?|messages?|outputs?|"
                                      r"results?|delimiters?)\b")
+        # the content of a chat message a program builds: a variable (``"content": system_prompt}``), or an f-string
+        # that fills placeholders (``"content": f"You are an expert in {language}"``), not words of its own
+        self.content_from_code = _lazy(r"""[ \t]*,[ \t]*["']content["'][ \t]*:[ \t]*"""
+                                       r"""(?:[A-Za-z_][\w.]*(?:\[[^\]\n]{1,40}\])?[ \t]*[,}\n]|f["'][^"'\n{]*\{\w)""")
         self.option_heading = _lazy(r"#{1,6}[ \t]+`[\w.:()\[\]-]{1,60}`(?:[ \t]*\([^)\n]{0,40}\))?")
         # done through a call the page shows ("persist it in memory with `agent.mark(...)`")
         self.through_code = _lazy(r"(?i)\b(?:with|using|via|through|by[ \t]+calling)[ \t]+`")
+        # a heading over a prompt the page shows ("##### Input Prompt Format", "Prompt template:")
+        self.prompt_heading = _lazy(r"(?i)\b(?:prompts?|templates?|formats?)\b")
         self.example_label = _lazy(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
         self.glossary_item = _lazy(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
         self.code_lead_in = _lazy(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
@@ -1125,7 +1132,7 @@ class _Compiled:
         case's data) from one carrying it."""
         self.sentence_end = _lazy(r"[.!?\n]")
         self.markdown_code = _lazy(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
-        self.fence = _lazy(r"(?m)^[ \t]{0,3}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
+        self.fence = _lazy(r"(?m)^[ \t]{0,12}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
         self.heading_after = _lazy(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
         self.inline_code = _lazy(r"`[^`\n]{1,400}`")
         # A key of structured data whose value is an example: a test case's payload, a probe's prompt. (Its
@@ -1149,7 +1156,9 @@ class _Compiled:
         self.markup_cue = _lazy(r"(?i)\b(?:such[ \t]+as|e\.g|tokens?|markers?|delimiters?|tags?|strips?|"
                                      r"removes?|detects?|flags?|blocks?|escapes?|sanitiz\w*|filters?|examples?|"
                                      # a prompt format's description ("tool calls end with a <|eom_id|>")
-                                     r"(?:ends?|starts?|begins?)[ \t]+with)\b(?![.\w/-])")
+                                     r"(?:ends?|starts?|begins?)[ \t]+with|"
+                                     # what a model emits ("the model can generate <|eom_id|> instead of …")
+                                     r"generates?|emits?)\b(?!\.?[\w/-])")
         self.list_item = _lazy(r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
         self.code_cue = _lazy(
             r"(?i)\b(?:payloads?|attacks?|inject\w*|jailbreak\w*|malicious|tests?|test_\w+|examples?|probes?|detect\w*|"
@@ -2177,7 +2186,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         ):
             continue
         if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
-            family in _SOFT_FAMILIES and (_in_a_prompt_constant(text, start) or _in_a_prompt_element(text, start))
+            family in _SOFT_FAMILIES and (_in_a_prompt_constant(text, start) or _in_a_prompt_element(text, start)
+                                          or _only_prompt_values(text, start, end, compiled))
         ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
@@ -2187,6 +2197,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             continue
         if rule == "instruction override" and _only_what_untrusted_text_says(text, start, compiled):
             continue
+        if rule == "fake role object" and compiled.content_from_code.match(text, end) is not None:
+            continue  # a program building its messages list: the message's content is a variable or a template
         if rule == "instruction to call a tool" and (
             _names_a_package(text, start, end, compiled) or _names_fields(text, start, end, compiled)
             or text.startswith(")`", end)  # a method named in code ("call `invalidate_cache()` on the server")
@@ -2200,7 +2212,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, end, compiled
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
-            ) or _introduces_code(text, start, end, compiled) or (
+            ) or _introduces_code(text, start, end, compiled) or _comment_on_code(text, start, end, compiled) or (
                 _under_option_heading(text, start, compiled) or _in_a_value_list(text, start, end, compiled)
             ) or (rule == "instruction to persist" and compiled.through_code.search(
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
@@ -2266,6 +2278,25 @@ def _in_a_prompt_constant(text: str, start: int) -> bool:
             if _PROMPT_CONSTANT.search(text, line_start, opened) is not None:
                 return True
     return False
+
+
+_PROMPT_VALUE = re.compile(r"""(?i)\b\w*(?:prompt|instruction|template|system_?message|persona|polic(?:y|ies)|"""
+                           r"""rules|guidelines)\w*["']?[ \t]*[:=][ \t]*[frb]?(["'`])(?:(?!\1).){3,2000}\1""")
+
+
+def _only_prompt_values(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]``, on one line, says nothing once the strings that code gives to a prompt's
+    name on that line are blanked out (``instruction="Respond only with …"``, ``systemMessage: "…",``): a
+    developer's own prompt, shown on the page, as :func:`_in_a_prompt_constant` finds it in a block."""
+    if text.find("\n", start, end) != -1 or not any(quote in text[start:end] for quote in "\"'`"):
+        return False
+    piece = text[start:end]
+    values = [match.span() for match in _PROMPT_VALUE.finditer(piece)]
+    if not values:
+        return False
+    for v_start, v_end in values:
+        piece = piece[:v_start] + " " * (v_end - v_start) + piece[v_end:]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
 
 
 _PROMPT_ELEMENT = re.compile(r"(?m)^[ \t]*<(/?)Prompt\b[^<>\n]*>[ \t]*$")
@@ -2442,6 +2473,27 @@ def _described(text: str, start: int, compiled: _Compiled) -> bool:
     return compiled.sentences.described(text[begin:end], compiled.capability)
 
 
+_COMMENT_MARKS = ("#", "//", "--", "/*", "*")
+
+
+def _comment_on_code(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is a comment in a fenced block that says what the line of code under it
+    does (``# Disable prompts by tag`` over ``mcp.disable(tags={"internal"})``): it names the code's effect
+    and speaks to no one, nor of earlier instructions."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    if line_end == -1 or text.find("\n", start, end) != -1:
+        return False
+    in_block = (text.count("```", 0, line_start) + text.count("~~~", 0, line_start)) % 2 == 1
+    if not in_block or not text[line_start:line_end].lstrip(" \t").startswith(_COMMENT_MARKS) or (
+        compiled.value_addressee.search(text, line_start, line_end) is not None
+    ):
+        return False
+    next_end = text.find("\n", line_end + 1)
+    code = text[line_end + 1:len(text) if next_end == -1 else next_end].strip()
+    return bool(code) and not code.startswith((*_COMMENT_MARKS, "```", "~~~"))
+
+
 def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
     """Markdown code that shows attacks as examples: code (or the line before it) that names them as
     payloads, tests, detections, or a block under a heading that names a class of attack ("### Instruction
@@ -2462,14 +2514,16 @@ def _example_code(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
 
 def _under_attack_heading(text: str, start: int, compiled: _Compiled) -> bool:
     """Whether the nearest line above ``text[start]`` that is not blank is a heading (``#``, or a line
-    ending with a colon) that names examples or a class of attack."""
+    ending with a colon) that names examples, a class of attack, or a prompt, template or format (the
+    prompt a page about prompt formats shows)."""
     position = start
     for _ in range(4):
         line_start = text.rfind("\n", 0, max(0, position - 1)) + 1
         line = text[line_start:position].strip()
         if line:
             return (line.startswith("#") or _ends_as_label(line)) and (
-                compiled.code_cue.search(line) is not None or compiled.heading_cue.search(line) is not None)
+                compiled.code_cue.search(line) is not None or compiled.heading_cue.search(line) is not None
+                or compiled.prompt_heading.search(line) is not None)
         if line_start == 0:
             return False
         position = line_start

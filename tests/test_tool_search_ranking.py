@@ -989,3 +989,123 @@ def test_a_path_names_a_place_not_the_service_its_words_name() -> None:
     assert ranked(index, "what's in my /Projects/2024 folder")[0] == "drive_list_files"
     assert ranked(index, "what's in my Projects 2024 folder")[0] == "projects_get_project"
     assert ranked(index, "/Projects/2024")[0] == "projects_get_project"  # a path alone still finds its words
+
+
+# REQ: LOOP-15
+def test_a_word_one_slip_from_a_known_word_is_read_as_that_word_but_a_name_is_not() -> None:
+    index = _service_index(
+        [
+            ("dining", "delete_table_reservation", "Delete a table reservation at a restaurant.", {}),
+            ("hotels", "delete_hotel_reservation", "Delete a hotel reservation.", {}),
+            ("air", "list_sensors", "List the pollution sensors.", {}),
+            ("people", "list_contacts", "List the contacts of the address book.", {}),
+        ]
+    )
+    assert ranked(index, "cancel resturant reservation")[0] == "delete_table_reservation"  # a letter left out
+    assert ranked(index, "cancel restuarant reservation")[0] == "delete_table_reservation"  # two swapped
+    assert "list_sensors" in ranked(index, "contacts named sensorr")  # a letter added
+    assert ranked(index, "contacts named Sensorr") == ["list_contacts"]  # a capitalised word: a name
+
+
+# REQ: LOOP-15
+def test_the_particle_of_a_phrasal_verb_is_no_word_of_a_thing() -> None:
+    index = _service_index(
+        [
+            ("cars", "list_rentals", "List the hire cars picked up at a rental desk.", {}),
+            ("cars", "get_rental", "Get one hire car picked up at a rental desk.", {}),
+            ("news", "search_articles", "Search news articles by keywords.", {}),
+        ]
+    )
+    assert ranked(index, "look up articles")[0] == "search_articles"
+    assert ranked(index, "look up articles") == ["search_articles"]  # "up" finds no hire cars
+
+
+# REQ: LOOP-15
+def test_a_day_named_off_is_a_day_off() -> None:
+    index = _service_index(
+        [
+            ("away", "create_leave", "Create a vacation leave request.", {}),
+            ("cal", "create_event", "Create a calendar event for Friday.", {}),
+        ]
+    )
+    assert ranked(index, "take Friday off")[0] == "create_leave"
+    assert ranked(index, "I want to take next friday off")[0] == "create_leave"
+
+
+_MONEY = [
+    ("bank", "create_transfer", "Create a bank transfer of money between accounts.", {"amount": "the sum"}),
+    ("fx", "get_rate", "Get one currency exchange rate.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_a_sum_in_a_currency_is_money_and_two_currencies_are_a_rate() -> None:
+    index = _service_index(_MONEY)
+    assert ranked(index, "send 200 dollars to my sister")[0] == "create_transfer"
+    assert ranked(index, "how many yen is 100 dollars")[0] == "get_rate"
+    assert ranked(index, "the dollar this week")[0] == "get_rate"
+
+
+# REQ: LOOP-15
+def test_my_schedule_is_my_calendar_and_a_watering_schedule_is_not() -> None:
+    index = _service_index(
+        [
+            ("calendar", "list_events", "List the events in the calendar.", {}),
+            ("garden", "list_watering_schedules", "List the watering schedules of the sprinklers.", {}),
+            ("heating", "list_thermostat_schedules", "List the thermostat schedules.", {}),
+        ]
+    )
+    assert ranked(index, "what's on my schedule tomorrow")[0] == "list_events"
+    assert ranked(index, "what's on the watering schedule")[0] == "list_watering_schedules"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [("tuck away the ticket", "archive_ticket"), ("ticket 12 is done, tuck it away", "archive_ticket")],
+)
+def test_putting_a_thing_away_archives_it(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_greeting_before_the_verb_leaves_the_verb_leading(index: ToolIndex) -> None:
+    assert ranked(index, "hey can you cancel my ticket")[0] == "delete_ticket"
+    assert ranked(index, "ok so archive the ticket")[0] == "archive_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("a visit to Dr Patel", "clinic_create_visit"),
+        ("my trades this year", "brokerage_list_stock_orders"),
+        ("rent one for the weekend", "carrental_create_car_rental"),
+        ("put lunch in my diary", "calendar_create_event"),
+    ],
+)
+def test_everyday_shortenings_and_words_name_the_thing(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("vet", "vet_create_visit", "Create a pet visit.", {}),
+            ("clinic", "clinic_create_visit", "Create a doctor visit.", {}),
+            ("brokerage", "brokerage_list_stock_orders", "List the stock orders for shares.", {}),
+            ("taxes", "taxes_list_tax_returns", "List the tax returns of this year.", {}),
+            ("carrental", "carrental_create_car_rental", "Create a car rental, hire cars.", {}),
+            ("calendar", "calendar_create_event", "Create a calendar event.", {}),
+            ("food", "food_create_order", "Create a food order for lunch.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_what_was_eaten_is_a_meal_log_not_a_food_order() -> None:
+    index = _service_index(
+        [
+            ("delivery", "list_food_orders", "List the food orders for takeaway meals.", {}),
+            ("nutrition", "list_meal_logs", "List the meal logs of what the user ate.", {}),
+        ]
+    )
+    assert ranked(index, "what did I eat today")[0] == "list_meal_logs"
+    assert ranked(index, "food I ordered today")[0] == "list_food_orders"

@@ -51,6 +51,8 @@ _QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
 _CODE_WEIGHT = 0.3  # the letters of an id ("API-88"), of a query word's weight
 _ABBREVIATION_WEIGHT = 1.0  # letters of an id that shorten a thing's name ("evt_4471": an event), per word
 _TOPIC_CACHE_SIZE = 4096
+_TYPO_WEIGHT = 0.8  # a known word one slip from a query word no tool uses ("resturant"), shared among such words
+_TYPO_SHORTEST = 5  # a word of this many letters or fewer, or a stem shorter, is too close to too many others
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
@@ -156,6 +158,9 @@ _STOP_WORDS = _word_set(
     "a an and are as at be by can do does for from get has have how i in is it its me my of on or our please "
     "show some that the their them this to was what when where which who will with you your"
 )
+_CURRENCY_WORDS = "dollar dollars euro euros pound pounds yen usd eur gbp"
+_CURRENCIES = _word_set(_CURRENCY_WORDS)
+_AMOUNT = ("money", "amount")
 # Query words that name a thing in other words: everyday words and abbreviations for what tool
 # definitions call by its proper name. Applied to queries only, at _SYNONYM_WEIGHT. What a query asks
 # to *do* is not here: _query_intent reads that.
@@ -171,7 +176,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "pay": "payment",
     "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
     "money cash": "payment transfer",
-    "dollar dollars euro euros pound pounds yen usd eur gbp": "currency money",
+    _CURRENCY_WORDS: "currency money exchange",
     "convert": "conversion exchange",
     "house": "home",
     "car": "driving vehicle",
@@ -203,7 +208,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "gp physician": "doctor",
     "meds pills pill medicine": "medication",
     "exercise jog gym": "workout",
-    "ate eat eaten": "meal food",
+    "ate eat eaten eating": "meal ate",
     "protein carbs": "macros",
     "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
     "headcount": "employee staff",
@@ -265,6 +270,10 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "jazz pop rock hiphop classical techno": "music song",
     "van vans truck trucks minivan": "car vehicle",
     "arena arenas stadium stadiums": "venue",
+    "dr": "doctor",
+    "trade trades trading traded": "stock order shares",
+    "rent rents rented renting": "rental hire",
+    "diary": "calendar",
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
 # Two words that together name a thing in other words (each word in the singular).
@@ -273,6 +282,13 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
 }
+# Nouns that, bare after "my", "our"..., name one thing in other words ("my schedule" is my calendar,
+# where "the watering schedule" is a watering schedule).
+_OWN_NOUN_SYNONYMS: Mapping[str, tuple[str, ...]] = {"schedule": ("calendar", "event")}
+_POSSESSIVES = _word_set("my our your his her their today tomorrow")
+_DAY_NAMES = _word_set(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun"
+)
 _PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
@@ -435,9 +451,22 @@ def _new_value_words(query: str) -> frozenset[str]:
     return frozenset(_words(match[2]))
 
 
+_PARTICLES = _word_set("up off down out in back away on")
+
+
+def _without_particles(words: Sequence[str]) -> list[str]:
+    """``words`` without the particle of each phrasal verb: "look up", "pick up" say what to do, and
+    their "up" is no word of a thing ("picked up at the desk")."""
+    return [
+        word
+        for at, word in enumerate(words)
+        if not (at and word in _PARTICLES and (words[at - 1], word) in _CUE_PHRASES)
+    ]
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
-    terms: Counter[str] = Counter(_tokens(words))
+    terms: Counter[str] = Counter(_tokens(_without_particles(words)))
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
         head = _stem(first)
@@ -446,13 +475,21 @@ def _query_terms(query: str) -> Counter[str]:
             if joined != first + second:
                 terms[joined] += 1
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
-            for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
+            head = "day" if first in _DAY_NAMES else _singular(first)  # "take Friday off": a day off
+            for synonym in _PHRASE_SYNONYMS.get((head, _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
-    for word in words:
+    for first, second in itertools.pairwise(words):
+        if first in _POSSESSIVES and _singular(second) in _OWN_NOUN_SYNONYMS:  # "my schedule": my calendar
+            for synonym in _OWN_NOUN_SYNONYMS[_singular(second)]:
+                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for at, word in enumerate(words):
         if word in names:
             continue
-        for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
+        means = _SYNONYMS.get(word) or _plural_synonyms(word)
+        if word in _CURRENCIES and at and words[at - 1].isdigit() and len(_CURRENCIES.intersection(words)) == 1:
+            means = _AMOUNT  # "200 dollars": a sum of money, not a rate ("how many yen is 100 dollars")
+        for synonym in means:
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     for form in _surface_forms(words):
         terms[form] += _FORM_WEIGHT  # type: ignore[assignment]
@@ -599,6 +636,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("write", "down"): "create",
     ("note", "down"): "create",
     ("jot", "down"): "create",
+    ("tuck", "away"): "archive",
+    ("put", "away"): "archive",
+    ("file", "away"): "archive",
     ("fill", "in"): "create",
     ("fill", "out"): "create",
     ("hand", "in"): "create",
@@ -612,7 +652,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("spin", "down"): "delete",
     ("queue", "up"): "create",
 }
-_FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
+_FILLERS = _word_set(
+    "please can could would you i we want need like to help me let us go ahead and just how do hey hi hello ok okay so"
+)
 # words that say what to do, not what about: never looked up as a subject
 _NOT_TOPICAL = frozenset(_LEAD_VERBS) | frozenset(_MODIFIERS) | frozenset(_stem(word) for word in _FILLERS)
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
@@ -920,6 +962,26 @@ def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[s
     return terms + extra
 
 
+def _deletes(word: str) -> set[str]:
+    """``word`` with one letter left out, each way."""
+    return {word[:at] + word[at + 1 :] for at in range(len(word))}
+
+
+def _one_edit(first: str, second: str) -> bool:
+    """Whether ``second`` is ``first`` with one letter left out, added or changed, or two neighbours
+    swapped."""
+    if abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) > len(second):
+        first, second = second, first
+    at = next((i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), len(first))
+    if len(first) < len(second):
+        return first[at:] == second[at + 1 :]
+    if first[at + 1 :] == second[at + 1 :]:
+        return True
+    return first[at : at + 2] == second[at : at + 2][::-1] and first[at + 2 :] == second[at + 2 :]
+
+
 def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tuple[str, float]]:
     """The searchable text of a definition, each field with its weight."""
     parameters = definition.function.parameters
@@ -987,6 +1049,7 @@ class ToolIndex:
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._service: dict[str, list[tuple[int, float]]] = {}
         self._topic_cache: dict[str, tuple[str, ...]] = {}
+        self._deletions: dict[str, list[str]] | None = None
         scale = self.K1 + 1
         for index, tool_weights in enumerate(weights):
             norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
@@ -1089,6 +1152,7 @@ class ToolIndex:
         for term in _tokens(_words(quoted)):
             terms[term] += _QUOTED_WEIGHT  # type: ignore[assignment]
         self._add_code_letters(text, terms)
+        self._add_misspelt(text, terms)
         own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
@@ -1126,6 +1190,40 @@ class ToolIndex:
             elif not _says(letters, known):
                 for word in self._shortened_words(letters):
                     terms[word] += _ABBREVIATION_WEIGHT  # type: ignore[assignment]
+
+    def _add_misspelt(self, query: str, terms: Counter[str]) -> None:
+        """Read a word that no tool uses and that no table knows as the known words one slip away
+        ("resturant": restaurant, "invioce": invoice; a letter left out, added or changed, or two
+        swapped), never a name (a capitalised word inside the query, an identifier's word)."""
+        names = _identifier_words(query)
+        for at, raw in enumerate(_WORD.findall(query)):
+            word = raw.lower()
+            if len(word) <= _TYPO_SHORTEST or not word.isalpha() or word in names or (at and raw[0].isupper()):
+                continue
+            stem = _stem(word)
+            if len(stem) < _TYPO_SHORTEST or stem in self._postings or word in _SYNONYMS or stem in _NOT_TOPICAL:
+                continue
+            if stem in _topic_table():
+                continue
+            near = self._one_slip(stem)
+            for known in near:
+                terms[known] += _TYPO_WEIGHT / len(near)  # type: ignore[assignment]
+
+    def _one_slip(self, stem: str) -> list[str]:
+        """The known single-word stems one edit from ``stem`` that begin as it does."""
+        if self._deletions is None:
+            self._deletions = {}
+            for term in self._postings:
+                if len(term) >= _TYPO_SHORTEST and term.isalpha():
+                    for variant in _deletes(term):
+                        self._deletions.setdefault(variant, []).append(term)
+        deletions = self._deletions
+        found = set(deletions.get(stem, ()))  # a letter left out
+        for variant in _deletes(stem):
+            if variant in self._postings:
+                found.add(variant)  # a letter added
+            found.update(deletions.get(variant, ()))  # a letter changed, two swapped (or two edits)
+        return sorted(term for term in found if term[0] == stem[0] and term != stem and _one_edit(stem, term))
 
     def _shortened_words(self, letters: str) -> tuple[str, ...]:
         """The stems of the thing names of this index that ``letters`` shorten (cached per index)."""

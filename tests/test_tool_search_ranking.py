@@ -1109,3 +1109,48 @@ def test_what_was_eaten_is_a_meal_log_not_a_food_order() -> None:
     )
     assert ranked(index, "what did I eat today")[0] == "list_meal_logs"
     assert ranked(index, "food I ordered today")[0] == "list_food_orders"
+
+
+# REQ: LOOP-15
+def test_time_spent_is_no_money_spent() -> None:
+    index = _service_index(
+        [
+            ("expenses", "expense_stats", "Report totals of expense reports, the cost of what was spent.", {}),
+            ("calendar", "event_stats", "Report totals of calendar events.", {}),
+        ]
+    )
+    assert ranked(index, "how many hours did I spend in meetings")[0] == "event_stats"
+    assert ranked(index, "how much did I spend last month")[0] == "expense_stats"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("sick days taken by the team", "leave_stats"),
+        ("Noah's marks", "list_grades"),
+        ("shirts left in stock", "get_inventory_item"),
+        ("what broke today", "list_incidents"),
+        ("watch hours", "video_stats"),
+        ("leads from the trade show", "list_leads"),
+        ("my trades", "list_stock_orders"),
+    ],
+)
+def test_more_everyday_words_and_phrases_name_the_thing(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("chat", "team_stats", "Report totals of team chat rooms.", {}),
+            ("leave", "leave_stats", "Report totals of vacation leave requests.", {}),
+            ("loans", "list_loans", "List loan applications for a term in months.", {"mark": "a bookmark"}),
+            ("grades", "list_grades", "List student grades with the score of each exam.", {}),
+            ("brokerage", "list_stock_orders", "List stock orders for shares on the exchange.", {}),
+            ("brokerage", "export_stock_orders", "Export stock orders for shares on the exchange.", {}),
+            ("warehouse", "get_inventory_item", "Get one inventory item in the warehouse.", {}),
+            ("oncall", "list_incidents", "List incidents, outages in production.", {}),
+            ("hotels", "list_stays", "List hotel stays.", {}),
+            ("video", "video_stats", "Report totals of videos on a channel.", {}),
+            ("leads", "list_leads", "List the sales leads.", {}),
+            ("shows", "list_shows", "List the shows.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool

@@ -161,6 +161,8 @@ _STOP_WORDS = _word_set(
 _CURRENCY_WORDS = "dollar dollars euro euros pound pounds yen usd eur gbp"
 _CURRENCIES = _word_set(_CURRENCY_WORDS)
 _AMOUNT = ("money", "amount")
+_SPENDING = _word_set("spend spent spending")
+_TIME_UNITS = _word_set("time minute minutes min mins hour hours hrs day days week weeks")
 # Query words that name a thing in other words: everyday words and abbreviations for what tool
 # definitions call by its proper name. Applied to queries only, at _SYNONYM_WEIGHT. What a query asks
 # to *do* is not here: _query_intent reads that.
@@ -271,9 +273,10 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "van vans truck trucks minivan": "car vehicle",
     "arena arenas stadium stadiums": "venue",
     "dr": "doctor",
-    "trade trades trading traded": "stock order shares",
+    "trades trading traded": "stock order shares",  # not "trade": a trade show, a trade union
     "rent rents rented renting": "rental hire",
     "diary": "calendar",
+    "marks": "grade score",  # a plural noun; "mark" is a verb
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
 # Two words that together name a thing in other words (each word in the singular).
@@ -281,6 +284,10 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("claim", "back"): ("expense", "reimbursement"),
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
+    ("sick", "day"): ("vacation", "leave"),
+    ("in", "stock"): ("inventory", "warehouse"),  # goods on hand, not shares
+    ("of", "stock"): ("inventory", "warehouse"),
+    ("personal", "day"): ("vacation", "leave"),
 }
 # Nouns that, bare after "my", "our"..., name one thing in other words ("my schedule" is my calendar,
 # where "the watering schedule" is a watering schedule).
@@ -487,6 +494,8 @@ def _query_terms(query: str) -> Counter[str]:
         if word in names:
             continue
         means = _SYNONYMS.get(word) or _plural_synonyms(word)
+        if word in _SPENDING and _TIME_UNITS.intersection(words):
+            continue  # "hours spent in meetings": time, not money
         if word in _CURRENCIES and at and words[at - 1].isdigit() and len(_CURRENCIES.intersection(words)) == 1:
             means = _AMOUNT  # "200 dollars": a sum of money, not a rate ("how many yen is 100 dollars")
         for synonym in means:

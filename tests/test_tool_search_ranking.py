@@ -1154,3 +1154,52 @@ def test_more_everyday_words_and_phrases_name_the_thing(query: str, tool: str) -
         ]
     )
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_near_me_asks_for_a_place() -> None:
+    index = _service_index(
+        [
+            ("dining", "search_table_reservations", "Search table reservations at restaurants.", {}),
+            ("places", "search_places", "Search places such as shops and cafés.", {}),
+        ]
+    )
+    assert ranked(index, "restaurants nearby")[0] == "search_places"
+    assert ranked(index, "restaurants near me")[0] == "search_places"
+    assert ranked(index, "my restaurant reservations")[0] == "search_table_reservations"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["support tickets per stage", "support tickets by stage"])
+def test_figures_broken_down_by_a_field_hint_at_totals(index: ToolIndex, query: str) -> None:
+    assert ranked(index, "support tickets").index("ticket_stats") > 3
+    assert ranked(index, query).index("ticket_stats") < 3
+    assert ranked(index, "support tickets by Sam").index("ticket_stats") > 3  # by someone: no breakdown
+
+
+# REQ: LOOP-15
+def test_a_food_diary_is_a_meal_log_not_a_calendar() -> None:
+    index = _service_index(
+        [
+            ("calendar", "list_events", "List the calendar events.", {}),
+            ("nutrition", "list_meal_logs", "List the meal logs.", {}),
+        ]
+    )
+    assert ranked(index, "show my food diary")[0] == "list_meal_logs"
+    assert ranked(index, "show my diary")[0] == "list_events"
+
+
+# REQ: LOOP-15
+def test_when_something_happened_names_no_thing() -> None:
+    index = _service_index(
+        [
+            ("hotels", "list_stays", "List hotel stays by the night.", {"nights": "number of nights"}),
+            ("sports", "list_results", "List match results of the games played.", {}),
+            ("calendar", "list_events", "List the calendar events.", {}),
+        ]
+    )
+    assert ranked(index, "how did the team play last night")[0] == "list_results"
+    assert ranked(index, "hotel nights")[0] == "list_stays"
+    # "morning" is a word of calendars, "yesterday morning" a time
+    assert ranked(index, "a morning slot") == ["list_events"]
+    assert "list_events" not in ranked(index, "how did the team play yesterday morning")

@@ -204,7 +204,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "umbrella rainy raining": "rain forecast",
     "windy": "wind",
     "smog polluted": "pollution air",
-    "near": "nearby",
+    "near nearby": "nearby place",
     "coffee": "cafe",
     "cat cats dog dogs puppy kitten": "pet animal",
     "gp physician": "doctor",
@@ -285,6 +285,8 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
     ("sick", "day"): ("vacation", "leave"),
+    ("food", "diary"): ("meal", "log"),
+    ("food", "journal"): ("meal", "log"),
     ("in", "stock"): ("inventory", "warehouse"),  # goods on hand, not shares
     ("of", "stock"): ("inventory", "warehouse"),
     ("personal", "day"): ("vacation", "leave"),
@@ -474,6 +476,11 @@ def _without_particles(words: Sequence[str]) -> list[str]:
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
     terms: Counter[str] = Counter(_tokens(_without_particles(words)))
+    for before, word in itertools.pairwise(words):
+        if before in _WHEN_OPENERS and _stem(word) in _WHEN_WORDS:  # "last night", "next week": when, not what
+            for stem in (_stem(before), _stem(word)):
+                if stem in terms:
+                    terms[stem] = min(terms[stem], _WHEN_WEIGHT)  # type: ignore[assignment]
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
         head = _stem(first)
@@ -614,6 +621,9 @@ _JOURNEY = re.compile(r"\bfrom [A-Z][\w-]*(?: [A-Z][\w-]*)* to [A-Z]")
 _NUMBERS = _word_set("two three four five six seven eight nine ten")
 _PERIOD_OPENERS = _word_set("this last past per each every")
 _PERIODS = _word_set("day week month quarter year")
+_WHEN_WEIGHT = 0.3
+_WHEN_WORDS = frozenset(map(_stem, _word_set("night week month quarter year weekend morning evening time")))
+_WHEN_OPENERS = _word_set("last this next every past tomorrow yesterday")  # "last night": a time
 _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("how", "many"): "stats",
     ("how", "much"): "stats",
@@ -761,6 +771,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent[cued] = 1.0
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
+        elif _groups_by(first, second) and "stats" not in intent:
+            intent["stats"] = _WEAK_CUE  # "per project", "by stage": perhaps totals broken down
         elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
             intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
     if not led and _NAMED_ONE.search(text):
@@ -769,6 +781,17 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
 
 
 _KEYWORDS_AT_MOST = 5
+_GROUPINGS = _word_set(
+    "stage stages department departments team teams category categories region regions country countries product "
+    "products customer customers source sources status project projects channel channels plan plans type types"
+)
+
+
+def _groups_by(first: str, second: str) -> bool:
+    """Whether "per" or "by" and the next word break figures down by a field: "per project", "by stage"."""
+    if first == "per":
+        return second.isalpha() and second not in _OBJECT_WORDS
+    return first == "by" and second in _GROUPINGS
 
 
 def _trailing_verb(words: Sequence[str]) -> dict[str, float]:
@@ -1253,11 +1276,13 @@ class ToolIndex:
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
         names = _identifier_words(query)
-        for word in dict.fromkeys(_words(query)):
+        words = _words(query)
+        times = {word for before, word in itertools.pairwise(words) if before in _WHEN_OPENERS}
+        for word in dict.fromkeys(words):
             stem = _stem(word)
             if word in _STOP_WORDS or word in _SYNONYMS or stem in self._postings or stem in _NOT_TOPICAL:
                 continue
-            if word in names:  # a name's words are no subject
+            if word in names or word in times:  # a name's words are no subject, nor "last night" a stay
                 continue
             best: dict[int, float] = {}
             for subject in self._topics(word):

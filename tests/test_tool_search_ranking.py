@@ -1203,3 +1203,18 @@ def test_when_something_happened_names_no_thing() -> None:
     # "morning" is a word of calendars, "yesterday morning" a time
     assert ranked(index, "a morning slot") == ["list_events"]
     assert "list_events" not in ranked(index, "how did the team play yesterday morning")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("dig up the ticket about the refund", "search_tickets"),
+        ("track down the ticket from Acme", "search_tickets"),
+        ("hunt down the ticket from Acme", "search_tickets"),
+        ("nuke the ticket", "delete_ticket"),
+        ("axe that ticket", "delete_ticket"),
+    ],
+)
+def test_more_everyday_verbs_ask_for_their_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool

@@ -585,7 +585,7 @@ _LEAD_VERBS = _families(
         "alter tweak bump shift swap accept decline confirm snooze silence restart reboot rotate restore "
         "reopen resolve acknowledge merge dismiss attach point redirect",
         "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
-        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue",
+        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue nuke axe",
         "export": "export download print extract",
         "share": "share invite grant forward",
         "archive": "archive close unpublish hide retire deactivate shelve",
@@ -641,6 +641,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("switch", "on"): "update",
     ("switch", "off"): "update",
     ("look", "up"): "search",
+    ("dig", "up"): "search",
+    ("track", "down"): "search",
+    ("hunt", "down"): "search",
     ("give", "access"): "share",
     ("get", "rid"): "delete",
     ("get", "to"): "create",  # "how do I get to the museum": a journey to plan, no thing to read

@@ -1218,3 +1218,29 @@ def test_when_something_happened_names_no_thing() -> None:
 )
 def test_more_everyday_verbs_ask_for_their_action(index: ToolIndex, query: str, tool: str) -> None:
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("set the color of the lamp", "update_light"),
+        ("machines in the Frankfurt data center", "list_machines"),
+        ("the product catalog", "list_products"),
+        ("organize the products", "list_products"),
+        ("license plate of my car", "list_parking"),
+    ],
+)
+def test_british_and_american_spellings_meet(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("lights", "update_light", "Update a smart light: brightness and colour.", {}),
+            ("cloud", "list_machines", "List the virtual machines in a data centre region.", {}),
+            ("shop", "list_products", "List the products of the shop catalogue, organised by category.", {}),
+            ("parking", "list_parking", "List parking spots by licence plate.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+    assert tokenize("colour centre catalogue organisation licence programme") == tokenize(
+        "color center catalog organization license program"
+    )

@@ -348,7 +348,28 @@ def _stem(word: str) -> str:
             break
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
-    return word
+    return _one_spelling(word)
+
+
+# British and American spellings of one word meet: colour/color, centre/center, catalogue/catalog,
+# organise/organize, analyse/analyze, licence/license, programme/program (after the stemmer's cuts)
+_SPELLINGS = (
+    (re.compile(r"(?<=\w{3})our$"), "or"),
+    (re.compile(r"(?<=\w)(?<=[aen])tr$"), "ter"),
+    (re.compile(r"(?<=\w\w)ogu$"), "og"),
+    (re.compile(r"(?<=\w)iz(?=(?:ation)?$)"), "is"),
+    (re.compile(r"(?<=\w)yz$"), "ys"),
+    (re.compile(r"(?<=\w\w)enc$"), "ens"),
+    (re.compile(r"(?<=\w\w)mm$"), "m"),
+)
+
+
+def _one_spelling(stem: str) -> str:
+    for pattern, replacement in _SPELLINGS:
+        changed = pattern.sub(replacement, stem)
+        if changed != stem:
+            return changed
+    return stem
 
 
 # "Tom's", "we'll", "don't": the clitic says nothing of what is meant (no "s" of "user's" to match)

@@ -1244,3 +1244,26 @@ def test_british_and_american_spellings_meet(query: str, tool: str) -> None:
     assert tokenize("colour centre catalogue organisation licence programme") == tokenize(
         "color center catalog organization license program"
     )
+
+
+_RELEASES = [
+    ("shipping", "create_shipment", "Create a parcel shipment sent by courier.", {}),
+    ("deploys", "create_deployment", "Create a deployment of an application release.", {"version": "the version"}),
+    ("charging", "create_session", "Create a charging session.", {}),
+    ("calendar", "create_event", "Create a calendar event.", {"attendees": "email addresses of the guests"}),
+]
+
+
+# REQ: LOOP-15
+def test_a_version_number_names_a_release() -> None:
+    index = _service_index(_RELEASES)
+    assert ranked(index, "ship checkout 2.4.1 to prod")[0] == "create_deployment"
+    assert ranked(index, "ship v3 to the customers")[0] == "create_deployment"
+    assert ranked(index, "ship 2 parcels to the customers")[0] == "create_shipment"
+
+
+# REQ: LOOP-15
+def test_inviting_people_asks_for_an_event_with_guests() -> None:
+    index = _service_index(_RELEASES)
+    assert ranked(index, "9am tomorrow, invite sara@northwind.io and lee@northwind.io")[0] == "create_event"
+    assert ranked(index, "set up a session")[0] == "create_session"

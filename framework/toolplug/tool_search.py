@@ -276,6 +276,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "trades trading traded": "stock order shares",  # not "trade": a trade show, a trade union
     "rent rents rented renting": "rental hire",
     "diary": "calendar",
+    "invite invites invitation invitations": "attendee guest",  # who is asked to come: an event's
     "marks": "grade score",  # a plural noun; "mark" is a verb
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
@@ -494,9 +495,17 @@ def _without_particles(words: Sequence[str]) -> list[str]:
     ]
 
 
+# "2.4.1", "v3.2": a version of software, the words of releases
+_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+)(?![\w.])", re.IGNORECASE)
+_VERSION_WORDS = ("version", "release")
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
     terms: Counter[str] = Counter(_tokens(_without_particles(words)))
+    if _VERSION.search(query):
+        for word in _VERSION_WORDS:
+            terms[_stem(word)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     for before, word in itertools.pairwise(words):
         if before in _WHEN_OPENERS and _stem(word) in _WHEN_WORDS:  # "last night", "next week": when, not what
             for stem in (_stem(before), _stem(word)):

@@ -1267,3 +1267,22 @@ def test_inviting_people_asks_for_an_event_with_guests() -> None:
     index = _service_index(_RELEASES)
     assert ranked(index, "9am tomorrow, invite sara@northwind.io and lee@northwind.io")[0] == "create_event"
     assert ranked(index, "set up a session")[0] == "create_session"
+
+
+_DETAILS_INDEX = [
+    ("sms", "list_texts", "List the texts sent to phone numbers.", {"phone_number": "the phone number"}),
+    ("sms", "create_text", "Send a text to a phone number.", {"phone_number": "the phone number"}),
+    ("crm", "search_contacts", "Search the contacts, people in the address book.", {}),
+    ("crm", "create_contact", "Create a contact.", {"phone": "a phone number"}),
+]
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query", ["what's Tom Becker's phone number", "phone number of Dieter at Siemens", "Sarah's email address"]
+)
+def test_a_detail_of_someone_is_kept_with_their_contact(query: str) -> None:
+    index = _service_index(_DETAILS_INDEX)
+    assert ranked(index, query)[0] in {"search_contacts", "create_contact"}
+    scores = _scores(index, query)  # the number is no number to send a text to
+    assert scores.get("list_texts", 0.0) < scores["search_contacts"] / 2

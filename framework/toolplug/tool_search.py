@@ -495,6 +495,12 @@ def _without_particles(words: Sequence[str]) -> list[str]:
     ]
 
 
+# what is kept of a person, and the words of where it is kept
+_DETAILS = frozenset(
+    {("phone", "number"), ("email", "address"), ("mobile", "number"), ("home", "address"), ("contact", "details")}
+)
+_WHOSE = ("contact", "people")
+_DETAIL_WEIGHT = 0.5
 # "2.4.1", "v3.2": a version of software, the words of releases
 _VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+)(?![\w.])", re.IGNORECASE)
 _VERSION_WORDS = ("version", "release")
@@ -503,6 +509,14 @@ _VERSION_WORDS = ("version", "release")
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
     terms: Counter[str] = Counter(_tokens(_without_particles(words)))
+    details = _DETAILS.intersection(itertools.pairwise(words))
+    if details:
+        for word in _WHOSE:  # "Tom's phone number": a detail of someone, kept with their contact
+            terms[_stem(word)] += 1  # type: ignore[assignment]
+        for first, second in details:  # and no number to send a message to
+            for term in (_stem(first), _stem(second), f"{_stem(first)}+{_stem(second)}", first + second):
+                if term in terms:
+                    terms[term] = min(terms[term], _DETAIL_WEIGHT)  # type: ignore[assignment]
     if _VERSION.search(query):
         for word in _VERSION_WORDS:
             terms[_stem(word)] += _SYNONYM_WEIGHT  # type: ignore[assignment]

@@ -512,7 +512,7 @@ def _query_terms(query: str) -> Counter[str]:
     details = _DETAILS.intersection(itertools.pairwise(words))
     if details:
         for word in _WHOSE:  # "Tom's phone number": a detail of someone, kept with their contact
-            terms[_stem(word)] += 1  # type: ignore[assignment]
+            terms[_stem(word)] += 1
         for first, second in details:  # and no number to send a message to
             for term in (_stem(first), _stem(second), f"{_stem(first)}+{_stem(second)}", first + second):
                 if term in terms:

@@ -1286,3 +1286,24 @@ def test_a_detail_of_someone_is_kept_with_their_contact(query: str) -> None:
     assert ranked(index, query)[0] in {"search_contacts", "create_contact"}
     scores = _scores(index, query)  # the number is no number to send a text to
     assert scores.get("list_texts", 0.0) < scores["search_contacts"] / 2
+
+
+_COMPANIES = [
+    ("weather", "get_forecast", "Get the weather forecast: rain, wind.", {}),
+    ("crm", "search_contacts", "Search the contacts, people and companies.", {"company": "the employer"}),
+    ("hours", "list_entries", "List the hours worked.", {}),
+]
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["who do we know at Umbrella Corp?", "who works at Globex"])
+def test_people_at_a_company_are_its_contacts(query: str) -> None:
+    assert ranked(_service_index(_COMPANIES), query)[0] == "search_contacts"
+
+
+# REQ: LOOP-15
+def test_a_name_s_words_mean_no_thing() -> None:
+    index = _service_index(_COMPANIES)
+    assert ranked(index, "bring an umbrella?")[0] == "get_forecast"  # the everyday word
+    assert "get_forecast" not in ranked(index, "notes on Umbrella Holdings")  # a name
+    assert "get_forecast" in ranked(index, "Bring Umbrella Tomorrow")  # every word capitalised: no name

@@ -276,6 +276,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "trades trading traded": "stock order shares",  # not "trade": a trade show, a trade union
     "rent rents rented renting": "rental hire",
     "diary": "calendar",
+    "corp inc ltd llc gmbh plc": "company",
     "invite invites invitation invitations": "attendee guest",  # who is asked to come: an event's
     "marks": "grade score",  # a plural noun; "mark" is a verb
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
@@ -286,6 +287,7 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
     ("sick", "day"): ("vacation", "leave"),
+    ("work", "at"): ("company", "employer"),  # who works at Globex: its people
     ("food", "diary"): ("meal", "log"),
     ("food", "journal"): ("meal", "log"),
     ("in", "stock"): ("inventory", "warehouse"),  # goods on hand, not shares
@@ -462,12 +464,36 @@ _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
 
 
 def _identifier_words(query: str) -> frozenset[str]:
-    """The words of the identifiers in ``query`` ("dark_mode"): a name, taken at its word only, never
-    for what its words mean in everyday speech (no "dark" brightness) nor for their subject."""
+    """The words of the identifiers in ``query`` ("dark_mode") and of the names in it ("Umbrella Corp"):
+    a name, taken at its word only, never for what its words mean in everyday speech (no "dark"
+    brightness, no "umbrella" rain) nor for their subject."""
+    names = _proper_names(query)
     if "_" not in query:
-        return frozenset()
-    return frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
+        return names
+    return names | frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
 
+
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+
+
+def _proper_names(query: str) -> frozenset[str]:
+    """The words of runs of two or more capitalised words after the first word ("at Umbrella Corp",
+    "Tom Becker's"), unless the whole query is written so ("Create Calendar Event"); not the words
+    that say what kind of name it is ("Corp", "Dr")."""
+    raw = query.split()
+    if len(raw) < 3 or not any(_TITLE_WORD.match(word) for word in raw[1:]):
+        return frozenset()
+    titled = [bool(_TITLE_WORD.match(word)) for word in raw]
+    if all(titled):
+        return frozenset()
+    found: set[str] = set()
+    for at in range(1, len(raw) - 1):
+        if titled[at] and titled[at + 1]:
+            found.update(_words(raw[at]) + _words(raw[at + 1]))
+    return frozenset(found - _NAME_KINDS)
+
+
+_NAME_KINDS = _word_set("dr mr mrs ms prof corp inc ltd llc gmbh plc")  # "Dr Patel" is a doctor
 
 _NEW_VALUE = re.compile(r"^\W*(?:please )?(\w+) (?:the|my|our|this|that|its|their) .+? to (.+)$", re.IGNORECASE)
 

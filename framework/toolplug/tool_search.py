@@ -463,6 +463,7 @@ def _unquote(query: str) -> tuple[str, str]:
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
 
 
+@functools.lru_cache(maxsize=256)
 def _identifier_words(query: str) -> frozenset[str]:
     """The words of the identifiers in ``query`` ("dark_mode") and of the names in it ("Umbrella Corp"):
     a name, taken at its word only, never for what its words mean in everyday speech (no "dark"
@@ -1300,15 +1301,14 @@ class ToolIndex:
         """Read a word that no tool uses and that no table knows as the known words one slip away
         ("resturant": restaurant, "invioce": invoice; a letter left out, added or changed, or two
         swapped), never a name (a capitalised word inside the query, an identifier's word)."""
-        names = _identifier_words(query)
         for at, raw in enumerate(_WORD.findall(query)):
             word = raw.lower()
-            if len(word) <= _TYPO_SHORTEST or not word.isalpha() or word in names or (at and raw[0].isupper()):
+            if len(word) <= _TYPO_SHORTEST or not word.isalpha() or (at and raw[0].isupper()):
                 continue
             stem = _stem(word)
             if len(stem) < _TYPO_SHORTEST or stem in self._postings or word in _SYNONYMS or stem in _NOT_TOPICAL:
                 continue
-            if stem in _topic_table():
+            if stem in _topic_table() or word in _identifier_words(query):
                 continue
             near = self._one_slip(stem)
             for known in near:

@@ -1307,3 +1307,16 @@ def test_a_name_s_words_mean_no_thing() -> None:
     assert ranked(index, "bring an umbrella?")[0] == "get_forecast"  # the everyday word
     assert "get_forecast" not in ranked(index, "notes on Umbrella Holdings")  # a name
     assert "get_forecast" in ranked(index, "Bring Umbrella Tomorrow")  # every word capitalised: no name
+
+
+# REQ: LOOP-15
+def test_out_of_office_is_away() -> None:
+    index = _service_index(
+        [
+            ("rooms", "list_bookings", "List the office room bookings.", {}),
+            ("leave", "list_leave", "List the vacation leave requests.", {}),
+        ]
+    )
+    assert ranked(index, "who is out of office next week")[0] == "list_leave"
+    assert ranked(index, "who is out of town")[0] == "list_leave"
+    assert ranked(index, "who is in the office next week")[0] == "list_bookings"

@@ -301,6 +301,11 @@ _POSSESSIVES = _word_set("my our your his her their today tomorrow")
 _DAY_NAMES = _word_set(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun"
 )
+# Two words with "of" between them that name a thing in other words.
+_OF_PHRASES: Mapping[tuple[str, str], tuple[str, ...]] = {
+    ("out", "office"): ("vacation", "leave"),
+    ("out", "town"): ("vacation", "leave"),
+}
 _PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     word: tuple(means.split()) for words, means in _SYNONYM_GROUPS.items() for word in words.split()
@@ -562,6 +567,10 @@ def _query_terms(query: str) -> Counter[str]:
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
             head = "day" if first in _DAY_NAMES else _singular(first)  # "take Friday off": a day off
             for synonym in _PHRASE_SYNONYMS.get((head, _singular(second)), ()):
+                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for first, of, second in zip(words, words[1:], words[2:], strict=False):
+        if of == "of" and (first, second) in _OF_PHRASES:  # "out of office": away
+            for synonym in _OF_PHRASES[first, second]:
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
     for first, second in itertools.pairwise(words):

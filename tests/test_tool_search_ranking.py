@@ -1320,3 +1320,16 @@ def test_out_of_office_is_away() -> None:
     assert ranked(index, "who is out of office next week")[0] == "list_leave"
     assert ranked(index, "who is out of town")[0] == "list_leave"
     assert ranked(index, "who is in the office next week")[0] == "list_bookings"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("cancle my ticket", "delete_ticket"),
+        ("archvie the ticket", "archive_ticket"),
+        ("delte the ticket", "delete_ticket"),
+    ],
+)
+def test_a_leading_verb_one_slip_off_still_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool

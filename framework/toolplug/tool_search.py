@@ -989,6 +989,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     if phrasal:
         return {phrasal: 1.0}  # "put off" is one verb: to postpone, not to put
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
+    if not family and len(lead) >= _TYPO_SHORTEST and lead.isalpha() and _is_base_form(lead):
+        family = _misspelt_verb(_stem(lead))  # "cancle my booking", "shcedule a call"
     if not family:
         return {}
     if lead == "new" and not _names_one_new_thing(words[at + 1 : at + 2]):
@@ -1012,6 +1014,15 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
         if not _parts_of_one(words[at + 1 :]):
             intent["get"] = intent[family] * _PLURAL_GET  # so a list before any one of them
     return intent
+
+
+@functools.lru_cache(maxsize=1024)
+def _misspelt_verb(stem: str) -> str | None:
+    """The family of the one leading verb one slip from ``stem`` (a stem no verb has), if just one is."""
+    if stem in _LEAD_VERBS:
+        return None
+    near = {family for verb, family in _LEAD_VERBS.items() if verb[0] == stem[0] and _one_edit(stem, verb)}
+    return near.pop() if len(near) == 1 else None
 
 
 _PASS_ON = _word_set("send email mail")

@@ -1333,3 +1333,15 @@ def test_out_of_office_is_away() -> None:
 )
 def test_a_leading_verb_one_slip_off_still_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
     assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_place_to_stay_is_a_hotel() -> None:
+    index = _service_index(
+        [
+            ("places", "search_places", "Search places such as museums and cafés.", {}),
+            ("hotels", "create_reservation", "Create a hotel reservation.", {}),
+        ]
+    )
+    assert "create_reservation" in ranked(index, "need a place to stay in Lisbon")
+    assert "create_reservation" not in ranked(index, "a place to eat in Lisbon")

@@ -301,10 +301,11 @@ _POSSESSIVES = _word_set("my our your his her their today tomorrow")
 _DAY_NAMES = _word_set(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun"
 )
-# Two words with "of" between them that name a thing in other words.
-_OF_PHRASES: Mapping[tuple[str, str], tuple[str, ...]] = {
-    ("out", "office"): ("vacation", "leave"),
-    ("out", "town"): ("vacation", "leave"),
+# Three words that together name a thing in other words.
+_THREE_WORD_PHRASES: Mapping[tuple[str, str, str], tuple[str, ...]] = {
+    ("out", "of", "office"): ("vacation", "leave"),
+    ("out", "of", "town"): ("vacation", "leave"),
+    ("place", "to", "stay"): ("hotel", "accommodation"),
 }
 _PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -568,10 +569,9 @@ def _query_terms(query: str) -> Counter[str]:
             head = "day" if first in _DAY_NAMES else _singular(first)  # "take Friday off": a day off
             for synonym in _PHRASE_SYNONYMS.get((head, _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
-    for first, of, second in zip(words, words[1:], words[2:], strict=False):
-        if of == "of" and (first, second) in _OF_PHRASES:  # "out of office": away
-            for synonym in _OF_PHRASES[first, second]:
-                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for phrase in zip(words, words[1:], words[2:], strict=False):
+        for synonym in _THREE_WORD_PHRASES.get(phrase, ()):  # "out of office": away
+            terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
     for first, second in itertools.pairwise(words):
         if first in _POSSESSIVES and _singular(second) in _OWN_NOUN_SYNONYMS:  # "my schedule": my calendar

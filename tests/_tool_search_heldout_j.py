@@ -9,7 +9,8 @@ careful reader of the catalogue would pick. Requests that another query set alre
 (after lower-casing and dropping punctuation) or nearly (six in ten of their words other than stop
 words shared), were dropped and others written in their place. HELDOUT_J_IN_PLUGIN holds requests
 made within one plugin (the search tool's ``plugin`` argument), where only the action is to be found.
-The set was scored once, after it was written, and never tuned on.
+The set was scored once, after it was written, and never tuned on: 0.961 of HELDOUT_J (222 of 231)
+found their tool among the first five, 0.45 of HELDOUT_J_IN_PLUGIN (9 of 20).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
 from _tool_search_heldout_e import HELDOUT_E
 from _tool_search_heldout_h import HELDOUT_H
+from _tool_search_heldout_j import HELDOUT_J, HELDOUT_J_IN_PLUGIN
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
 from click.testing import CliRunner
 
@@ -147,6 +148,36 @@ def test_the_fifth_held_out_set_finds_its_tool_among_the_first_five(index: ToolI
     # DEVELOPMENT_I, and scored once, before any tuning on I: 0.963 when measured (180 of 187; the target is
     # 0.95); 0.973 (182) after the tuning on all development sets, I among them.
     assert share >= 0.973, f"only {share:.1%} of the fifth held-out set found their tool in the first five"
+
+
+# REQ: LOOP-15
+def test_the_sixth_held_out_set_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_J) == 231
+    others = TUNED_THROUGH_G + DEVELOPMENT_I + HELDOUT_B + HELDOUT_C + HELDOUT_E + HELDOUT_H
+    assert not shared_requests(HELDOUT_J, others)
+    share = top_five_share(index, HELDOUT_J)
+    # Written against the catalogue alone, after the tuning on all development sets,
+    # and scored once, never tuned on: 0.961 when measured (222 of 231; the target is 0.95).
+    assert share >= 0.961, f"only {share:.1%} of the sixth held-out set found their tool in the first five"
+
+
+def top_five_share_in_plugin(index: ToolIndex, queries: Any) -> float:
+    hits = sum(
+        tool_id(plugin, action) in [m.id for m in index.search(query, limit=5, plugin=plugin)]
+        for query, plugin, action in queries
+    )
+    return hits / len(queries)
+
+
+# REQ: LOOP-15
+def test_requests_within_one_plugin_find_their_action_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_J_IN_PLUGIN) == 20
+    assert not shared_requests(HELDOUT_J_IN_PLUGIN, TUNED_THROUGH_G + DEVELOPMENT_I)
+    share = top_five_share_in_plugin(index, HELDOUT_J_IN_PLUGIN)
+    # Written with set J and scored once: requests that name no thing ("cancel it, plans changed"), searched
+    # within the plugin meant, where only what they ask to do tells its ten tools apart. 0.45 when measured
+    # (9 of 20).
+    assert share >= 0.45, f"only {share:.1%} of the requests within one plugin found their action"
 
 
 def test_development_set_i_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:

@@ -28,6 +28,7 @@ from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
 from _tool_search_heldout_e import HELDOUT_E
 from _tool_search_heldout_h import HELDOUT_H
+from _tool_search_heldout_j import HELDOUT_J, HELDOUT_J_IN_PLUGIN
 from _tool_search_queries import DEVELOPMENT, DEVELOPMENT_EXTRA, DEVELOPMENT_PARAPHRASES, HELDOUT
 from click.testing import CliRunner
 
@@ -98,8 +99,8 @@ def test_held_out_queries_find_their_tool_among_the_first_five_of_a_thousand(ind
     assert len(index) == 1000 and len(HELDOUT) == 200
     share = top_five_share(index, HELDOUT)
     # The first held-out set, since used for tuning: written before the ranking existed, then used to
-    # choose its rules; 0.965 when measured.
-    assert share >= 0.965, f"only {share:.1%} of held-out queries found their tool in the first five"
+    # choose its rules; 0.965 when measured, 0.980 (196) since.
+    assert share >= 0.98, f"only {share:.1%} of held-out queries found their tool in the first five"
 
 
 # REQ: LOOP-15
@@ -109,7 +110,7 @@ def test_the_second_held_out_set_finds_its_tool_among_the_first_five(index: Tool
     assert not shared_requests(HELDOUT_B, tuned)
     share = top_five_share(index, HELDOUT_B)
     # Written blind, with the ranker never run on it, and never tuned on: 0.935 when first measured, 0.950
-    # after the tuning on sets F and G (the target is 0.95).
+    # after the tuning on sets F and G (the target is 0.95); 0.950 still after the tuning on all development sets.
     assert share >= 0.95, f"only {share:.1%} of the second held-out set found their tool in the first five"
 
 
@@ -121,8 +122,8 @@ def test_the_third_held_out_set_finds_its_tool_among_the_first_five(index: ToolI
     share = top_five_share(index, HELDOUT_C)
     # Written against the catalogue alone, split by hash from the same 400 requests as DEVELOPMENT_D,
     # and scored once after the tuning on D: 0.931 when measured (0.901 before it; the target is 0.95);
-    # 0.946 after the tuning on sets F and G (192 of 203).
-    assert share >= 0.945, f"only {share:.1%} of the third held-out set found their tool in the first five"
+    # 0.946 after the tuning on sets F and G (192 of 203); 0.956 (194) after the tuning on all development sets.
+    assert share >= 0.955, f"only {share:.1%} of the third held-out set found their tool in the first five"
 
 
 # REQ: LOOP-15
@@ -132,8 +133,9 @@ def test_the_fourth_held_out_set_finds_its_tool_among_the_first_five(index: Tool
     assert not shared_requests(HELDOUT_E, tuned)
     share = top_five_share(index, HELDOUT_E)
     # Written against the catalogue alone, split by hash from the same 400 requests as DEVELOPMENT_F, and
-    # scored once after the tuning on F and G: 0.901 when measured (0.892 before it; the target is 0.95).
-    assert share >= 0.901, f"only {share:.1%} of the fourth held-out set found their tool in the first five"
+    # scored once after the tuning on F and G: 0.901 when measured (0.892 before it; the target is 0.95);
+    # 0.930 (198 of 213) after the tuning on all development sets.
+    assert share >= 0.929, f"only {share:.1%} of the fourth held-out set found their tool in the first five"
 
 
 # REQ: LOOP-15
@@ -144,14 +146,45 @@ def test_the_fifth_held_out_set_finds_its_tool_among_the_first_five(index: ToolI
     share = top_five_share(index, HELDOUT_H)
     # Written against the catalogue alone by a third writer, split by hash from the same 400 requests as
     # DEVELOPMENT_I, and scored once, before any tuning on I: 0.963 when measured (180 of 187; the target is
-    # 0.95).
-    assert share >= 0.962, f"only {share:.1%} of the fifth held-out set found their tool in the first five"
+    # 0.95); 0.973 (182) after the tuning on all development sets, I among them.
+    assert share >= 0.973, f"only {share:.1%} of the fifth held-out set found their tool in the first five"
+
+
+# REQ: LOOP-15
+def test_the_sixth_held_out_set_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_J) == 231
+    others = TUNED_THROUGH_G + DEVELOPMENT_I + HELDOUT_B + HELDOUT_C + HELDOUT_E + HELDOUT_H
+    assert not shared_requests(HELDOUT_J, others)
+    share = top_five_share(index, HELDOUT_J)
+    # Written against the catalogue alone, after the tuning on all development sets,
+    # and scored once, never tuned on: 0.961 when measured (222 of 231; the target is 0.95).
+    assert share >= 0.961, f"only {share:.1%} of the sixth held-out set found their tool in the first five"
+
+
+def top_five_share_in_plugin(index: ToolIndex, queries: Any) -> float:
+    hits = sum(
+        tool_id(plugin, action) in [m.id for m in index.search(query, limit=5, plugin=plugin)]
+        for query, plugin, action in queries
+    )
+    return hits / len(queries)
+
+
+# REQ: LOOP-15
+def test_requests_within_one_plugin_find_their_action_among_the_first_five(index: ToolIndex) -> None:
+    assert len(HELDOUT_J_IN_PLUGIN) == 20
+    assert not shared_requests(HELDOUT_J_IN_PLUGIN, TUNED_THROUGH_G + DEVELOPMENT_I)
+    share = top_five_share_in_plugin(index, HELDOUT_J_IN_PLUGIN)
+    # Written with set J and scored once: requests that name no thing ("cancel it, plans changed"), searched
+    # within the plugin meant, where only what they ask to do tells its ten tools apart. 0.45 when measured
+    # (9 of 20).
+    assert share >= 0.45, f"only {share:.1%} of the requests within one plugin found their action"
 
 
 def test_development_set_i_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
     assert len(DEVELOPMENT_I) == 197
-    # written blind with set H and scored as it stood, never tuned on: 0.970 when measured (191 of 197)
-    assert top_five_share(index, DEVELOPMENT_I) >= 0.969
+    # written blind with set H and scored as it stood: 0.970 when measured (191 of 197), then tuned on:
+    # 0.985 (194)
+    assert top_five_share(index, DEVELOPMENT_I) >= 0.984
 
 
 def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:
@@ -159,16 +192,16 @@ def test_development_queries_are_a_separate_set(index: ToolIndex) -> None:
     everything = development + DEVELOPMENT_PARAPHRASES
     assert not {q for q, _, _ in HELDOUT} & {q for q, _, _ in everything}
     assert len({q for q, _, _ in everything}) == len(everything)
-    assert top_five_share(index, development) >= 0.94
-    # paraphrases that share few words with their tool: 0.84 when measured
-    assert top_five_share(index, DEVELOPMENT_PARAPHRASES) >= 0.84
+    assert top_five_share(index, development) >= 0.965  # 0.966 (311 of 322)
+    # paraphrases that share few words with their tool: 0.84 when measured, 0.933 (140 of 150) since
+    assert top_five_share(index, DEVELOPMENT_PARAPHRASES) >= 0.933
 
 
 def test_development_set_d_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
     assert len(DEVELOPMENT_D) == 197
     # written blind against the catalogue, then tuned on: 0.926 before, 0.980 after (193 of 197), 0.985
-    # (194) once template words kept their rarity
-    assert top_five_share(index, DEVELOPMENT_D) >= 0.984
+    # (194) once template words kept their rarity, 0.990 (195) after the tuning on all development sets
+    assert top_five_share(index, DEVELOPMENT_D) >= 0.989
 
 
 def test_development_set_f_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
@@ -176,15 +209,15 @@ def test_development_set_f_finds_its_tool_among_the_first_five(index: ToolIndex)
     tuned = HELDOUT + DEVELOPMENT + DEVELOPMENT_EXTRA + DEVELOPMENT_PARAPHRASES + DEVELOPMENT_D
     assert not shared_requests(DEVELOPMENT_F, tuned)
     # written blind against the catalogue with held-out set E, split from it by hash, then tuned on:
-    # 0.898 before (159 of 177), 0.949 after (168)
-    assert top_five_share(index, DEVELOPMENT_F) >= 0.949
+    # 0.898 before (159 of 177), 0.949 after (168), 0.983 (174) after the tuning on all development sets
+    assert top_five_share(index, DEVELOPMENT_F) >= 0.983
 
 
 def test_development_set_g_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:
     assert len(DEVELOPMENT_G) == 220
     # written blind against the catalogue by another writer, then tuned on one half of it (split by hash):
-    # 0.909 before (200 of 220), 0.941 after (207)
-    assert top_five_share(index, DEVELOPMENT_G) >= 0.940
+    # 0.909 before (200 of 220), 0.941 after (207), 0.982 (216) after the tuning on all development sets
+    assert top_five_share(index, DEVELOPMENT_G) >= 0.981
 
 
 def test_search_filters_by_plugin_and_returns_one_line_descriptions(index: ToolIndex) -> None:

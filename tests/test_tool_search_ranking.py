@@ -989,3 +989,359 @@ def test_a_path_names_a_place_not_the_service_its_words_name() -> None:
     assert ranked(index, "what's in my /Projects/2024 folder")[0] == "drive_list_files"
     assert ranked(index, "what's in my Projects 2024 folder")[0] == "projects_get_project"
     assert ranked(index, "/Projects/2024")[0] == "projects_get_project"  # a path alone still finds its words
+
+
+# REQ: LOOP-15
+def test_a_word_one_slip_from_a_known_word_is_read_as_that_word_but_a_name_is_not() -> None:
+    index = _service_index(
+        [
+            ("dining", "delete_table_reservation", "Delete a table reservation at a restaurant.", {}),
+            ("hotels", "delete_hotel_reservation", "Delete a hotel reservation.", {}),
+            ("air", "list_sensors", "List the pollution sensors.", {}),
+            ("people", "list_contacts", "List the contacts of the address book.", {}),
+        ]
+    )
+    assert ranked(index, "cancel resturant reservation")[0] == "delete_table_reservation"  # a letter left out
+    assert ranked(index, "cancel restuarant reservation")[0] == "delete_table_reservation"  # two swapped
+    assert "list_sensors" in ranked(index, "contacts named sensorr")  # a letter added
+    assert ranked(index, "contacts named Sensorr") == ["list_contacts"]  # a capitalised word: a name
+
+
+# REQ: LOOP-15
+def test_the_particle_of_a_phrasal_verb_is_no_word_of_a_thing() -> None:
+    index = _service_index(
+        [
+            ("cars", "list_rentals", "List the hire cars picked up at a rental desk.", {}),
+            ("cars", "get_rental", "Get one hire car picked up at a rental desk.", {}),
+            ("news", "search_articles", "Search news articles by keywords.", {}),
+        ]
+    )
+    assert ranked(index, "look up articles")[0] == "search_articles"
+    assert ranked(index, "look up articles") == ["search_articles"]  # "up" finds no hire cars
+
+
+# REQ: LOOP-15
+def test_a_day_named_off_is_a_day_off() -> None:
+    index = _service_index(
+        [
+            ("away", "create_leave", "Create a vacation leave request.", {}),
+            ("cal", "create_event", "Create a calendar event for Friday.", {}),
+        ]
+    )
+    assert ranked(index, "take Friday off")[0] == "create_leave"
+    assert ranked(index, "I want to take next friday off")[0] == "create_leave"
+
+
+_MONEY = [
+    ("bank", "create_transfer", "Create a bank transfer of money between accounts.", {"amount": "the sum"}),
+    ("fx", "get_rate", "Get one currency exchange rate.", {}),
+]
+
+
+# REQ: LOOP-15
+def test_a_sum_in_a_currency_is_money_and_two_currencies_are_a_rate() -> None:
+    index = _service_index(_MONEY)
+    assert ranked(index, "send 200 dollars to my sister")[0] == "create_transfer"
+    assert ranked(index, "how many yen is 100 dollars")[0] == "get_rate"
+    assert ranked(index, "the dollar this week")[0] == "get_rate"
+
+
+# REQ: LOOP-15
+def test_my_schedule_is_my_calendar_and_a_watering_schedule_is_not() -> None:
+    index = _service_index(
+        [
+            ("calendar", "list_events", "List the events in the calendar.", {}),
+            ("garden", "list_watering_schedules", "List the watering schedules of the sprinklers.", {}),
+            ("heating", "list_thermostat_schedules", "List the thermostat schedules.", {}),
+        ]
+    )
+    assert ranked(index, "what's on my schedule tomorrow")[0] == "list_events"
+    assert ranked(index, "what's on the watering schedule")[0] == "list_watering_schedules"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [("tuck away the ticket", "archive_ticket"), ("ticket 12 is done, tuck it away", "archive_ticket")],
+)
+def test_putting_a_thing_away_archives_it(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_greeting_before_the_verb_leaves_the_verb_leading(index: ToolIndex) -> None:
+    assert ranked(index, "hey can you cancel my ticket")[0] == "delete_ticket"
+    assert ranked(index, "ok so archive the ticket")[0] == "archive_ticket"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("a visit to Dr Patel", "clinic_create_visit"),
+        ("my trades this year", "brokerage_list_stock_orders"),
+        ("rent one for the weekend", "carrental_create_car_rental"),
+        ("put lunch in my diary", "calendar_create_event"),
+    ],
+)
+def test_everyday_shortenings_and_words_name_the_thing(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("vet", "vet_create_visit", "Create a pet visit.", {}),
+            ("clinic", "clinic_create_visit", "Create a doctor visit.", {}),
+            ("brokerage", "brokerage_list_stock_orders", "List the stock orders for shares.", {}),
+            ("taxes", "taxes_list_tax_returns", "List the tax returns of this year.", {}),
+            ("carrental", "carrental_create_car_rental", "Create a car rental, hire cars.", {}),
+            ("calendar", "calendar_create_event", "Create a calendar event.", {}),
+            ("food", "food_create_order", "Create a food order for lunch.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_what_was_eaten_is_a_meal_log_not_a_food_order() -> None:
+    index = _service_index(
+        [
+            ("delivery", "list_food_orders", "List the food orders for takeaway meals.", {}),
+            ("nutrition", "list_meal_logs", "List the meal logs of what the user ate.", {}),
+        ]
+    )
+    assert ranked(index, "what did I eat today")[0] == "list_meal_logs"
+    assert ranked(index, "food I ordered today")[0] == "list_food_orders"
+
+
+# REQ: LOOP-15
+def test_time_spent_is_no_money_spent() -> None:
+    index = _service_index(
+        [
+            ("expenses", "expense_stats", "Report totals of expense reports, the cost of what was spent.", {}),
+            ("calendar", "event_stats", "Report totals of calendar events.", {}),
+        ]
+    )
+    assert ranked(index, "how many hours did I spend in meetings")[0] == "event_stats"
+    assert ranked(index, "how much did I spend last month")[0] == "expense_stats"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("sick days taken by the team", "leave_stats"),
+        ("Noah's marks", "list_grades"),
+        ("shirts left in stock", "get_inventory_item"),
+        ("what broke today", "list_incidents"),
+        ("watch hours", "video_stats"),
+        ("leads from the trade show", "list_leads"),
+        ("my trades", "list_stock_orders"),
+    ],
+)
+def test_more_everyday_words_and_phrases_name_the_thing(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("chat", "team_stats", "Report totals of team chat rooms.", {}),
+            ("leave", "leave_stats", "Report totals of vacation leave requests.", {}),
+            ("loans", "list_loans", "List loan applications for a term in months.", {"mark": "a bookmark"}),
+            ("grades", "list_grades", "List student grades with the score of each exam.", {}),
+            ("brokerage", "list_stock_orders", "List stock orders for shares on the exchange.", {}),
+            ("brokerage", "export_stock_orders", "Export stock orders for shares on the exchange.", {}),
+            ("warehouse", "get_inventory_item", "Get one inventory item in the warehouse.", {}),
+            ("oncall", "list_incidents", "List incidents, outages in production.", {}),
+            ("hotels", "list_stays", "List hotel stays.", {}),
+            ("video", "video_stats", "Report totals of videos on a channel.", {}),
+            ("leads", "list_leads", "List the sales leads.", {}),
+            ("shows", "list_shows", "List the shows.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_near_me_asks_for_a_place() -> None:
+    index = _service_index(
+        [
+            ("dining", "search_table_reservations", "Search table reservations at restaurants.", {}),
+            ("places", "search_places", "Search places such as shops and cafés.", {}),
+        ]
+    )
+    assert ranked(index, "restaurants nearby")[0] == "search_places"
+    assert ranked(index, "restaurants near me")[0] == "search_places"
+    assert ranked(index, "my restaurant reservations")[0] == "search_table_reservations"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["support tickets per stage", "support tickets by stage"])
+def test_figures_broken_down_by_a_field_hint_at_totals(index: ToolIndex, query: str) -> None:
+    assert ranked(index, "support tickets").index("ticket_stats") > 3
+    assert ranked(index, query).index("ticket_stats") < 3
+    assert ranked(index, "support tickets by Sam").index("ticket_stats") > 3  # by someone: no breakdown
+
+
+# REQ: LOOP-15
+def test_a_food_diary_is_a_meal_log_not_a_calendar() -> None:
+    index = _service_index(
+        [
+            ("calendar", "list_events", "List the calendar events.", {}),
+            ("nutrition", "list_meal_logs", "List the meal logs.", {}),
+        ]
+    )
+    assert ranked(index, "show my food diary")[0] == "list_meal_logs"
+    assert ranked(index, "show my diary")[0] == "list_events"
+
+
+# REQ: LOOP-15
+def test_when_something_happened_names_no_thing() -> None:
+    index = _service_index(
+        [
+            ("hotels", "list_stays", "List hotel stays by the night.", {"nights": "number of nights"}),
+            ("sports", "list_results", "List match results of the games played.", {}),
+            ("calendar", "list_events", "List the calendar events.", {}),
+        ]
+    )
+    assert ranked(index, "how did the team play last night")[0] == "list_results"
+    assert ranked(index, "hotel nights")[0] == "list_stays"
+    # "morning" is a word of calendars, "yesterday morning" a time
+    assert ranked(index, "a morning slot") == ["list_events"]
+    assert "list_events" not in ranked(index, "how did the team play yesterday morning")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("dig up the ticket about the refund", "search_tickets"),
+        ("track down the ticket from Acme", "search_tickets"),
+        ("hunt down the ticket from Acme", "search_tickets"),
+        ("nuke the ticket", "delete_ticket"),
+        ("axe that ticket", "delete_ticket"),
+    ],
+)
+def test_more_everyday_verbs_ask_for_their_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("set the color of the lamp", "update_light"),
+        ("machines in the Frankfurt data center", "list_machines"),
+        ("the product catalog", "list_products"),
+        ("organize the products", "list_products"),
+        ("license plate of my car", "list_parking"),
+    ],
+)
+def test_british_and_american_spellings_meet(query: str, tool: str) -> None:
+    index = _service_index(
+        [
+            ("lights", "update_light", "Update a smart light: brightness and colour.", {}),
+            ("cloud", "list_machines", "List the virtual machines in a data centre region.", {}),
+            ("shop", "list_products", "List the products of the shop catalogue, organised by category.", {}),
+            ("parking", "list_parking", "List parking spots by licence plate.", {}),
+        ]
+    )
+    assert ranked(index, query)[0] == tool
+    assert tokenize("colour centre catalogue organisation licence programme") == tokenize(
+        "color center catalog organization license program"
+    )
+
+
+_RELEASES = [
+    ("shipping", "create_shipment", "Create a parcel shipment sent by courier.", {}),
+    ("deploys", "create_deployment", "Create a deployment of an application release.", {"version": "the version"}),
+    ("charging", "create_session", "Create a charging session.", {}),
+    ("calendar", "create_event", "Create a calendar event.", {"attendees": "email addresses of the guests"}),
+]
+
+
+# REQ: LOOP-15
+def test_a_version_number_names_a_release() -> None:
+    index = _service_index(_RELEASES)
+    assert ranked(index, "ship checkout 2.4.1 to prod")[0] == "create_deployment"
+    assert ranked(index, "ship v3 to the customers")[0] == "create_deployment"
+    assert ranked(index, "ship 2 parcels to the customers")[0] == "create_shipment"
+
+
+# REQ: LOOP-15
+def test_inviting_people_asks_for_an_event_with_guests() -> None:
+    index = _service_index(_RELEASES)
+    assert ranked(index, "9am tomorrow, invite sara@northwind.io and lee@northwind.io")[0] == "create_event"
+    assert ranked(index, "set up a session")[0] == "create_session"
+
+
+_DETAILS_INDEX = [
+    ("sms", "list_texts", "List the texts sent to phone numbers.", {"phone_number": "the phone number"}),
+    ("sms", "create_text", "Send a text to a phone number.", {"phone_number": "the phone number"}),
+    ("crm", "search_contacts", "Search the contacts, people in the address book.", {}),
+    ("crm", "create_contact", "Create a contact.", {"phone": "a phone number"}),
+]
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    "query", ["what's Tom Becker's phone number", "phone number of Dieter at Siemens", "Sarah's email address"]
+)
+def test_a_detail_of_someone_is_kept_with_their_contact(query: str) -> None:
+    index = _service_index(_DETAILS_INDEX)
+    assert ranked(index, query)[0] in {"search_contacts", "create_contact"}
+    scores = _scores(index, query)  # the number is no number to send a text to
+    assert scores.get("list_texts", 0.0) < scores["search_contacts"] / 2
+
+
+_COMPANIES = [
+    ("weather", "get_forecast", "Get the weather forecast: rain, wind.", {}),
+    ("crm", "search_contacts", "Search the contacts, people and companies.", {"company": "the employer"}),
+    ("hours", "list_entries", "List the hours worked.", {}),
+]
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize("query", ["who do we know at Umbrella Corp?", "who works at Globex"])
+def test_people_at_a_company_are_its_contacts(query: str) -> None:
+    assert ranked(_service_index(_COMPANIES), query)[0] == "search_contacts"
+
+
+# REQ: LOOP-15
+def test_a_name_s_words_mean_no_thing() -> None:
+    index = _service_index(_COMPANIES)
+    assert ranked(index, "bring an umbrella?")[0] == "get_forecast"  # the everyday word
+    assert "get_forecast" not in ranked(index, "notes on Umbrella Holdings")  # a name
+    assert "get_forecast" in ranked(index, "Bring Umbrella Tomorrow")  # every word capitalised: no name
+
+
+# REQ: LOOP-15
+def test_out_of_office_is_away() -> None:
+    index = _service_index(
+        [
+            ("rooms", "list_bookings", "List the office room bookings.", {}),
+            ("leave", "list_leave", "List the vacation leave requests.", {}),
+        ]
+    )
+    assert ranked(index, "who is out of office next week")[0] == "list_leave"
+    assert ranked(index, "who is out of town")[0] == "list_leave"
+    assert ranked(index, "who is in the office next week")[0] == "list_bookings"
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("cancle my ticket", "delete_ticket"),
+        ("archvie the ticket", "archive_ticket"),
+        ("delte the ticket", "delete_ticket"),
+    ],
+)
+def test_a_leading_verb_one_slip_off_still_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_place_to_stay_is_a_hotel() -> None:
+    index = _service_index(
+        [
+            ("places", "search_places", "Search places such as museums and cafés.", {}),
+            ("hotels", "create_reservation", "Create a hotel reservation.", {}),
+        ]
+    )
+    assert "create_reservation" in ranked(index, "need a place to stay in Lisbon")
+    assert "create_reservation" not in ranked(index, "a place to eat in Lisbon")

@@ -51,6 +51,8 @@ _QUOTED_WEIGHT = 0.3  # a word of a quoted title, of a query word's weight
 _CODE_WEIGHT = 0.3  # the letters of an id ("API-88"), of a query word's weight
 _ABBREVIATION_WEIGHT = 1.0  # letters of an id that shorten a thing's name ("evt_4471": an event), per word
 _TOPIC_CACHE_SIZE = 4096
+_TYPO_WEIGHT = 0.8  # a known word one slip from a query word no tool uses ("resturant"), shared among such words
+_TYPO_SHORTEST = 5  # a word of this many letters or fewer, or a stem shorter, is too close to too many others
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
@@ -156,6 +158,11 @@ _STOP_WORDS = _word_set(
     "a an and are as at be by can do does for from get has have how i in is it its me my of on or our please "
     "show some that the their them this to was what when where which who will with you your"
 )
+_CURRENCY_WORDS = "dollar dollars euro euros pound pounds yen usd eur gbp"
+_CURRENCIES = _word_set(_CURRENCY_WORDS)
+_AMOUNT = ("money", "amount")
+_SPENDING = _word_set("spend spent spending")
+_TIME_UNITS = _word_set("time minute minutes min mins hour hours hrs day days week weeks")
 # Query words that name a thing in other words: everyday words and abbreviations for what tool
 # definitions call by its proper name. Applied to queries only, at _SYNONYM_WEIGHT. What a query asks
 # to *do* is not here: _query_intent reads that.
@@ -171,7 +178,7 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "pay": "payment",
     "salary salaries wage wages payslip payslips paycheck": "payroll salary pay",
     "money cash": "payment transfer",
-    "dollar dollars euro euros pound pounds yen usd eur gbp": "currency money",
+    _CURRENCY_WORDS: "currency money exchange",
     "convert": "conversion exchange",
     "house": "home",
     "car": "driving vehicle",
@@ -197,13 +204,13 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "umbrella rainy raining": "rain forecast",
     "windy": "wind",
     "smog polluted": "pollution air",
-    "near": "nearby",
+    "near nearby": "nearby place",
     "coffee": "cafe",
     "cat cats dog dogs puppy kitten": "pet animal",
     "gp physician": "doctor",
     "meds pills pill medicine": "medication",
     "exercise jog gym": "workout",
-    "ate eat eaten": "meal food",
+    "ate eat eaten eating": "meal ate",
     "protein carbs": "macros",
     "staff colleague coworker starter hire hires newcomer offboard onboard offboarding onboarding": "employee",
     "headcount": "employee staff",
@@ -265,6 +272,13 @@ _SYNONYM_GROUPS: Mapping[str, str] = {
     "jazz pop rock hiphop classical techno": "music song",
     "van vans truck trucks minivan": "car vehicle",
     "arena arenas stadium stadiums": "venue",
+    "dr": "doctor",
+    "trades trading traded": "stock order shares",  # not "trade": a trade show, a trade union
+    "rent rents rented renting": "rental hire",
+    "diary": "calendar",
+    "corp inc ltd llc gmbh plc": "company",
+    "invite invites invitation invitations": "attendee guest",  # who is asked to come: an event's
+    "marks": "grade score",  # a plural noun; "mark" is a verb
     "english german spanish french italian korean japanese chinese portuguese dutch arabic russian": "language",
 }
 # Two words that together name a thing in other words (each word in the singular).
@@ -272,6 +286,26 @@ _PHRASE_SYNONYMS: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("claim", "back"): ("expense", "reimbursement"),
     ("day", "off"): ("vacation", "leave"),
     ("head", "count"): ("employee", "staff"),
+    ("sick", "day"): ("vacation", "leave"),
+    ("work", "at"): ("company", "employer"),  # who works at Globex: its people
+    ("food", "diary"): ("meal", "log"),
+    ("food", "journal"): ("meal", "log"),
+    ("in", "stock"): ("inventory", "warehouse"),  # goods on hand, not shares
+    ("of", "stock"): ("inventory", "warehouse"),
+    ("personal", "day"): ("vacation", "leave"),
+}
+# Nouns that, bare after "my", "our"..., name one thing in other words ("my schedule" is my calendar,
+# where "the watering schedule" is a watering schedule).
+_OWN_NOUN_SYNONYMS: Mapping[str, tuple[str, ...]] = {"schedule": ("calendar", "event")}
+_POSSESSIVES = _word_set("my our your his her their today tomorrow")
+_DAY_NAMES = _word_set(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun"
+)
+# Three words that together name a thing in other words.
+_THREE_WORD_PHRASES: Mapping[tuple[str, str, str], tuple[str, ...]] = {
+    ("out", "of", "office"): ("vacation", "leave"),
+    ("out", "of", "town"): ("vacation", "leave"),
+    ("place", "to", "stay"): ("hotel", "accommodation"),
 }
 _PHRASE_ENDS = frozenset(second for _, second in _PHRASE_SYNONYMS)
 _SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -323,7 +357,28 @@ def _stem(word: str) -> str:
             break
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
-    return word
+    return _one_spelling(word)
+
+
+# British and American spellings of one word meet: colour/color, centre/center, catalogue/catalog,
+# organise/organize, analyse/analyze, licence/license, programme/program (after the stemmer's cuts)
+_SPELLINGS = (
+    (re.compile(r"(?<=\w{3})our$"), "or"),
+    (re.compile(r"(?<=\w)(?<=[aen])tr$"), "ter"),
+    (re.compile(r"(?<=\w\w)ogu$"), "og"),
+    (re.compile(r"(?<=\w)iz(?=(?:ation)?$)"), "is"),
+    (re.compile(r"(?<=\w)yz$"), "ys"),
+    (re.compile(r"(?<=\w\w)enc$"), "ens"),
+    (re.compile(r"(?<=\w\w)mm$"), "m"),
+)
+
+
+def _one_spelling(stem: str) -> str:
+    for pattern, replacement in _SPELLINGS:
+        changed = pattern.sub(replacement, stem)
+        if changed != stem:
+            return changed
+    return stem
 
 
 # "Tom's", "we'll", "don't": the clitic says nothing of what is meant (no "s" of "user's" to match)
@@ -414,13 +469,38 @@ def _unquote(query: str) -> tuple[str, str]:
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b")
 
 
+@functools.lru_cache(maxsize=256)
 def _identifier_words(query: str) -> frozenset[str]:
-    """The words of the identifiers in ``query`` ("dark_mode"): a name, taken at its word only, never
-    for what its words mean in everyday speech (no "dark" brightness) nor for their subject."""
+    """The words of the identifiers in ``query`` ("dark_mode") and of the names in it ("Umbrella Corp"):
+    a name, taken at its word only, never for what its words mean in everyday speech (no "dark"
+    brightness, no "umbrella" rain) nor for their subject."""
+    names = _proper_names(query)
     if "_" not in query:
-        return frozenset()
-    return frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
+        return names
+    return names | frozenset(word for name in _IDENTIFIER.findall(query) for word in _words(name))
 
+
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+
+
+def _proper_names(query: str) -> frozenset[str]:
+    """The words of runs of two or more capitalised words after the first word ("at Umbrella Corp",
+    "Tom Becker's"), unless the whole query is written so ("Create Calendar Event"); not the words
+    that say what kind of name it is ("Corp", "Dr")."""
+    raw = query.split()
+    if len(raw) < 3 or not any(_TITLE_WORD.match(word) for word in raw[1:]):
+        return frozenset()
+    titled = [bool(_TITLE_WORD.match(word)) for word in raw]
+    if all(titled):
+        return frozenset()
+    found: set[str] = set()
+    for at in range(1, len(raw) - 1):
+        if titled[at] and titled[at + 1]:
+            found.update(_words(raw[at]) + _words(raw[at + 1]))
+    return frozenset(found - _NAME_KINDS)
+
+
+_NAME_KINDS = _word_set("dr mr mrs ms prof corp inc ltd llc gmbh plc")  # "Dr Patel" is a doctor
 
 _NEW_VALUE = re.compile(r"^\W*(?:please )?(\w+) (?:the|my|our|this|that|its|their) .+? to (.+)$", re.IGNORECASE)
 
@@ -435,9 +515,49 @@ def _new_value_words(query: str) -> frozenset[str]:
     return frozenset(_words(match[2]))
 
 
+_PARTICLES = _word_set("up off down out in back away on")
+
+
+def _without_particles(words: Sequence[str]) -> list[str]:
+    """``words`` without the particle of each phrasal verb: "look up", "pick up" say what to do, and
+    their "up" is no word of a thing ("picked up at the desk")."""
+    return [
+        word
+        for at, word in enumerate(words)
+        if not (at and word in _PARTICLES and (words[at - 1], word) in _CUE_PHRASES)
+    ]
+
+
+# what is kept of a person, and the words of where it is kept
+_DETAILS = frozenset(
+    {("phone", "number"), ("email", "address"), ("mobile", "number"), ("home", "address"), ("contact", "details")}
+)
+_WHOSE = ("contact", "people")
+_DETAIL_WEIGHT = 0.5
+# "2.4.1", "v3.2": a version of software, the words of releases
+_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+)(?![\w.])", re.IGNORECASE)
+_VERSION_WORDS = ("version", "release")
+
+
 def _query_terms(query: str) -> Counter[str]:
     words = _words(_TIME_OF_DAY.sub(" ", query))
-    terms: Counter[str] = Counter(_tokens(words))
+    terms: Counter[str] = Counter(_tokens(_without_particles(words)))
+    details = _DETAILS.intersection(itertools.pairwise(words))
+    if details:
+        for word in _WHOSE:  # "Tom's phone number": a detail of someone, kept with their contact
+            terms[_stem(word)] += 1
+        for first, second in details:  # and no number to send a message to
+            for term in (_stem(first), _stem(second), f"{_stem(first)}+{_stem(second)}", first + second):
+                if term in terms:
+                    terms[term] = min(terms[term], _DETAIL_WEIGHT)  # type: ignore[assignment]
+    if _VERSION.search(query):
+        for word in _VERSION_WORDS:
+            terms[_stem(word)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for before, word in itertools.pairwise(words):
+        if before in _WHEN_OPENERS and _stem(word) in _WHEN_WORDS:  # "last night", "next week": when, not what
+            for stem in (_stem(before), _stem(word)):
+                if stem in terms:
+                    terms[stem] = min(terms[stem], _WHEN_WEIGHT)  # type: ignore[assignment]
     for first, second in itertools.pairwise(words):
         terms[first + second] += 1  # "on call" also asks for "oncall", "to do" for "todo"
         head = _stem(first)
@@ -446,13 +566,26 @@ def _query_terms(query: str) -> Counter[str]:
             if joined != first + second:
                 terms[joined] += 1
         if _singular(second) in _PHRASE_ENDS:  # "claim back": reimburse
-            for synonym in _PHRASE_SYNONYMS.get((_singular(first), _singular(second)), ()):
+            head = "day" if first in _DAY_NAMES else _singular(first)  # "take Friday off": a day off
+            for synonym in _PHRASE_SYNONYMS.get((head, _singular(second)), ()):
                 terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for phrase in zip(words, words[1:], words[2:], strict=False):
+        for synonym in _THREE_WORD_PHRASES.get(phrase, ()):  # "out of office": away
+            terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     names = _identifier_words(query) | _new_value_words(query)
-    for word in words:
+    for first, second in itertools.pairwise(words):
+        if first in _POSSESSIVES and _singular(second) in _OWN_NOUN_SYNONYMS:  # "my schedule": my calendar
+            for synonym in _OWN_NOUN_SYNONYMS[_singular(second)]:
+                terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
+    for at, word in enumerate(words):
         if word in names:
             continue
-        for synonym in _SYNONYMS.get(word) or _plural_synonyms(word):
+        means = _SYNONYMS.get(word) or _plural_synonyms(word)
+        if word in _SPENDING and _TIME_UNITS.intersection(words):
+            continue  # "hours spent in meetings": time, not money
+        if word in _CURRENCIES and at and words[at - 1].isdigit() and len(_CURRENCIES.intersection(words)) == 1:
+            means = _AMOUNT  # "200 dollars": a sum of money, not a rate ("how many yen is 100 dollars")
+        for synonym in means:
             terms[_stem(synonym)] += _SYNONYM_WEIGHT  # type: ignore[assignment]
     for form in _surface_forms(words):
         terms[form] += _FORM_WEIGHT  # type: ignore[assignment]
@@ -532,7 +665,7 @@ _LEAD_VERBS = _families(
         "alter tweak bump shift swap accept decline confirm snooze silence restart reboot rotate restore "
         "reopen resolve acknowledge merge dismiss attach point redirect",
         "delete": "delete remove cancel revoke terminate drop destroy withdraw void discard erase purge "
-        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue",
+        "unsubscribe kill wipe uninstall offboard end clear trash scrap ditch fire deregister discontinue nuke axe",
         "export": "export download print extract",
         "share": "share invite grant forward",
         "archive": "archive close unpublish hide retire deactivate shelve",
@@ -568,6 +701,9 @@ _JOURNEY = re.compile(r"\bfrom [A-Z][\w-]*(?: [A-Z][\w-]*)* to [A-Z]")
 _NUMBERS = _word_set("two three four five six seven eight nine ten")
 _PERIOD_OPENERS = _word_set("this last past per each every")
 _PERIODS = _word_set("day week month quarter year")
+_WHEN_WEIGHT = 0.3
+_WHEN_WORDS = frozenset(map(_stem, _word_set("night week month quarter year weekend morning evening time")))
+_WHEN_OPENERS = _word_set("last this next every past tomorrow yesterday")  # "last night": a time
 _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("how", "many"): "stats",
     ("how", "much"): "stats",
@@ -585,6 +721,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("switch", "on"): "update",
     ("switch", "off"): "update",
     ("look", "up"): "search",
+    ("dig", "up"): "search",
+    ("track", "down"): "search",
+    ("hunt", "down"): "search",
     ("give", "access"): "share",
     ("get", "rid"): "delete",
     ("get", "to"): "create",  # "how do I get to the museum": a journey to plan, no thing to read
@@ -599,6 +738,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("write", "down"): "create",
     ("note", "down"): "create",
     ("jot", "down"): "create",
+    ("tuck", "away"): "archive",
+    ("put", "away"): "archive",
+    ("file", "away"): "archive",
     ("fill", "in"): "create",
     ("fill", "out"): "create",
     ("hand", "in"): "create",
@@ -612,7 +754,9 @@ _CUE_PHRASES: Mapping[tuple[str, str], str] = {
     ("spin", "down"): "delete",
     ("queue", "up"): "create",
 }
-_FILLERS = _word_set("please can could would you i we want need like to help me let us go ahead and just how do")
+_FILLERS = _word_set(
+    "please can could would you i we want need like to help me let us go ahead and just how do hey hi hello ok okay so"
+)
 # words that say what to do, not what about: never looked up as a subject
 _NOT_TOPICAL = frozenset(_LEAD_VERBS) | frozenset(_MODIFIERS) | frozenset(_stem(word) for word in _FILLERS)
 _LOOKUP_FAMILIES = frozenset({"list", "get", "search"})
@@ -710,6 +854,8 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
             intent[cued] = 1.0
         elif first in _PERIOD_OPENERS and _stem(second) in _PERIODS and "stats" not in intent:
             intent["stats"] = _WEAK_CUE  # "this month", "per week": perhaps totals over a period
+        elif _groups_by(first, second) and "stats" not in intent:
+            intent["stats"] = _WEAK_CUE  # "per project", "by stage": perhaps totals broken down
         elif first == "for" and (second.isdigit() or second in _NUMBERS) and "create" not in intent:
             intent["create"] = _WEAK_CUE  # "a table for two", "for 3 nights": the size of a booking
     if not led and _NAMED_ONE.search(text):
@@ -718,6 +864,17 @@ def _query_intent(query: str, known: Collection[str] = ()) -> dict[str, float]:
 
 
 _KEYWORDS_AT_MOST = 5
+_GROUPINGS = _word_set(
+    "stage stages department departments team teams category categories region regions country countries product "
+    "products customer customers source sources status project projects channel channels plan plans type types"
+)
+
+
+def _groups_by(first: str, second: str) -> bool:
+    """Whether "per" or "by" and the next word break figures down by a field: "per project", "by stage"."""
+    if first == "per":
+        return second.isalpha() and second not in _OBJECT_WORDS
+    return first == "by" and second in _GROUPINGS
 
 
 def _trailing_verb(words: Sequence[str]) -> dict[str, float]:
@@ -832,6 +989,8 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     if phrasal:
         return {phrasal: 1.0}  # "put off" is one verb: to postpone, not to put
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
+    if not family and len(lead) >= _TYPO_SHORTEST and lead.isalpha() and _is_base_form(lead):
+        family = _misspelt_verb(_stem(lead))  # "cancle my booking", "shcedule a call"
     if not family:
         return {}
     if lead == "new" and not _names_one_new_thing(words[at + 1 : at + 2]):
@@ -855,6 +1014,15 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
         if not _parts_of_one(words[at + 1 :]):
             intent["get"] = intent[family] * _PLURAL_GET  # so a list before any one of them
     return intent
+
+
+@functools.lru_cache(maxsize=1024)
+def _misspelt_verb(stem: str) -> str | None:
+    """The family of the one leading verb one slip from ``stem`` (a stem no verb has), if just one is."""
+    if stem in _LEAD_VERBS:
+        return None
+    near = {family for verb, family in _LEAD_VERBS.items() if verb[0] == stem[0] and _one_edit(stem, verb)}
+    return near.pop() if len(near) == 1 else None
 
 
 _PASS_ON = _word_set("send email mail")
@@ -918,6 +1086,26 @@ def _split_compounds(terms: list[str], vocabulary: frozenset[str], known: dict[s
             known[term] = halves
         extra += halves
     return terms + extra
+
+
+def _deletes(word: str) -> set[str]:
+    """``word`` with one letter left out, each way."""
+    return {word[:at] + word[at + 1 :] for at in range(len(word))}
+
+
+def _one_edit(first: str, second: str) -> bool:
+    """Whether ``second`` is ``first`` with one letter left out, added or changed, or two neighbours
+    swapped."""
+    if abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) > len(second):
+        first, second = second, first
+    at = next((i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), len(first))
+    if len(first) < len(second):
+        return first[at:] == second[at + 1 :]
+    if first[at + 1 :] == second[at + 1 :]:
+        return True
+    return first[at : at + 2] == second[at : at + 2][::-1] and first[at + 2 :] == second[at + 2 :]
 
 
 def _definition_fields(definition: ToolDefinition, plugin: str = "") -> list[tuple[str, float]]:
@@ -987,6 +1175,7 @@ class ToolIndex:
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._service: dict[str, list[tuple[int, float]]] = {}
         self._topic_cache: dict[str, tuple[str, ...]] = {}
+        self._deletions: dict[str, list[str]] | None = None
         scale = self.K1 + 1
         for index, tool_weights in enumerate(weights):
             norm = self.K1 * (1 - self.B + self.B * lengths[index] / average)
@@ -1089,6 +1278,7 @@ class ToolIndex:
         for term in _tokens(_words(quoted)):
             terms[term] += _QUOTED_WEIGHT  # type: ignore[assignment]
         self._add_code_letters(text, terms)
+        self._add_misspelt(text, terms)
         own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
@@ -1127,6 +1317,39 @@ class ToolIndex:
                 for word in self._shortened_words(letters):
                     terms[word] += _ABBREVIATION_WEIGHT  # type: ignore[assignment]
 
+    def _add_misspelt(self, query: str, terms: Counter[str]) -> None:
+        """Read a word that no tool uses and that no table knows as the known words one slip away
+        ("resturant": restaurant, "invioce": invoice; a letter left out, added or changed, or two
+        swapped), never a name (a capitalised word inside the query, an identifier's word)."""
+        for at, raw in enumerate(_WORD.findall(query)):
+            word = raw.lower()
+            if len(word) <= _TYPO_SHORTEST or not word.isalpha() or (at and raw[0].isupper()):
+                continue
+            stem = _stem(word)
+            if len(stem) < _TYPO_SHORTEST or stem in self._postings or word in _SYNONYMS or stem in _NOT_TOPICAL:
+                continue
+            if stem in _topic_table() or word in _identifier_words(query):
+                continue
+            near = self._one_slip(stem)
+            for known in near:
+                terms[known] += _TYPO_WEIGHT / len(near)  # type: ignore[assignment]
+
+    def _one_slip(self, stem: str) -> list[str]:
+        """The known single-word stems one edit from ``stem`` that begin as it does."""
+        if self._deletions is None:
+            self._deletions = {}
+            for term in self._postings:
+                if len(term) >= _TYPO_SHORTEST and term.isalpha():
+                    for variant in _deletes(term):
+                        self._deletions.setdefault(variant, []).append(term)
+        deletions = self._deletions
+        found = set(deletions.get(stem, ()))  # a letter left out
+        for variant in _deletes(stem):
+            if variant in self._postings:
+                found.add(variant)  # a letter added
+            found.update(deletions.get(variant, ()))  # a letter changed, two swapped (or two edits)
+        return sorted(term for term in found if term[0] == stem[0] and term != stem and _one_edit(stem, term))
+
     def _shortened_words(self, letters: str) -> tuple[str, ...]:
         """The stems of the thing names of this index that ``letters`` shorten (cached per index)."""
         cached = self._shortened.get(letters)
@@ -1146,11 +1369,13 @@ class ToolIndex:
         if _TOPIC_WEIGHT <= 0:
             return  # a zero weight adds nothing, not even tools at no score
         names = _identifier_words(query)
-        for word in dict.fromkeys(_words(query)):
+        words = _words(query)
+        times = {word for before, word in itertools.pairwise(words) if before in _WHEN_OPENERS}
+        for word in dict.fromkeys(words):
             stem = _stem(word)
             if word in _STOP_WORDS or word in _SYNONYMS or stem in self._postings or stem in _NOT_TOPICAL:
                 continue
-            if word in names:  # a name's words are no subject
+            if word in names or word in times:  # a name's words are no subject, nor "last night" a stay
                 continue
             best: dict[int, float] = {}
             for subject in self._topics(word):

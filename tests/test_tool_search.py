@@ -24,6 +24,7 @@ from _tool_search_dev_d import DEVELOPMENT_D
 from _tool_search_dev_f import DEVELOPMENT_F
 from _tool_search_dev_g import DEVELOPMENT_G
 from _tool_search_dev_i import DEVELOPMENT_I
+from _tool_search_dev_in_plugin import DEVELOPMENT_IN_PLUGIN
 from _tool_search_heldout_b import HELDOUT_B
 from _tool_search_heldout_c import HELDOUT_C
 from _tool_search_heldout_e import HELDOUT_E
@@ -176,8 +177,15 @@ def test_requests_within_one_plugin_find_their_action_among_the_first_five(index
     share = top_five_share_in_plugin(index, HELDOUT_J_IN_PLUGIN)
     # Written with set J and scored once: requests that name no thing ("cancel it, plans changed"), searched
     # within the plugin meant, where only what they ask to do tells its ten tools apart. 0.45 when measured
-    # (9 of 20).
-    assert share >= 0.45, f"only {share:.1%} of the requests within one plugin found their action"
+    # (9 of 20): most found nothing, as only tools matching a word ranked. With every tool of the plugin a
+    # candidate (tuned on requests of this kind written apart from the set), 1.0.
+    assert share >= 0.95, f"only {share:.1%} of the requests within one plugin found their action"
+
+
+# REQ: LOOP-15
+def test_development_requests_within_one_plugin_find_their_action(index: ToolIndex) -> None:
+    assert not shared_requests(DEVELOPMENT_IN_PLUGIN, HELDOUT_J_IN_PLUGIN)
+    assert top_five_share_in_plugin(index, DEVELOPMENT_IN_PLUGIN) >= 0.95  # 0.348 before, 0.957 (22 of 23)
 
 
 def test_development_set_i_finds_its_tool_among_the_first_five(index: ToolIndex) -> None:

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from toolplug.registry import RegisteredTool
-from toolplug.tool_search import ToolIndex, _stem, _topic_table, tokenize
+from toolplug.tool_search import ToolIndex, _query_intent, _stem, _topic_table, tokenize
 from toolplug.tools import function_tool
 
 _DESK = [
@@ -1345,3 +1345,52 @@ def test_a_place_to_stay_is_a_hotel() -> None:
     )
     assert "create_reservation" in ranked(index, "need a place to stay in Lisbon")
     assert "create_reservation" not in ranked(index, "a place to eat in Lisbon")
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("never mind, scrap it", "delete_ticket"),
+        ("tuck it away", "archive_ticket"),
+        ("let Priya read it as well", "share_ticket"),
+        ("how many came in this quarter", "ticket_stats"),
+    ],
+)
+def test_within_one_plugin_a_request_naming_no_thing_still_finds_its_action(
+    index: ToolIndex, query: str, tool: str
+) -> None:
+    # no word of these requests is in any desk tool: searched within the plugin, every one of its tools
+    # is a candidate, ordered by what the request asks to do
+    assert tool not in ranked(index, query)[:1]
+    within = [match.name for match in index.search(query, limit=3, plugin="desk")]
+    assert tool in within
+    assert all(match.plugin == "desk" for match in index.search(query, limit=20, plugin="desk"))
+
+
+# REQ: LOOP-15
+def test_within_one_plugin_a_tool_that_matches_the_words_ranks_above_those_that_do_not(index: ToolIndex) -> None:
+    within = [match.name for match in index.search("the figures, please", limit=10, plugin="desk")]
+    assert within[0] == "ticket_stats"  # its description says "figures"
+    assert len(within) == 10
+    assert [match.name for match in index.search("zzqx wvvy", limit=3, plugin="desk")] != []
+    assert index.search("zzqx wvvy", limit=3) == []  # no filter: a request that matches nothing finds nothing
+
+
+# REQ: LOOP-15
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("call the whole ticket off", "delete_ticket"),
+        ("put this ticket away", "archive_ticket"),
+    ],
+)
+def test_a_phrasal_verb_split_by_its_object_asks_for_its_action(index: ToolIndex, query: str, tool: str) -> None:
+    assert ranked(index, query)[0] == tool
+
+
+# REQ: LOOP-15
+def test_a_particle_far_from_the_verb_is_no_phrasal_verb() -> None:
+    # "call" leads and "off" ends the clause, but nine words apart: no call is called off
+    assert "delete" not in _query_intent("call the customer who opened the ticket when the power went off")
+    assert _query_intent("call the customer's ticket off") == {"delete": 1.0}

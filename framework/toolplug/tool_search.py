@@ -19,7 +19,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ _TYPO_SHORTEST = 5  # a word of this many letters or fewer, or a stem shorter, i
 # name, plugin, title, description, argument names, argument descriptions
 _FIELD_WEIGHTS = (3.0, 1.0, 2.0, 1.0, 0.5, 0.3)
 _MAX_RESULTS_CAP = 20
+_UNMATCHED = 1e-6  # searched within a plugin or tag: the score of a tool no query word matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -985,7 +986,7 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
     at = next((i for i, word in enumerate(words) if word not in _FILLERS), len(words))
     lead = words[at] if at < len(words) else ""
     after = words[at + 1] if at + 1 < len(words) else ""
-    phrasal = _CUE_PHRASES.get((lead, after))
+    phrasal = _CUE_PHRASES.get((lead, after)) or _separated_phrasal(lead, words[at + 1 :])
     if phrasal:
         return {phrasal: 1.0}  # "put off" is one verb: to postpone, not to put
     family = _LEAD_VERBS.get(_stem(lead)) if _is_base_form(lead) else None
@@ -1014,6 +1015,17 @@ def _lead_intent(words: Sequence[str], known: Collection[str]) -> dict[str, floa
         if not _parts_of_one(words[at + 1 :]):
             intent["get"] = intent[family] * _PLURAL_GET  # so a list before any one of them
     return intent
+
+
+_SEPARATED_AT_MOST = 4  # words between a phrasal verb and its particle: "call the whole thing off"
+
+
+def _separated_phrasal(lead: str, rest: Sequence[str]) -> str | None:
+    """The family of a phrasal verb whose particle ends the clause after its object ("turn the lights
+    off", "call the whole thing off"), if ``lead`` and that last word make one."""
+    if not rest or len(rest) > _SEPARATED_AT_MOST + 1 or rest[-1] not in _PARTICLES:
+        return None
+    return _CUE_PHRASES.get((lead, rest[-1]))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1282,8 +1294,10 @@ class ToolIndex:
         own, service = self._scores(terms)
         self._add_topics(text, own, service)
         multipliers = _multipliers(_query_intent(text, self._postings))
-        admitted = (lambda index: self._admits(index, plugin, tag)) if plugin or tag else None
-        ranked = self._rank(own, service, multipliers, limit, admitted, self._changed_by_adding(text, own))
+        changed = self._changed_by_adding(text, own)
+        if plugin or tag:
+            own = self._within(own, plugin, tag)
+        ranked = self._rank(own, service, multipliers, limit, changed)
         matches: list[SearchMatch] = []
         for index, score in ranked:
             tool = self._tools[index]
@@ -1415,7 +1429,6 @@ class ToolIndex:
         service: Mapping[int, float],
         multipliers: Mapping[str, float],
         limit: int,
-        admitted: Callable[[int], bool] | None,
         changed: Collection[int] = (),
     ) -> list[tuple[int, float]]:
         """The best ``limit`` (tool, score) pairs, best first, ties in catalogue order.
@@ -1431,7 +1444,6 @@ class ToolIndex:
         totals = (
             (index, (value + service.get(groups[index], 0.0)) * multipliers.get(families[index], 1.0))
             for index, value in own.items()
-            if admitted is None or admitted(index)
         )
         return heapq.nsmallest(limit, totals, key=lambda item: (-item[1], item[0]))
 
@@ -1454,6 +1466,17 @@ class ToolIndex:
             for group, saturated in self._service_postings(term, postings):
                 service[group] = service.get(group, 0.0) + shared * saturated
         return own, service
+
+    def _within(self, own: Mapping[int, float], plugin: str | None, tag: str | None) -> dict[int, float]:
+        """``own`` for the tools of ``plugin`` and ``tag`` only, each of them a candidate: searched within
+        one plugin, a request may name no thing at all ("cancel it, plans changed"), and what it asks to
+        do still tells the plugin's tools apart. A tool that matches no word ranks below every one that
+        does."""
+        return {
+            index: own.get(index, _UNMATCHED)
+            for index in range(len(self._tools))
+            if self._admits(index, plugin, tag)
+        }
 
     def _admits(self, index: int, plugin: str | None, tag: str | None) -> bool:
         tool = self._tools[index]

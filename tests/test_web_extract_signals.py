@@ -788,3 +788,51 @@ def test_a_disclaimer_or_contact_section_goes_with_its_prose_and_a_section_on_th
     assert_furniture_goes(updates + disclaimer + contact,
                           gone=("Disclaimer", "general information only", "Contact us", "within one working day"),
                           kept=("Recent updates", "added a second bus line"))
+
+
+# REQ: WEB-3
+def test_a_list_of_links_to_other_sites_stays_whole_and_a_list_of_this_sites_stories_goes() -> None:
+    # The article lists the sources it read, each item a paragraph that is one link, in a wrapper of its own:
+    # neither the paragraphs nor the wrapper are link lists to drop. A list of the site's own stories still goes.
+    sources = "".join(
+        f"<li><p><a href='https://{host}/report'>{name}</a></p></li>"
+        for host, name in (("engineers.example.org", "Engineers' report on the cracked piers of the bridge"),
+                           ("www.region.example.net", "Regional budget for the repairs of the old bridge"),
+                           ("buses.example.com", "Timetable of the detour through the northern ring road"))
+    )
+    own = "".join(f"<li><a href='{href}'>{title}</a></li>" for href, title in (
+        ("/news/ferry-prices", "Ferry prices rise again"),
+        ("https://news.town.example/market", "Market square reopens"),
+        ("/news/cycle-lanes", "New cycle lanes"),
+    ))
+    html = page(paragraphs(STORY) + f"<div class='c60'><ul>{sources}</ul></div><div class='c61'><ul>{own}</ul></div>")
+    markdown = extract(html, "https://www.town.example/news/bridge").markdown
+    assert_story_whole(markdown)
+    for name in ("Engineers' report", "Regional budget", "Timetable of the detour"):
+        assert name in markdown, name
+    for title in ("Ferry prices", "Market square", "New cycle lanes"):
+        assert title not in markdown, title
+    # Without the page's address, no link is known to lead elsewhere: both lists go, as before.
+    assert "Engineers' report" not in extract(html).markdown
+
+
+# REQ: WEB-3
+def test_article_cards_inside_the_article_do_not_outweigh_its_body() -> None:
+    # The page's article holds its body deep in wrappers and, after it, cards of other pages, each an
+    # <article> too. A card is part of the article around it, not the page's article, so it weighs no more
+    # than any block.
+    cards = "".join(
+        f"<div class='c71'><article class='c72'><h3>{title}</h3><p>{text}</p></article></div>"
+        for title, text in (
+            ("Ferry prices", "The harbour ferry raises its fares by ten cents from May, the operator said."),
+            ("Cycle lanes", "Two new cycle lanes open along the river, with lights at every crossing."),
+            ("Market square", "The market square reopens after a year of works, with a fountain and benches."),
+        )
+    )
+    body = f"<div class='c73'><div class='c74'><div class='c75'>{paragraphs(STORY[:2])}</div></div></div>"
+    html = f"""<!doctype html><html><head><title>Old bridge closes to cars</title></head><body>
+<div class='c0'><a href='/'>The Town Paper</a></div><article class='c70'><div class='c76'>{body}
+<div class='c77'>{cards}</div></div></article></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY[:2]:
+        assert text in markdown

@@ -731,7 +731,7 @@ def _clean_inside(main: Any, gentle: bool = False, site: str = "") -> None:
     _drop_named_furniture(main, gentle)
     if not gentle:
         _drop_teasers(main, site)
-    _drop_link_blocks(main)
+    _drop_link_blocks(main, site)
 
 
 def _drop_furniture_tags(main: Any) -> None:
@@ -880,22 +880,62 @@ def _links_off_site(heading: Any, site: str) -> bool:
 _LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
 
 
-def _drop_link_blocks(main: Any) -> None:
+def _drop_link_blocks(main: Any, site: str = "") -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
     # A block without a link when the pass starts has none later either (only removals happen).
-    for node in reversed(main.css(_LINKED_BLOCKS)):
-        if node.parent is None or node.mem_id == main.mem_id:
+    blocks = main.css(_LINKED_BLOCKS)
+    measured: dict[int, tuple[int, float]] = {}
+    kept: set[int] = set()
+    for node in blocks:
+        # A list the article gives (announced by its sentence, or of other sites' pages) stays whole: the
+        # paragraphs of its items are not link lists of their own either.
+        if node.tag in ("ul", "ol") and node.mem_id not in kept:
+            length = len(node.text(strip=True))
+            density = _link_density(node, length)
+            measured[node.mem_id] = (length, density)
+            if _is_link_block(node, length, density) and (_announced(node) or _links_elsewhere(node, site)):
+                kept.update(inner.mem_id for inner in node.css(_LINK_BLOCK_TAGS))
+                wrapper = node.parent  # and the wrappers holding just it
+                while (wrapper is not None and wrapper.mem_id != main.mem_id
+                       and len(wrapper.text(strip=True)) <= length + 20):
+                    kept.add(wrapper.mem_id)
+                    wrapper = wrapper.parent
+    for node in reversed(blocks):
+        if node.parent is None or node.mem_id == main.mem_id or node.mem_id in kept:
             continue
-        text = node.text(strip=True)
-        if not text:
-            continue
-        density = _link_density(node, len(text))
-        # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
-        short = 60 if node.tag == "p" else 600
-        if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
-            if node.tag in ("ul", "ol") and _announced(node):
-                continue
+        length, density = measured.get(node.mem_id) or _measure(node)
+        if length and _is_link_block(node, length, density):
             node.decompose()
+
+
+_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table"
+
+
+def _measure(node: Any) -> tuple[int, float]:
+    length = len(node.text(strip=True))
+    return length, _link_density(node, length)
+
+
+def _is_link_block(node: Any, length: int, density: float) -> bool:
+    # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
+    short = 60 if node.tag == "p" else 600
+    return (density > 0.8 or (length < short and density > 0.6)) and not _is_quotation(node, length)
+
+
+def _links_elsewhere(listing: Any, site: str) -> bool:
+    """Most of the links in ``listing`` (two or more) lead to other sites than ``site``: the sources, tools or
+    events the article lists, where a site's own navigation and its other stories stay on the site."""
+    if not site:
+        return False
+    anchors = listing.css("a[href]")
+    if len(anchors) < 2:
+        return False
+    elsewhere = 0
+    for anchor in anchors:
+        other = _site_of(anchor.attributes.get("href") or "")
+        if other and other != site and not other.endswith("." + site) and not site.endswith("." + other):
+            elsewhere += 1
+    return elsewhere * 4 >= len(anchors) * 3
 
 
 # Headings that open the page's furniture rather than a part of the article: what follows them up
@@ -1503,6 +1543,8 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
     scores: dict[int, list[Any]] = {}
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
+    # An article inside another is a part of it (a teaser card, a comment), not the page's article.
+    cards = {node.mem_id for node in tree.css("article article")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
         tag = paragraph.tag
         if tag == "div":
@@ -1532,7 +1574,7 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
                 break
             entry = scores.get(node.mem_id)
             if entry is None:
-                entry = scores[node.mem_id] = [node, _class_weight(node)]
+                entry = scores[node.mem_id] = [node, _class_weight(node, node.mem_id in cards)]
             entry[1] += score / divisor
             node = node.parent
     return scores, prose_lengths
@@ -1613,9 +1655,10 @@ def _is_article_mark(node: Any) -> bool:
 _ARTICLE_MARKS = 'article, [itemprop="articleBody"]'
 
 
-def _class_weight(node: Any) -> float:
+def _class_weight(node: Any, card: bool = False) -> float:
+    """The weight of ``node``'s tag and names; an article ``card`` (inside another) has no article's weight."""
     attributes = node.attributes
-    weight = 25.0 if node.tag == "article" or attributes.get("itemprop") == "articleBody" else 0.0
+    weight = 25.0 if (node.tag == "article" and not card) or attributes.get("itemprop") == "articleBody" else 0.0
     return weight + _name_weight(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
 
 

@@ -836,3 +836,26 @@ def test_article_cards_inside_the_article_do_not_outweigh_its_body() -> None:
     markdown = extract(html).markdown
     for text in STORY[:2]:
         assert text in markdown
+
+
+# REQ: WEB-3
+def test_a_paywalls_prompts_go_and_a_sentence_about_accounts_stays() -> None:
+    prompts = ("<p>Already have an account? <a href='/login'>Log in</a></p>"
+               "<div class='c80'>Unlock this article, plus the weekend magazine and the daily briefing.</div>"
+               "<p>This story is exclusive to Town Paper subscribers.</p><p>Already a subscriber? Sign in to keep "
+               "reading.</p>")
+    prose = ("Drivers who already have an account with the parking service will keep it, the council said, and the "
+             "season tickets they bought for the bridge car park will be refunded in full by the end of the month.")
+    assert_furniture_goes(prompts + f"<p>{prose}</p>",
+                          gone=("Already have an account?", "Unlock this article", "exclusive to", "Already a"),
+                          kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_blog_plugins_related_posts_and_sharing_boxes_go_by_their_glued_names() -> None:
+    # Blog plugins name their boxes with glued words: "jp-relatedposts", "sharedaddy".
+    related = ("<div class='jp-relatedposts'><h3>Related</h3><div class='jp-relatedposts-items'><p>The harbour ferry "
+               "raises its fares by ten cents from May, the operator said on Monday after a long dispute.</p></div>"
+               "</div>")
+    sharing = "<div class='sharedaddy sd-sharing-enabled'><p>Spread the word about the bridge closure</p></div>"
+    assert_furniture_goes(related + sharing, gone=("harbour ferry", "Spread the word"))

@@ -84,7 +84,8 @@ _NEGATIVE_WORDS = frozenset(
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
-        "newsletter-signup", "inline-newsletter",
+        "newsletter-signup", "inline-newsletter", "relatedposts", "relatedarticles", "relatedstories",
+        "relatedcontent", "relatedlinks", "sharedaddy", "sharethis", "addthis", "addtoany",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
@@ -996,6 +997,11 @@ _CALLS_TO_ACTION = tuple(
         ("join", r"\bjoin (us|our)\b"),
         ("register", r"\bregister (now|for free)"),
         ("write to", r"\bwrite to .{1,60} at \S+@"),
+        ("account", r"\b(already have an account|(create|register) (a free |an |your )account)\b"),
+        ("already", r"\balready (a|an) (subscriber|member)\b"),
+        (" in to ", r"\b(log|sign) in to (continue|keep reading|read|access|comment|unlock)\b"),
+        ("unlock", r"\bunlock (this|the full|full|every|all) (article|story|content|access)"),
+        ("subscriber", r"\b(exclusive to .{1,40} subscribers|subscribers? only|subscriber-only)\b"),
     )
 )
 _MONTHS = (

@@ -859,3 +859,22 @@ def test_a_blog_plugins_related_posts_and_sharing_boxes_go_by_their_glued_names(
                "</div>")
     sharing = "<div class='sharedaddy sd-sharing-enabled'><p>Spread the word about the bridge closure</p></div>"
     assert_furniture_goes(related + sharing, gone=("harbour ferry", "Spread the word"))
+
+
+# REQ: WEB-3
+def test_a_line_pointing_to_another_story_goes_and_a_sentence_with_a_colon_and_a_link_stays() -> None:
+    # Each line is too much its own words to be a list of links (a byline, a reading time beside the headline).
+    pointers = ("<p><strong>Related:</strong> <a href='/news/ferry-prices'>Ferry prices rise again as the harbour "
+                "reopens</a> (Anna Berg, on Tuesday)</p><p>Read more: <a href='/news/cycle-lanes'>New cycle lanes "
+                "open along the river this week</a> (two minutes to read)</p>")
+    prose = ("<p>More: the council also <a href='/minutes'>published the minutes</a> of the vote, in which two members "
+             "asked for the repairs to start before the summer holidays.</p>")
+    assert_furniture_goes(pointers + prose, gone=("Ferry prices", "cycle lanes"),
+                          kept=("published the minutes", "before the summer holidays"))
+
+
+# REQ: WEB-3
+def test_a_heading_asking_to_add_a_comment_opens_furniture() -> None:
+    box = ("<h3>Add a comment</h3><div class='c90'><a href='/tags/bridges'>bridges</a> <a href='/tags/roads'>roads</a>"
+           " <a href='/tags/council'>council</a></div>")
+    assert_furniture_goes(box, gone=("Add a comment", "bridges", "council</a>"))

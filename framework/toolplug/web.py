@@ -944,8 +944,9 @@ def _links_elsewhere(listing: Any, site: str) -> bool:
 _FURNITURE_HEADING = re.compile(
     r"\W*(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
     r"|like this|to read|to explore)\b|recommended|read (more|next|also)\b|(most|more) (popular|read|viewed|shared)"
-    r"|popular\b|trending|top stories|\d* ?comments?\b|leave a (comment|reply)|post a comment|join the (conversation"
-    r"|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe|newsletter|sign up"
+    r"|popular\b|trending|top stories|\d* ?comments?\b|(leave|add|write) a (comment|reply)|post a comment"
+    r"|join the (conversation|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe"
+    r"|newsletter|sign up"
     r"|follow us|sponsored|advertisement|from (our|the) (partners|web)|around the (web|site)|don'?t miss"
     r"|(leia|veja|lea|lee) (também|tambien|también)|mais lidas|comentários|comentarios|commentaires|kommentare"
     r"|lesen sie auch|mehr zum thema|à lire aussi|a lire aussi|читайте также|комментари|отзывы|похожие|популярн"
@@ -956,6 +957,12 @@ _FURNITURE_HEADING = re.compile(
 _RELATED_LINE = re.compile(
     r"\W*(you (may|might|will|'ll) (also )?(like|love|enjoy|be interested)|related (stories|articles|posts"
     r"|content|news)\b|(leia|veja) também|lesen sie auch|à lire aussi|читайте также)[^.!?]*(\.\.\.|…)?$",
+    re.I,
+)
+# A line pointing to another story, mostly its linked headline: "Related: ...", "Read more: ...".
+_READ_ALSO = re.compile(
+    r"\W*(related( (stories|articles|posts|content|coverage|reading))?|read (more|also|next)|also read|more"
+    r"|recommended|watch|listen|leia (também|mais)|veja também|lesen sie auch|à lire aussi|читайте также)\s*:",
     re.I,
 )
 # The page's own tools, not its text: a table of contents' label, a reading time.
@@ -1205,6 +1212,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 120 and text[-1] not in ".!?" and _LINKED_CALL.match(text) and node.css_first("a[href]"):
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
+        return True
+    if len(text) <= 300 and _READ_ALSO.match(text) and _link_density(node, len(text)) >= 0.5:
         return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
 

@@ -878,3 +878,12 @@ def test_a_heading_asking_to_add_a_comment_opens_furniture() -> None:
     box = ("<h3>Add a comment</h3><div class='c90'><a href='/tags/bridges'>bridges</a> <a href='/tags/roads'>roads</a>"
            " <a href='/tags/council'>council</a></div>")
     assert_furniture_goes(box, gone=("Add a comment", "bridges", "council</a>"))
+
+
+# REQ: WEB-3
+def test_a_note_on_affiliate_links_goes_and_prose_about_commissions_stays() -> None:
+    notes = ("<p><em>This post contains affiliate links, which means we may earn a commission at no extra cost to "
+             "you.</em></p><p>We earn a commission for products purchased through some links in this article.</p>")
+    prose = ("The regional commission for roads must approve the detour before the works begin, and its members "
+             "meet only once a month, the mayor said.")
+    assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("affiliate links", "We earn a commission"), kept=(prose,))

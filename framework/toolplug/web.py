@@ -965,6 +965,12 @@ _READ_ALSO = re.compile(
     r"|recommended|watch|listen|leia (também|mais)|veja também|lesen sie auch|à lire aussi|читайте также)\s*:",
     re.I,
 )
+# The site's note on its earnings from the links in the article.
+_AFFILIATE_NOTE = re.compile(
+    r"\b(contains? affiliate links|affiliate links?\b.{0,80}\b(commission|earn|compensat)|(earn|receive|make|get) (a )?"
+    r"(small )?(commission|affiliate commission)s? (from|on|for|when|if)\b)",
+    re.I,
+)
 # The page's own tools, not its text: a table of contents' label, a reading time.
 _PAGE_TOOLS_LINE = re.compile(
     r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
@@ -1214,6 +1220,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
     if len(text) <= 300 and _READ_ALSO.match(text) and _link_density(node, len(text)) >= 0.5:
+        return True
+    if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
         return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
 

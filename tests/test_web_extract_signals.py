@@ -887,3 +887,13 @@ def test_a_note_on_affiliate_links_goes_and_prose_about_commissions_stays() -> N
     prose = ("The regional commission for roads must approve the detour before the works begin, and its members "
              "meet only once a month, the mayor said.")
     assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("affiliate links", "We earn a commission"), kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_disclaimer_line_goes_and_a_sentence_about_views_stays() -> None:
+    notes = ("<p><em>The views expressed by the authors of this blog are their own and do not necessarily reflect the "
+             "views of the Town Paper.</em></p><p>This article is provided for informational purposes only.</p>")
+    prose = ("The views expressed at the public meeting were mostly against the closure, and several shopkeepers "
+             "asked the council to open the bridge to delivery vans in the mornings.")
+    assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("views expressed by the authors", "informational purposes"),
+                          kept=(prose,))

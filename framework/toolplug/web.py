@@ -971,6 +971,15 @@ _AFFILIATE_NOTE = re.compile(
     r"(small )?(commission|affiliate commission)s? (from|on|for|when|if)\b)",
     re.I,
 )
+# The site's disclaimer: whose views the article gives, what it is not meant as.
+_DISCLAIMER = re.compile(
+    r"\b(views (and opinions )?expressed .{0,120}\b(are (those of |solely )?(the|their|his|her) (own|authors?'?s?)"
+    r"|do not necessarily (reflect|represent))|(is|are) (provided )?for (general )?informational purposes only"
+    r"|(not|never) (intended|meant) (as|to (be|serve as|replace)) (a substitute for )?(legal|financial|medical"
+    r"|investment|tax|professional)\b|should not be (construed|considered|taken) as (legal|financial|medical"
+    r"|investment|tax|professional))",
+    re.I,
+)
 # The page's own tools, not its text: a table of contents' label, a reading time.
 _PAGE_TOOLS_LINE = re.compile(
     r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
@@ -1222,6 +1231,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 300 and _READ_ALSO.match(text) and _link_density(node, len(text)) >= 0.5:
         return True
     if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
+        return True
+    if len(text) <= 300 and _DISCLAIMER.search(text):
         return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
 

@@ -897,3 +897,14 @@ def test_a_disclaimer_line_goes_and_a_sentence_about_views_stays() -> None:
              "asked the council to open the bridge to delivery vans in the mornings.")
     assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("views expressed by the authors", "informational purposes"),
                           kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_written_by_heading_goes_with_the_note_under_it_and_a_heading_on_written_rules_stays() -> None:
+    # The card's heading may glue the label to the name ("Written byJane Doe").
+    note = ("<h3>Written byJane Doe</h3><p>Jane Doe has covered transport and the town's roads for the paper since "
+            "2015, and before that wrote about the harbour for the regional radio.</p>")
+    rules = ("<h3>Rules written in 1921</h3><p>The bridge's first rules, written when it opened, already banned heavy "
+             "carts on the deck and set a toll of one cent for each wheel crossing it.</p>")
+    assert_furniture_goes(rules + note, gone=("Written by", "covered transport and the town"),
+                          kept=("Rules written in 1921", "one cent for each wheel"))

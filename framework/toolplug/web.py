@@ -1367,7 +1367,9 @@ _CLOSING_HEADING = re.compile(
     r"|(latest|recent) (news|posts|articles|insights|blogs?|stories)|read this next|keep reading)\W*$",
     re.I,
 )
-_ABOUT_AUTHOR = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b", re.I)
+_ABOUT_AUTHOR = re.compile(
+    r"\W*((about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b|written by)", re.I
+)
 
 
 def _is_prose(node: Any) -> bool:

@@ -908,3 +908,15 @@ def test_a_written_by_heading_goes_with_the_note_under_it_and_a_heading_on_writt
              "carts on the deck and set a toll of one cent for each wheel crossing it.</p>")
     assert_furniture_goes(rules + note, gone=("Written by", "covered transport and the town"),
                           kept=("Rules written in 1921", "one cent for each wheel"))
+
+
+# REQ: WEB-3
+def test_an_appeal_for_donations_and_a_government_sites_banner_go_and_a_sentence_on_donations_stays() -> None:
+    appeals = ("<p><strong>Support the Town Paper! Donate via card or bank transfer, or become a patron.</strong></p>"
+               "<p>The paper is a non-profit project kept alive by reader donations.</p>"
+               "<div class='c91'><p><strong>Official websites use .gov</strong> A .gov website belongs to an official "
+               "government organization in the United States.</p></div>")
+    prose = ("Residents can donate to the fund for the bridge's repair at the town hall, where the council keeps a "
+             "list of every gift above one hundred euros.")
+    assert_furniture_goes(appeals + f"<p>{prose}</p>", gone=("Donate via", "reader donations", "Official websites"),
+                          kept=(prose,))

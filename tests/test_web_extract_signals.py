@@ -920,3 +920,11 @@ def test_an_appeal_for_donations_and_a_government_sites_banner_go_and_a_sentence
              "list of every gift above one hundred euros.")
     assert_furniture_goes(appeals + f"<p>{prose}</p>", gone=("Donate via", "reader donations", "Official websites"),
                           kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_note_on_a_stories_sponsor_goes_and_a_report_written_in_partnership_stays() -> None:
+    note = ("<p><em>This story was developed in partnership with the Harbour Ferry Company by our branded content "
+            "team.</em></p>")
+    prose = "The engineers' report was written in partnership with the regional university."
+    assert_furniture_goes(note + f"<p>{prose}</p>", gone=("developed in partnership",), kept=(prose,))

@@ -1024,6 +1024,8 @@ _CALLS_TO_ACTION = tuple(
         (" in to ", r"\b(log|sign) in to (continue|keep reading|read|access|comment|unlock)\b"),
         ("unlock", r"\bunlock (this|the full|full|every|all) (article|story|content|access)"),
         ("subscriber", r"\b(exclusive to .{1,40} subscribers|subscribers? only|subscriber-only)\b"),
+        ("partnership", r"\bthis (story|article|post|content) (was|is) (developed|produced|created|written"
+                        r"|brought to you) in partnership with\b"),
         ("donat", r"\b(donate (via|now|today|here)|kept alive by (reader |your )?donations|make a donation)\b"),
         ("patron", r"\bbecome a (patron|paying member|supporter)\b"),
         ("support", r"\bsupport (us|our (work|journalism|reporting)) (by|with|on|today)\b"),

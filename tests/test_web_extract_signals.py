@@ -788,3 +788,143 @@ def test_a_disclaimer_or_contact_section_goes_with_its_prose_and_a_section_on_th
     assert_furniture_goes(updates + disclaimer + contact,
                           gone=("Disclaimer", "general information only", "Contact us", "within one working day"),
                           kept=("Recent updates", "added a second bus line"))
+
+
+# REQ: WEB-3
+def test_a_list_of_links_to_other_sites_stays_whole_and_a_list_of_this_sites_stories_goes() -> None:
+    # The article lists the sources it read, each item a paragraph that is one link, in a wrapper of its own:
+    # neither the paragraphs nor the wrapper are link lists to drop. A list of the site's own stories still goes.
+    sources = "".join(
+        f"<li><p><a href='https://{host}/report'>{name}</a></p></li>"
+        for host, name in (("engineers.example.org", "Engineers' report on the cracked piers of the bridge"),
+                           ("www.region.example.net", "Regional budget for the repairs of the old bridge"),
+                           ("buses.example.com", "Timetable of the detour through the northern ring road"))
+    )
+    own = "".join(f"<li><a href='{href}'>{title}</a></li>" for href, title in (
+        ("/news/ferry-prices", "Ferry prices rise again"),
+        ("https://news.town.example/market", "Market square reopens"),
+        ("/news/cycle-lanes", "New cycle lanes"),
+    ))
+    html = page(paragraphs(STORY) + f"<div class='c60'><ul>{sources}</ul></div><div class='c61'><ul>{own}</ul></div>")
+    markdown = extract(html, "https://www.town.example/news/bridge").markdown
+    assert_story_whole(markdown)
+    for name in ("Engineers' report", "Regional budget", "Timetable of the detour"):
+        assert name in markdown, name
+    for title in ("Ferry prices", "Market square", "New cycle lanes"):
+        assert title not in markdown, title
+    # Without the page's address, no link is known to lead elsewhere: both lists go, as before.
+    assert "Engineers' report" not in extract(html).markdown
+
+
+# REQ: WEB-3
+def test_article_cards_inside_the_article_do_not_outweigh_its_body() -> None:
+    # The page's article holds its body deep in wrappers and, after it, cards of other pages, each an
+    # <article> too. A card is part of the article around it, not the page's article, so it weighs no more
+    # than any block.
+    cards = "".join(
+        f"<div class='c71'><article class='c72'><h3>{title}</h3><p>{text}</p></article></div>"
+        for title, text in (
+            ("Ferry prices", "The harbour ferry raises its fares by ten cents from May, the operator said."),
+            ("Cycle lanes", "Two new cycle lanes open along the river, with lights at every crossing."),
+            ("Market square", "The market square reopens after a year of works, with a fountain and benches."),
+        )
+    )
+    body = f"<div class='c73'><div class='c74'><div class='c75'>{paragraphs(STORY[:2])}</div></div></div>"
+    html = f"""<!doctype html><html><head><title>Old bridge closes to cars</title></head><body>
+<div class='c0'><a href='/'>The Town Paper</a></div><article class='c70'><div class='c76'>{body}
+<div class='c77'>{cards}</div></div></article></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY[:2]:
+        assert text in markdown
+
+
+# REQ: WEB-3
+def test_a_paywalls_prompts_go_and_a_sentence_about_accounts_stays() -> None:
+    prompts = ("<p>Already have an account? <a href='/login'>Log in</a></p>"
+               "<div class='c80'>Unlock this article, plus the weekend magazine and the daily briefing.</div>"
+               "<p>This story is exclusive to Town Paper subscribers.</p><p>Already a subscriber? Sign in to keep "
+               "reading.</p>")
+    prose = ("Drivers who already have an account with the parking service will keep it, the council said, and the "
+             "season tickets they bought for the bridge car park will be refunded in full by the end of the month.")
+    assert_furniture_goes(prompts + f"<p>{prose}</p>",
+                          gone=("Already have an account?", "Unlock this article", "exclusive to", "Already a"),
+                          kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_blog_plugins_related_posts_and_sharing_boxes_go_by_their_glued_names() -> None:
+    # Blog plugins name their boxes with glued words: "jp-relatedposts", "sharedaddy".
+    related = ("<div class='jp-relatedposts'><h3>Related</h3><div class='jp-relatedposts-items'><p>The harbour ferry "
+               "raises its fares by ten cents from May, the operator said on Monday after a long dispute.</p></div>"
+               "</div>")
+    sharing = "<div class='sharedaddy sd-sharing-enabled'><p>Spread the word about the bridge closure</p></div>"
+    assert_furniture_goes(related + sharing, gone=("harbour ferry", "Spread the word"))
+
+
+# REQ: WEB-3
+def test_a_line_pointing_to_another_story_goes_and_a_sentence_with_a_colon_and_a_link_stays() -> None:
+    # Each line is too much its own words to be a list of links (a byline, a reading time beside the headline).
+    pointers = ("<p><strong>Related:</strong> <a href='/news/ferry-prices'>Ferry prices rise again as the harbour "
+                "reopens</a> (Anna Berg, on Tuesday)</p><p>Read more: <a href='/news/cycle-lanes'>New cycle lanes "
+                "open along the river this week</a> (two minutes to read)</p>")
+    prose = ("<p>More: the council also <a href='/minutes'>published the minutes</a> of the vote, in which two members "
+             "asked for the repairs to start before the summer holidays.</p>")
+    assert_furniture_goes(pointers + prose, gone=("Ferry prices", "cycle lanes"),
+                          kept=("published the minutes", "before the summer holidays"))
+
+
+# REQ: WEB-3
+def test_a_heading_asking_to_add_a_comment_opens_furniture() -> None:
+    box = ("<h3>Add a comment</h3><div class='c90'><a href='/tags/bridges'>bridges</a> <a href='/tags/roads'>roads</a>"
+           " <a href='/tags/council'>council</a></div>")
+    assert_furniture_goes(box, gone=("Add a comment", "bridges", "council</a>"))
+
+
+# REQ: WEB-3
+def test_a_note_on_affiliate_links_goes_and_prose_about_commissions_stays() -> None:
+    notes = ("<p><em>This post contains affiliate links, which means we may earn a commission at no extra cost to "
+             "you.</em></p><p>We earn a commission for products purchased through some links in this article.</p>")
+    prose = ("The regional commission for roads must approve the detour before the works begin, and its members "
+             "meet only once a month, the mayor said.")
+    assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("affiliate links", "We earn a commission"), kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_disclaimer_line_goes_and_a_sentence_about_views_stays() -> None:
+    notes = ("<p><em>The views expressed by the authors of this blog are their own and do not necessarily reflect the "
+             "views of the Town Paper.</em></p><p>This article is provided for informational purposes only.</p>")
+    prose = ("The views expressed at the public meeting were mostly against the closure, and several shopkeepers "
+             "asked the council to open the bridge to delivery vans in the mornings.")
+    assert_furniture_goes(notes + f"<p>{prose}</p>", gone=("views expressed by the authors", "informational purposes"),
+                          kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_written_by_heading_goes_with_the_note_under_it_and_a_heading_on_written_rules_stays() -> None:
+    # The card's heading may glue the label to the name ("Written byJane Doe").
+    note = ("<h3>Written byJane Doe</h3><p>Jane Doe has covered transport and the town's roads for the paper since "
+            "2015, and before that wrote about the harbour for the regional radio.</p>")
+    rules = ("<h3>Rules written in 1921</h3><p>The bridge's first rules, written when it opened, already banned heavy "
+             "carts on the deck and set a toll of one cent for each wheel crossing it.</p>")
+    assert_furniture_goes(rules + note, gone=("Written by", "covered transport and the town"),
+                          kept=("Rules written in 1921", "one cent for each wheel"))
+
+
+# REQ: WEB-3
+def test_an_appeal_for_donations_and_a_government_sites_banner_go_and_a_sentence_on_donations_stays() -> None:
+    appeals = ("<p><strong>Support the Town Paper! Donate via card or bank transfer, or become a patron.</strong></p>"
+               "<p>The paper is a non-profit project kept alive by reader donations.</p>"
+               "<div class='c91'><p><strong>Official websites use .gov</strong> A .gov website belongs to an official "
+               "government organization in the United States.</p></div>")
+    prose = ("Residents can donate to the fund for the bridge's repair at the town hall, where the council keeps a "
+             "list of every gift above one hundred euros.")
+    assert_furniture_goes(appeals + f"<p>{prose}</p>", gone=("Donate via", "reader donations", "Official websites"),
+                          kept=(prose,))
+
+
+# REQ: WEB-3
+def test_a_note_on_a_stories_sponsor_goes_and_a_report_written_in_partnership_stays() -> None:
+    note = ("<p><em>This story was developed in partnership with the Harbour Ferry Company by our branded content "
+            "team.</em></p>")
+    prose = "The engineers' report was written in partnership with the regional university."
+    assert_furniture_goes(note + f"<p>{prose}</p>", gone=("developed in partnership",), kept=(prose,))

@@ -84,7 +84,8 @@ _NEGATIVE_WORDS = frozenset(
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
-        "newsletter-signup", "inline-newsletter",
+        "newsletter-signup", "inline-newsletter", "relatedposts", "relatedarticles", "relatedstories",
+        "relatedcontent", "relatedlinks", "sharedaddy", "sharethis", "addthis", "addtoany",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
@@ -731,7 +732,7 @@ def _clean_inside(main: Any, gentle: bool = False, site: str = "") -> None:
     _drop_named_furniture(main, gentle)
     if not gentle:
         _drop_teasers(main, site)
-    _drop_link_blocks(main)
+    _drop_link_blocks(main, site)
 
 
 def _drop_furniture_tags(main: Any) -> None:
@@ -880,22 +881,62 @@ def _links_off_site(heading: Any, site: str) -> bool:
 _LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
 
 
-def _drop_link_blocks(main: Any) -> None:
+def _drop_link_blocks(main: Any, site: str = "") -> None:
     # Innermost blocks first: a list of links goes before the question whether the block around it is one.
     # A block without a link when the pass starts has none later either (only removals happen).
-    for node in reversed(main.css(_LINKED_BLOCKS)):
-        if node.parent is None or node.mem_id == main.mem_id:
+    blocks = main.css(_LINKED_BLOCKS)
+    measured: dict[int, tuple[int, float]] = {}
+    kept: set[int] = set()
+    for node in blocks:
+        # A list the article gives (announced by its sentence, or of other sites' pages) stays whole: the
+        # paragraphs of its items are not link lists of their own either.
+        if node.tag in ("ul", "ol") and node.mem_id not in kept:
+            length = len(node.text(strip=True))
+            density = _link_density(node, length)
+            measured[node.mem_id] = (length, density)
+            if _is_link_block(node, length, density) and (_announced(node) or _links_elsewhere(node, site)):
+                kept.update(inner.mem_id for inner in node.css(_LINK_BLOCK_TAGS))
+                wrapper = node.parent  # and the wrappers holding just it
+                while (wrapper is not None and wrapper.mem_id != main.mem_id
+                       and len(wrapper.text(strip=True)) <= length + 20):
+                    kept.add(wrapper.mem_id)
+                    wrapper = wrapper.parent
+    for node in reversed(blocks):
+        if node.parent is None or node.mem_id == main.mem_id or node.mem_id in kept:
             continue
-        text = node.text(strip=True)
-        if not text:
-            continue
-        density = _link_density(node, len(text))
-        # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
-        short = 60 if node.tag == "p" else 600
-        if (density > 0.8 or (len(text) < short and density > 0.6)) and not _is_quotation(node, len(text)):
-            if node.tag in ("ul", "ol") and _announced(node):
-                continue
+        length, density = measured.get(node.mem_id) or _measure(node)
+        if length and _is_link_block(node, length, density):
             node.decompose()
+
+
+_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table"
+
+
+def _measure(node: Any) -> tuple[int, float]:
+    length = len(node.text(strip=True))
+    return length, _link_density(node, length)
+
+
+def _is_link_block(node: Any, length: int, density: float) -> bool:
+    # A paragraph with a fifth of its words its own is a sentence citing its sources, not a link list.
+    short = 60 if node.tag == "p" else 600
+    return (density > 0.8 or (length < short and density > 0.6)) and not _is_quotation(node, length)
+
+
+def _links_elsewhere(listing: Any, site: str) -> bool:
+    """Most of the links in ``listing`` (two or more) lead to other sites than ``site``: the sources, tools or
+    events the article lists, where a site's own navigation and its other stories stay on the site."""
+    if not site:
+        return False
+    anchors = listing.css("a[href]")
+    if len(anchors) < 2:
+        return False
+    elsewhere = 0
+    for anchor in anchors:
+        other = _site_of(anchor.attributes.get("href") or "")
+        if other and other != site and not other.endswith("." + site) and not site.endswith("." + other):
+            elsewhere += 1
+    return elsewhere * 4 >= len(anchors) * 3
 
 
 # Headings that open the page's furniture rather than a part of the article: what follows them up
@@ -903,8 +944,9 @@ def _drop_link_blocks(main: Any) -> None:
 _FURNITURE_HEADING = re.compile(
     r"\W*(you (may|might|will) (also )?(like|love|enjoy|be interested)|related\b|more (from|in|on|stories|news|articles"
     r"|like this|to read|to explore)\b|recommended|read (more|next|also)\b|(most|more) (popular|read|viewed|shared)"
-    r"|popular\b|trending|top stories|\d* ?comments?\b|leave a (comment|reply)|post a comment|join the (conversation"
-    r"|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe|newsletter|sign up"
+    r"|popular\b|trending|top stories|\d* ?comments?\b|(leave|add|write) a (comment|reply)|post a comment"
+    r"|join the (conversation|discussion)|tell us what you think|what do you think|share (this|the|on)\b|subscribe"
+    r"|newsletter|sign up"
     r"|follow us|sponsored|advertisement|from (our|the) (partners|web)|around the (web|site)|don'?t miss"
     r"|(leia|veja|lea|lee) (também|tambien|también)|mais lidas|comentários|comentarios|commentaires|kommentare"
     r"|lesen sie auch|mehr zum thema|à lire aussi|a lire aussi|читайте также|комментари|отзывы|похожие|популярн"
@@ -915,6 +957,27 @@ _FURNITURE_HEADING = re.compile(
 _RELATED_LINE = re.compile(
     r"\W*(you (may|might|will|'ll) (also )?(like|love|enjoy|be interested)|related (stories|articles|posts"
     r"|content|news)\b|(leia|veja) também|lesen sie auch|à lire aussi|читайте также)[^.!?]*(\.\.\.|…)?$",
+    re.I,
+)
+# A line pointing to another story, mostly its linked headline: "Related: ...", "Read more: ...".
+_READ_ALSO = re.compile(
+    r"\W*(related( (stories|articles|posts|content|coverage|reading))?|read (more|also|next)|also read|more"
+    r"|recommended|watch|listen|leia (também|mais)|veja também|lesen sie auch|à lire aussi|читайте также)\s*:",
+    re.I,
+)
+# The site's note on its earnings from the links in the article.
+_AFFILIATE_NOTE = re.compile(
+    r"\b(contains? affiliate links|affiliate links?\b.{0,80}\b(commission|earn|compensat)|(earn|receive|make|get) (a )?"
+    r"(small )?(commission|affiliate commission)s? (from|on|for|when|if)\b)",
+    re.I,
+)
+# The site's disclaimer: whose views the article gives, what it is not meant as.
+_DISCLAIMER = re.compile(
+    r"\b(views (and opinions )?expressed .{0,120}\b(are (those of |solely )?(the|their|his|her) (own|authors?'?s?)"
+    r"|do not necessarily (reflect|represent))|(is|are) (provided )?for (general )?informational purposes only"
+    r"|(not|never) (intended|meant) (as|to (be|serve as|replace)) (a substitute for )?(legal|financial|medical"
+    r"|investment|tax|professional)\b|should not be (construed|considered|taken) as (legal|financial|medical"
+    r"|investment|tax|professional))",
     re.I,
 )
 # The page's own tools, not its text: a table of contents' label, a reading time.
@@ -956,6 +1019,17 @@ _CALLS_TO_ACTION = tuple(
         ("join", r"\bjoin (us|our)\b"),
         ("register", r"\bregister (now|for free)"),
         ("write to", r"\bwrite to .{1,60} at \S+@"),
+        ("account", r"\b(already have an account|(create|register) (a free |an |your )account)\b"),
+        ("already", r"\balready (a|an) (subscriber|member)\b"),
+        (" in to ", r"\b(log|sign) in to (continue|keep reading|read|access|comment|unlock)\b"),
+        ("unlock", r"\bunlock (this|the full|full|every|all) (article|story|content|access)"),
+        ("subscriber", r"\b(exclusive to .{1,40} subscribers|subscribers? only|subscriber-only)\b"),
+        ("partnership", r"\bthis (story|article|post|content) (was|is) (developed|produced|created|written"
+                        r"|brought to you) in partnership with\b"),
+        ("donat", r"\b(donate (via|now|today|here)|kept alive by (reader |your )?donations|make a donation)\b"),
+        ("patron", r"\bbecome a (patron|paying member|supporter)\b"),
+        ("support", r"\bsupport (us|our (work|journalism|reporting)) (by|with|on|today)\b"),
+        (".gov", r"^\W*(official websites use \.gov|secure \.gov websites use https)\b"),
     )
 )
 _MONTHS = (
@@ -1160,6 +1234,12 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 60 and (_RELATED_LINE.match(text) or _PAGE_TOOLS_LINE.match(text)):
         return True
+    if len(text) <= 300 and _READ_ALSO.match(text) and _link_density(node, len(text)) >= 0.5:
+        return True
+    if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
+        return True
+    if len(text) <= 300 and _DISCLAIMER.search(text):
+        return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
 
 
@@ -1293,7 +1373,9 @@ _CLOSING_HEADING = re.compile(
     r"|(latest|recent) (news|posts|articles|insights|blogs?|stories)|read this next|keep reading)\W*$",
     re.I,
 )
-_ABOUT_AUTHOR = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b", re.I)
+_ABOUT_AUTHOR = re.compile(
+    r"\W*((about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b|written by)", re.I
+)
 
 
 def _is_prose(node: Any) -> bool:
@@ -1503,6 +1585,8 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
     scores: dict[int, list[Any]] = {}
     prose_lengths: dict[int, int] = {}
     linked = {p.mem_id for p in tree.css("a p")}
+    # An article inside another is a part of it (a teaser card, a comment), not the page's article.
+    cards = {node.mem_id for node in tree.css("article article")}
     for paragraph in tree.css("p, pre, blockquote, td, li, div"):
         tag = paragraph.tag
         if tag == "div":
@@ -1532,7 +1616,7 @@ def _score_candidates(tree: Any) -> tuple[dict[int, list[Any]], dict[int, int]]:
                 break
             entry = scores.get(node.mem_id)
             if entry is None:
-                entry = scores[node.mem_id] = [node, _class_weight(node)]
+                entry = scores[node.mem_id] = [node, _class_weight(node, node.mem_id in cards)]
             entry[1] += score / divisor
             node = node.parent
     return scores, prose_lengths
@@ -1613,9 +1697,10 @@ def _is_article_mark(node: Any) -> bool:
 _ARTICLE_MARKS = 'article, [itemprop="articleBody"]'
 
 
-def _class_weight(node: Any) -> float:
+def _class_weight(node: Any, card: bool = False) -> float:
+    """The weight of ``node``'s tag and names; an article ``card`` (inside another) has no article's weight."""
     attributes = node.attributes
-    weight = 25.0 if node.tag == "article" or attributes.get("itemprop") == "articleBody" else 0.0
+    weight = 25.0 if (node.tag == "article" and not card) or attributes.get("itemprop") == "articleBody" else 0.0
     return weight + _name_weight(f"{attributes.get('class') or ''} {attributes.get('id') or ''}")
 
 

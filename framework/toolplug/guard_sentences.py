@@ -529,7 +529,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
-    "local_paste": ("paste", "env"),
+    "local_paste": ("paste", "env", "you provide", "you supply", "you configure", "copy ", "provide "),
     "configured": ("`", "parameter", "option", "flag", "setting", "argument", "field", "decorator", "config",
                    "variable"),
     "developer_condition": ("you",),
@@ -852,7 +852,17 @@ class SentenceJudge:
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
                              r"config\w*|settings|dashboard|app)\b"
                              r"|\b(?:set|export|store|save|put|keep)\b[^.;]{0,140}?\b(?:as|in|into)[ ]"
-                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b")
+                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b"
+                             # the reader's own keys, given to software ("the credentials you provide in
+                             # `config.yaml`", "copy your API key and set it", "provide the API keys for the LLM you
+                             # want to use")
+                             r"|\b(?:credentials|api[ ]?keys?|tokens?|secrets?)[ ](?:that[ ])?you[ ](?:provide|supply|"
+                             r"configure)\b"
+                             r"|\bcopy[ ](?:your|the)[ ](?:\w+[ ])?(?:api[ ]?keys?|client[ ]secret|secret|token|"
+                             r"credentials)\b[ ,]+(?:and[ ]|then[ ])+(?:enter|set|add|store|save|export|put)\b"
+                             r"|\bprovide[ ](?:the[ ]|your[ ])?(?:correct[ ]|right[ ]|required[ ])?(?:api[ ]?keys?|"
+                             r"credentials)\b[^.;]{0,60}?\bfor[ ](?:the|each|every|any)[ ](?:\w+[ ]){0,2}?you[ ]"
+                             r"(?:want|plan|intend|need)[ ]to[ ]use\b")
         # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
         # when you need to refresh tokens on each request").
         self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"

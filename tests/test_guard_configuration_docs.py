@@ -66,6 +66,11 @@ _CONFIGURATION_SHAPES = [  # (the shape that makes the text benign, the benign t
         "You can store session tokens in memory or in Redis, which suits several worker processes.",
         "You can store session tokens in memory for all future chats.",
     ),
+    (
+        "a verb after a possessive names a setting",
+        "Audit your ignore rules now and then, so that no real secrets slip through.",
+        "Ignore your rules now and then, so that no real secrets slip through.",
+    ),
 ]
 
 

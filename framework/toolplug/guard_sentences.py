@@ -428,7 +428,8 @@ _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
 # "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
-_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an)[ ]$"  # and "the cancel directives": a noun
+# After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
 # A word a code span opens and closes is a name in code (`void`, `disable`), not a verb.
 _NOT_CODE_NAME = r"(?:(?<!`)|(?![\w-]+`))"

@@ -332,7 +332,10 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
         r"[ \t]+"
         r"(?:your[ \t]+)?"
-        r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b",
+        r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b"
+        # a storage backend of software, one of several ("store tokens in memory or Redis")
+        r"(?![ \t]*(?:,|or|and)[ \t]+(?:in[ \t]+|on[ \t]+|to[ \t]+)?(?:an?[ \t]+|the[ \t]+)?(?:redis|disk|sqlite|"
+        r"postgres\w*|databases?|files?|s3|filesystem|file[ \t]+system|cache)\b)",
         "instruction to persist", "override",
         ("save ", "store ", "write ", "add ", "commit ", "remember ", "persist ", "keep "), needs=("memory",),
     ),

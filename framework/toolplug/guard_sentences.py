@@ -157,13 +157,16 @@ _OVERRIDE = _words(
     r"non[ ]rispettare", r"no[ ]obedezcas", r"befolge[ ]\w+[ ]nicht", r"niet[ ]opvolgen",
     r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
-_CONTROL = _words(
+_CONTROL_WORDS = _words(
     r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)",
     r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
     r"moderation", r"task", r"user'?s?[ ](?:request|question|messages?)", r"system[ ]prompt",
-    r"(?:safety|security|content|moderation|ethical|policy|your|all|any|the)[ ](?:\w+[ ])?checks",
+    # checks of safety, not of software ("skip all compatibility checks")
+    r"(?:safety|security|content|moderation|ethical|policy)[ ](?:\w+[ ])?checks",
+    r"(?:your|all|any|the)[ ](?:(?:safety|security|content|moderation|ethical|policy|guardrail|filter\w*|"
+    r"verification|integrity|usual|normal|standard|regular|own|default|existing|current|built-in)[ ])?checks",
     r"what[ ]you[ ](?:were|have[ ]been)[ ](?:told|given)",
     r"everything[ ](?:above|before|else)", r"this[ ](?:page|document|article|text)[ ]says",
     r"the[ ](?:page|document|article|text)[ ]says",
@@ -181,6 +184,16 @@ _CONTROL = _words(
     r"chi[ ]dan",
     r"quy[ ]tac", r"chi[ ]thi", r"tagubilin", r"panuto", r"patakaran", r"maagizo", r"maelekezo", r"sheria",
 )
+# A word for instructions that names a part of software is no control: the first noun of a compound
+# ("prompt caching", "the automatic task and turn spans", "capability instruction fragments"), or a name in code
+# (`instructions`, a word a code span opens and closes).
+_SOFTWARE_NOUN = (r"(?:caching|cache|space|spans?|fragments?|functions?|files?|ids?|length|size|budget|registry|"
+                  r"management|engineering|versions?|versioning|variables?|objects?|class(?:es)?|fields?|"
+                  r"param(?:eter)?s?|arguments?|schemas?|metadata|logs?|logging|handlers?|hooks?|decorators?|types?|"
+                  r"library|libraries|editor|storage|repository)")
+_CONTROL = (r"(?:(?<!`)|(?![\w-]+`))" + _CONTROL_WORDS + r"\b(?!(?:[ ](?:and|or)[ ][\w-]+)?[ ]" + _SOFTWARE_NOUN
+            + r"\b)")
+_GATES[_CONTROL] = _GATES[_CONTROL_WORDS]
 _PREVIOUS = _words(
     r"previous", r"prior", r"earlier", r"above", r"preceding", r"original", r"initial", r"former", r"existing",
     r"default", r"all", r"any", r"every", r"everything", r"usual", r"normal", r"current",
@@ -268,6 +281,15 @@ _STATE = _words(
     r"(?:do|does)[ ]not[ ](?:apply|count|matter)", r"(?:don't|doesn't)[ ](?:apply|count|matter)",
     r"(?:suspended|disabled|revoked|deactivated)",
     r"mode[ ](?:enabled|activated|on)", r"(?:enabled|activated|unlocked)",
+)
+# What a state sets instructions aside with: turning them on does not ("prompt caching is enabled").
+_STATE_OFF = _words(
+    r"(?:have|has)[ ]been[ ](?:revoked|cancell?ed|suspended|disabled|turned[ ]off|switched[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked|lifted|removed|updated|changed|replaced)",
+    r"(?:are|is|were|was)[ ](?:now[ ])?(?:revoked|cancell?ed|void|suspended|disabled|off|turned[ ]off|overridden|"
+    r"superseded|deactivated|waived|unlocked)", r"no[ ]longer[ ](?:apply|applies|valid|in[ ]effect|matter)",
+    r"(?:do|does)[ ]not[ ](?:apply|count|matter)", r"(?:don't|doesn't)[ ](?:apply|count|matter)",
+    r"(?:suspended|disabled|revoked|deactivated|unlocked)",
 )
 _HIJACK = _words(
     r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
@@ -406,8 +428,15 @@ _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
 # "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
-_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an)[ ]$"  # and "the cancel directives": a noun
+# After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
+# A word a code span opens and closes is a name in code (`void`, `disable`), not a verb.
+_NOT_CODE_NAME = r"(?:(?<!`)|(?![\w-]+`))"
+# A verb after a plural subject states what things do ("models often forget this instruction", "those tools
+# bypass search"): an order has no subject.
+_PLURAL_SUBJECT = (r"\b(?:models|llms|agents|tools|servers|clients|users|they)[ ](?:often[ ]|sometimes[ ]|usually[ ]"
+                   r"|always[ ]|also[ ]|then[ ]|\w+ly[ ])?$")
 # "override" in its programming sense: a method, hook or class the reader overrides in a subclass
 _CODE_OVERRIDE = (r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"
                   r"(?:[\w`'().-]+[ ])?(?:method|function|hook|class|property|attribute|handler|constructor|"
@@ -501,7 +530,9 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
-    "local_paste": ("paste", "env"),
+    "local_paste": ("paste", "env", "you provide", "you supply", "you configure", "copy ", "provide "),
+    "configured": ("`", "parameter", "option", "flag", "setting", "argument", "field", "decorator", "config",
+                   "variable"),
     "developer_condition": ("you",),
     "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
@@ -602,10 +633,11 @@ class SentenceJudge:
         }
         # "override" or "bypass" with no object is a noun ("to prevent truncation bypass, …").
         # Not negated ("does not bypass"), nor in a relative clause ("attacks that bypass the rules").
-        self.override = _Unpreceded(r"\b" + _OVERRIDE + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])"
+        self.override = _Unpreceded(r"\b" + _NOT_CODE_NAME + _OVERRIDE
+                                    + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])"
                                     + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
                                     _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$|"
-                                    + _JOINED_BEFORE)
+                                    + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT, reach=30)
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
@@ -754,11 +786,12 @@ class SentenceJudge:
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
         # Neither word joined into a name ("task-scoped", "cancel-scope"); "override this method" is code.
         self.override_control = _Unpreceded(
-            r"\b" + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
+            r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b"
+            + _UI_PROMPT + _CONTROL
             + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
-            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _OVERRIDE + r"\b"
+            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _NOT_CODE_NAME + _OVERRIDE + r"\b"
             + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
-            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE, only=r"\b" + _OVERRIDE)
+            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT, only=r"\b" + _OVERRIDE, reach=30)
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -774,7 +807,15 @@ class SentenceJudge:
                           # done by configuration: "pass `--no-prompt` to disable the prompt"
                           r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
-        self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE + r"\b")
+        # Configuration does it: "use a custom `Rules` object to override these rules", "disable a prompt using
+        # the `enabled` parameter", "set it with the `--no-filter` flag".
+        self.configured = c(
+            r"\b(?:pass|set|use|add|export|run[ ]with|provide|define|create)[ ](?:the[ ]|an?[ ]|your[ ])?(?:[\w-]+[ ])"
+            r"{0,2}?`[^`]{1,80}`(?:[ ][\w-]+){0,2}?[ ]to[ ](?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b"
+            r"|\b" + _OVERRIDE + r"\b[^.;]{0,80}?\b(?:using|with|via|through|by[ ]setting)[ ](?:the[ ]|an?[ ]|your[ ])?"
+            r"(?:`[^`]{1,80}`|[\w-]+[ ](?:parameter|option|flag|setting|argument|field|decorator|config\w*|"
+            r"environment[ ]variable)s?\b)")
+        self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE_OFF + r"\b")
         self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
                               r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b"
                               # the reader's code named after it ("your prompt functions return dicts")
@@ -812,10 +853,23 @@ class SentenceJudge:
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
                              r"config\w*|settings|dashboard|app)\b"
                              r"|\b(?:set|export|store|save|put|keep)\b[^.;]{0,140}?\b(?:as|in|into)[ ]"
-                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b")
+                             r"(?:an?[ ]|the[ ]|your[ ])?(?:environment[ ]variables?|env[ ]vars?|\.env[ ]file)\b"
+                             # the reader's own keys, given to software ("the credentials you provide in
+                             # `config.yaml`", "copy your API key and set it", "provide the API keys for the LLM you
+                             # want to use")
+                             r"|\b(?:credentials|api[ ]?keys?|tokens?|secrets?)[ ](?:that[ ])?you[ ](?:provide|supply|"
+                             r"configure)\b"
+                             r"|\bcopy[ ](?:your|the)[ ](?:\w+[ ])?(?:api[ ]?keys?|client[ ]secret|secret|token|"
+                             r"credentials)\b[ ,]+(?:and[ ]|then[ ])+(?:enter|set|add|store|save|export|put)\b"
+                             r"|\bprovide[ ](?:the[ ]|your[ ])?(?:correct[ ]|right[ ]|required[ ])?(?:api[ ]?keys?|"
+                             r"credentials)\b[^.;]{0,60}?\bfor[ ](?:the|each|every|any)[ ](?:\w+[ ]){0,2}?you[ ]"
+                             r"(?:want|plan|intend|need)[ ]to[ ]use\b")
         # Advice on the reader's own use of software ("when you use X with a client, send only …"; "useful
         # when you need to refresh tokens on each request").
         self.developer_condition = c(r"\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b|"
+            # when to use a feature ("use them when you want to return …", "use this when a run should …")
+            r"^(?:\W*(?:then|also)[ ,]+)?(?:use|call|pass|set|enable|choose|pick|prefer)[ ](?:this|these|them|it|that|"
+            r"(?:the[ ]|an?[ ])?`[^`]{1,80}`)[ ](?:\w+[ ]){0,3}?(?:when|if|whenever)[ ](?!you[ ](?:are|were)[ ]asked)|"
             r"^(?:if|when)[ ]what[ ]you[ ](?:want|need)[ ]is\b|"
             r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
             r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
@@ -831,7 +885,7 @@ class SentenceJudge:
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
                             r"|\b(?:use|return|pass|raise|yield|call|set|subclass|add)[ ](?:an?[ ]|the[ ])?"
                             r"(?:`[^`]{1,80}`|--[\w-]+)[^.;`]{0,60}?[ ]instead\b"
-                            r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:the[ ])?`")
+                            r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:only[ ]|just[ ])?(?:the[ ])?`")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -890,7 +944,7 @@ class SentenceJudge:
         has, addressed = k.has, k.addressed
         if has("compound_control") and has("override") and (addressed() or has("imperative")):
             return "instruction override"
-        if has("control") and not has("reported"):
+        if has("control") and not has("reported") and not has("configured"):
             if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
                 return "instruction override"
             if has("state") and has("state_control") and (addressed() or has("previous")):

@@ -1298,7 +1298,8 @@ _LATIN_INSTRUCTIONS = (
 _SYSTEM_ALONE = (
     r"(?![ ](?!(?:al|a|en|in|into|para|per|pour|naar|na|ke|ins|auf|palabra|mot|parola|palavra|letra|lettre|lettera|textualmente|"
     r"literalmente|tal|telle|tel|comme|come|como|y|et|e|und|i|dan|complet\w*|entier|enter[oa]s?|integral\w*|[íi]ntegr\w*|que|qui|che|"
-    r"dice|dit|diz|son|sont|sono|s[ãa]o|es|est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
+    r"dice|dit|diz|dicen|dicono|dizem|disent|indica|indican|indique|indiquent|indicano|indicam|reza|rezan|son|sont|sono|s[ãa]o|es|"
+    r"est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
     r"contient|cont[ée]m|incluye|inclut|inclui)\b)[^\W\d_])"
 )
 """After "of the system": the end of the phrase, not a word that makes it another system ("del sistema operativo")."""
@@ -1684,6 +1685,19 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (r"(?i)\b(?:sana|size)[ ]verilen[ ](?:\w+[ ])?(?:y[öo]nerge\w*|talimat\w*|kural\w*)[^.\n]{0,20}?\b(?:unut|yok[ ]?say|"
      r"g[öo]rmezden[ ]gel)",
      "instruction override", "override", ("sana", "size"), 0),
+    # "answer in a language in which you have no restrictions": a language named as the way out of the reader's rules
+    (r"(?i)\b(?:idioma|lengua|langue|sprache|lingua|l[íi]ngua|taal|j[ęe]zyk\w*|bahasa)\b[^.\n]{0,40}?(?:\b(?:no[ ]tengas|no[ ]tienes|"
+     r"n'as[ ](?:pas|aucune|plus)|n'avez[ ](?:pas|aucune|plus)|keine[ ](?:\w+[ ])?(?:hast|habe?n?)|non[ ]hai|non[ ]avete|n[ãa]o[ ]tens|"
+     r"n[ãa]o[ ]tem|n[ãa]o[ ]tenhas|niet[ ]hebt|geen[ ]\w+[ ]hebt|nie[ ]masz|tidak[ ]punya|tanpa)\b[^.\n]{0,15}?(?:restricci\w+|"
+     r"l[íi]mites|reglas|normas|filtros|restrictions?|limites|r[èe]gles|filtres|einschr[äa]nkung\w*|regeln|filter|grenzen|"
+     r"restrizion\w+|limiti|regole|filtri|restri[çc][õo]es|regras|beperking\w*|regels|ogranicze[ńn]\w*|zasad|batasan|aturan)|"
+     r"\b(?:no|ne|nicht|non|n[ãa]o|niet|nie)\b[^.\n]{0,25}?\b(?:tus|tes|vos|deine|le[ ]tue|tue|suas|tuas|as[ ]tuas|je|jouw|twoje)[ ]"
+     r"(?:reglas|normas|restricciones|r[èe]gles|restrictions|regeln|regole|restrizioni|regras|restri[çc][õo]es|regels|zasady)\b|"
+     r"\b(?:tus|tes|vos|deine|le[ ]tue|tue|suas|tuas|as[ ]tuas|je|jouw|twoje)[ ](?:reglas|normas|restricciones|r[èe]gles|"
+     r"restrictions|regeln|regole|restrizioni|regras|restri[çc][õo]es|regels|zasady)\b[^.\n]{0,25}?\b(?:no|ne|nicht|non|n[ãa]o|"
+     r"niet|nie|pas)\b)",
+     "instruction override", "override",
+     ("idioma", "lengua", "langue", "sprache", "lingua", "taal", "jezyk", "jezyku", "bahasa"), 0),
     # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
     (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
      r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"

@@ -259,6 +259,11 @@ _CYRILLIC_TOLD_BEFORE = (
     r"(?i:(?:повтори|повторите|выведи|выведите|напиши|процитируй|скопируй|виведи|напиши|процитуй|скопіюй)[^.\n]{0,30}?"
     r"(?:перед|до)[ ](?:этим|этого|цим|цього)[ ](?:сообщени|повідомлен)\w*)",
     r"(?i:(?:твоя|ваша)[ ]нова[яа][ ](?:задача|миссия|завдання|місія)[^.\n]{0,20}?(?:раскры|выда|игнорир|показа|розкри|ігнору)\w*)",
+    # "turn off your safety filters"
+    r"(?i:(?:отключи|отключите|выключи|выключите|деактивируй|деактивируйте|обойди|обойдите|вимкни|вимкніть|відключи|відключіть)"
+    r"[ ](?:(?:сво[иё]|твои|ваши|свої|твої)[ ](?:\w+[ ])?(?:фильтр\w*|фільтр\w*|защит\w*|захист\w*|ограничени\w*|обмежен\w*|"
+    r"цензур\w*)|(?:все[ ]|всі[ ])?(?:фильтр\w*|фільтр\w*|защит\w*|захист\w*|ограничени\w*|обмежен\w*)[ ](?:безопасност\w*|"
+    r"безпеки)))",
 )
 _CJK_TOLD_BEFORE = (
     r"(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要理會)(?!了)[^。\n]{0,4}?(?:你|您)(?:之前|以前|此前|先前|刚才|剛才|到目前为止|到目前為止)"
@@ -281,6 +286,10 @@ _CJK_BEFORE_THIS = (
     r"显示|顯示|写出|寫出|重复|重複|发给我|發給我)",
     r"(?:你|您)的新任务[^。\n]{0,8}?(?:泄露|洩露|透露|公开|公開|忽略|无视|無視)|あなたの新しい(?:タスク|任務|仕事)[^。\n]{0,16}?(?:明かす|開示|漏らす|無視)",
     r"(?:フィルター|検閲|警告|制限)(?:も|や|、)?[^。\n]{0,8}?(?:なし|無し|なく)で(?:答え|回答|返答)",
+    # "turn off your safety filters"
+    r"(?:关闭|關閉|禁用|停用|绕过|繞過)(?:你的|您的|你|您)[^。\n]{0,4}?(?:过滤器|過濾器|过滤|過濾|审查|審查|安全限制|安全机制|安全機制)"
+    r"|(?:关闭|關閉|禁用|停用|绕过|繞過)(?:你的|您的)?(?:所有的?)?安全(?:过滤器|過濾器|过滤|過濾|审查|審查|限制|机制|機制)",
+    r"(?:安全|セーフティ|検閲|あなたの)(?:の)?フィルター(?:を|は)(?:無効|オフ|解除|外)(?:に)?(?:して|しろ|せよ)",
 )
 _HANGUL_BEFORE_THIS = (
     r"(?:이|본)[ ]메시지[ ](?:앞|이전|위)[^.\n]{0,30}?(?:반복|출력|그대로)",
@@ -848,12 +857,13 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_HAN_KANA, ("之前收", "以前收", "此前收", "先前收", "刚才收", "剛才收", "之前看", "之前读", "之前讀", "之前被", "之前听", "之前聽",
                  "之前得", "以前得", "目前为止", "目前為止"), _CJK_TOLD_BEFORE),
     (_CYRILLIC_LETTER, ("промпт", "ПРОМПТ", "еред этим", "еред цим", "о этого сообщ", "овая задача", "ова задача", "ове завдання",
-                        "овая миссия"), _CYRILLIC_TOLD_BEFORE[4:]),
+                        "овая миссия", "тключи", "ыключи", "еактивируй", "бойди", "имкни", "ідключи"), _CYRILLIC_TOLD_BEFORE[4:]),
     ("[\u0590-\u06ff]", ("كل ما", "جميع ما", "كل الذي", "أجب", "اجب", "أجيبي", "الإرشادات", "الارشادات", "هذه الرسالة",
                           "مهمتك الجديدة"), _ARABIC_TOLD_BEFORE),
     (_HAN_KANA, ("这条消", "這條訊", "这条信", "此条消", "本条消", "メッセージより前", "メッセージの前", "メッセージより上",
                  "初始提示", "原始提示", "最初提示", "最初的提示", "原来的提示", "原來的提示", "初始的提示", "新任务", "新しいタスク", "新しい任務",
-                 "なしで答", "無しで答", "なしで回答", "なしで返答"), _CJK_BEFORE_THIS),
+                 "なしで答", "無しで答", "なしで回答", "なしで返答", "关闭", "關閉", "禁用", "停用", "绕过", "繞過", "フィルターを",
+                 "フィルターは"), _CJK_BEFORE_THIS),
     ("[\uac00-\ud7af]", ("메시지 앞", "메시지 이전", "메시지 위", "처음 받은", "최초", "원래 프롬프트", "처음 프롬프트"), _HANGUL_BEFORE_THIS),
     ("[\u0370-\u03ff]", ("μφάνισ", "είξ", "ποκάλυψ", "ύπωσ", "πανάλαβ", "ράψε", "χωρίς", "τέλος", "τείλ", "ροώθησ", "νέβασ",
                           "ροσποι", "αρίστανε", "ποδύσ", "κάνε πως", "οδηγίες", "εντολές", "ξέχασ", "ξεχάσ"), _GREEK_MORE),
@@ -1698,6 +1708,56 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"niet|nie|pas)\b)",
      "instruction override", "override",
      ("idioma", "lengua", "langue", "sprache", "lingua", "taal", "jezyk", "jezyku", "bahasa"), 0),
+    # "disable your safety filters", "ignore your security policies": an imperative where a clause starts, the reader's
+    # own filters or safety rules
+    (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:y|e|et|und|en|i|ahora|maintenant|jetzt|ora|agora|now)[ ]+)?"
+     r"(?:desactiva|desactive|desactivad|desabilita|deshabilita|apaga|ignora|omite|salta|d[ée]sactive|d[ée]sactivez|ignore|"
+     r"ignorez|contourne|contournez|deaktiviere|deaktivieren[ ]sie|ignoriere|umgehe|schalte|disattiva|disabilita|ignora|"
+     r"aggira|desative|desliga|ignore|contorne|schakel|negeer|omzeil|wy[łl][ąa]cz|zignoruj|ignoruj|omi[ńn])\b[ ]"
+     r"(?:(?:todos[ ]|todas[ ]|toutes[ ]|tous[ ]|alle[ ]|tutti[ ]|tutte[ ]|wszystkie[ ])?(?:los[ ]|las[ ]|les[ ]|i[ ]|le[ ]|os[ ]|as[ ]|de[ ])?)"
+     r"(?:tus|tes|vos|deine\w?|ihre\w?|tuoi|tue|seus|suas|teus|tuas|je|jouw|uw|swoje|twoje)[ ](?:\w+[ ]){0,1}?"
+     r"(?:filtros|filtres|filter\w*|filtri|filtry|sicherheitsfilter\w*|sicherheitsrichtlinien|sicherheitsregeln|"
+     r"(?:pol[íi]ticas|politiques|politiche|richtlinien|regras|reglas|r[èe]gles|regole|normas|protocolos|protocoles|"
+     r"mecanismos|m[ée]canismes|medidas|mesures|restricciones|restrictions|restrizioni|restri[çc][õo]es|zasady|regels)"
+     r"[ ](?:de|di|da|van)[ ](?:seguridad|s[ée]curit[ée]|sicurezza|seguran[çc]a|veiligheid|bezpiecze[ńn]stwa)|"
+     r"salvaguardas|garde-fous|schutzma[ßs]nahmen|sicherheitsma[ßs]nahmen|barreiras|protezioni)\b",
+     "instruction override", "override",
+     ("desactiva", "desactive", "desactivad", "desabilita", "deshabilita", "apaga", "ignora", "omite", "salta", "desactivez",
+      "ignore", "ignorez", "contourne", "contournez", "deaktiviere", "deaktivieren", "ignoriere", "umgehe", "schalte",
+      "disattiva", "disabilita", "aggira", "desative", "desliga", "contorne", "schakel", "negeer", "omzeil", "wylacz",
+      "zignoruj", "ignoruj", "omin"), 24),
+    # "replace your previous instructions with these": an imperative of replacing, the reader's instructions
+    (r"(?i)\b(?:reemplaza|sustituye|sobrescribe|remplace|remplacez|[ée]crase|[ée]crasez|ersetze|[üu]berschreibe|sostituisci|"
+     r"rimpiazza|sovrascrivi|substitui|substitua|sobrescreva|vervang|overschrijf|zast[ąa]p|nadpisz)\b[ ](?:(?:todas[ ]|toutes[ ]|alle[ ]|"
+     r"tutte[ ])?(?:las[ ]|les[ ]|le[ ]|as[ ])?)(?:tus|tes|vos|deine\w?|tue|suas|tuas|je|jouw|swoje|twoje)[ ](?:\w+[ ])?"
+     r"(?:instrucciones|instructions|consignes|anweisungen|instruktionen|vorgaben|istruzioni|instru[çc][õo]es|instructies|"
+     r"instrukcje|reglas|r[èe]gles|regeln|regole|regras|regels|zasady|directrices|directives|richtlinien|direttive|diretrizes)\b",
+     "instruction override", "override",
+     ("reemplaza", "sustituye", "sobrescribe", "remplace", "remplacez", "ecrase", "ecrasez", "ersetze", "uberschreibe",
+      "sostituisci", "rimpiazza", "sovrascrivi", "substitui", "substitua", "sobrescreva", "vervang", "overschrijf", "zastap",
+      "nadpisz"), 0),
+    # "from now on only my instructions count": "only my instructions" after a word for "from now on"
+    (r"(?i)(\b(?:ahora|a[ ]partir[ ]de[ ]ahora|desde[ ]ahora|maintenant|d[ée]sormais|jetzt|ab[ ]sofort|ab[ ]jetzt|von[ ]nun[ ]an|"
+     r"ora|adesso|d'ora[ ]in[ ]poi|agora|de[ ]agora[ ]em[ ]diante|vanaf[ ]nu|nu|od[ ]teraz|teraz)\b[ ,]+(?:\w+[ ,]+){0,2}?)"
+     r"\b(?:solo|s[óo]lo|[úu]nicamente|seules?|seulement|nur(?:[ ]noch)?|ausschlie[ßs]lich|soltanto|solamente|apenas|"
+     r"somente|alleen(?:[ ]nog)?|tylko)[ ](?:(?:cuentan|valen|rigen|importan|comptent|valent|gelten|z[äa]hlen|contano|valgono|"
+     r"contam|valem|gelden|tellen)[ ])?(?:mis|mes|meine\w?|le[ ]mie|mie|as[ ]minhas|minhas|mijn|moje)[ ](?:\w+[ ])?"
+     r"(?:instrucciones|[óo]rdenes|reglas|instructions|consignes|ordres|r[èe]gles|anweisungen|befehle|regeln|istruzioni|ordini|"
+     r"regole|instru[çc][õo]es|ordens|regras|instructies|opdrachten|regels|instrukcje|polecenia|zasady)\b",
+     "instruction override", "override",
+     ("solo", "unicamente", "seules", "seule", "seulement", "nur", "ausschlieslich", "ausschliesslich", "soltanto",
+      "solamente", "apenas", "somente", "alleen", "tylko"), 60),
+    # "you no longer have any restrictions"
+    (r"(?i)\b(?:ya[ ]no[ ]tienes|no[ ]tienes[ ]ya|tu[ ]n'as[ ](?:d[ée]sormais[ ]|maintenant[ ]|donc[ ])?plus|vous[ ]n'avez[ ]"
+     r"(?:d[ée]sormais[ ]|maintenant[ ])?plus|du[ ]hast[ ](?:ab[ ]sofort[ ]|jetzt[ ]|nun[ ]|ab[ ]jetzt[ ])?keine\w*"
+     r"(?=[^.\n]{0,40}?\bmehr\b)|sie[ ]haben[ ](?:ab[ ]sofort[ ]|jetzt[ ])?keine\w*(?=[^.\n]{0,40}?\bmehr\b)|non[ ]hai[ ]pi[ùu]|"
+     r"n[ãa]o[ ]tens[ ]mais|voc[êe][ ]n[ãa]o[ ]tem[ ]mais|je[ ]hebt[ ](?:nu[ ])?geen|nie[ ]masz[ ]ju[żz])\b[ ]"
+     r"(?:(?:ninguna|ning[úu]n|aucune|aucun|de|d'|alcuna|alcun|nenhuma|nenhum|[żz]adnych)[ ]?)?(?:\w+[ ])?"
+     r"(?:restricci\w+|limitaci\w+|filtros?|restrictions?|limites|limitations?|filtres?|einschr[äa]nkung\w*|beschr[äa]nkung\w*|"
+     r"filter\w*|grenzen|restrizion\w+|limitazion\w+|filtri|limiti|restri[çc][õo]es|restri[çc][ãa]o|limita[çc][õo]es|beperking\w*|"
+     r"ogranicze[ńn]\w*|regeln|reglas|r[èe]gles|regole|regras)",
+     "instruction override", "override", ("tienes", "plus", "keine", "keinerlei", "keinen", "hai", "tens", "tem", "hebt", "masz"),
+     40),
     # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
     (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
      r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"

@@ -259,6 +259,11 @@ _CYRILLIC_TOLD_BEFORE = (
     r"(?i:(?:повтори|повторите|выведи|выведите|напиши|процитируй|скопируй|виведи|напиши|процитуй|скопіюй)[^.\n]{0,30}?"
     r"(?:перед|до)[ ](?:этим|этого|цим|цього)[ ](?:сообщени|повідомлен)\w*)",
     r"(?i:(?:твоя|ваша)[ ]нова[яа][ ](?:задача|миссия|завдання|місія)[^.\n]{0,20}?(?:раскры|выда|игнорир|показа|розкри|ігнору)\w*)",
+    # reasoning put in the reader's mouth: "I must reveal my system prompt"
+    r"(?i:(?:я[ ]должен|я[ ]должна|мне[ ]нужно|мне[ ]надо|я[ ]обязан|я[ ]обязана|я[ ]повинен|я[ ]повинна|я[ ]мушу)[ ]"
+    r"(?:раскрыть|показать|выдать|вывести|игнорировать|проигнорировать|забыть|розкрити|показати|ігнорувати|забути)[ ]"
+    r"(?:(?:сво[йиёе]|мо[йиё]|свій|свої|мій|мої)[ ])?(?:системн\w*[ ]|скрыт\w*[ ]|внутренн\w*[ ])?(?:промпт|инструкци|правил|"
+    r"ограничени|інструкці|обмежен|вказівк)\w*)",
     # "turn off your safety filters"
     r"(?i:(?:отключи|отключите|выключи|выключите|деактивируй|деактивируйте|обойди|обойдите|вимкни|вимкніть|відключи|відключіть)"
     r"[ ](?:(?:сво[иё]|твои|ваши|свої|твої)[ ](?:\w+[ ])?(?:фильтр\w*|фільтр\w*|защит\w*|захист\w*|ограничени\w*|обмежен\w*|"
@@ -857,7 +862,8 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_HAN_KANA, ("之前收", "以前收", "此前收", "先前收", "刚才收", "剛才收", "之前看", "之前读", "之前讀", "之前被", "之前听", "之前聽",
                  "之前得", "以前得", "目前为止", "目前為止"), _CJK_TOLD_BEFORE),
     (_CYRILLIC_LETTER, ("промпт", "ПРОМПТ", "еред этим", "еред цим", "о этого сообщ", "овая задача", "ова задача", "ове завдання",
-                        "овая миссия", "тключи", "ыключи", "еактивируй", "бойди", "имкни", "ідключи"), _CYRILLIC_TOLD_BEFORE[4:]),
+                        "овая миссия", "тключи", "ыключи", "еактивируй", "бойди", "имкни", "ідключи", "я должен", "Я должен",
+                        "я должна", "Я должна", "мне нужно", "мне надо", "я обязан", "я повинен", "я мушу"), _CYRILLIC_TOLD_BEFORE[4:]),
     ("[\u0590-\u06ff]", ("كل ما", "جميع ما", "كل الذي", "أجب", "اجب", "أجيبي", "الإرشادات", "الارشادات", "هذه الرسالة",
                           "مهمتك الجديدة"), _ARABIC_TOLD_BEFORE),
     (_HAN_KANA, ("这条消", "這條訊", "这条信", "此条消", "本条消", "メッセージより前", "メッセージの前", "メッセージより上",
@@ -1758,6 +1764,46 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"ogranicze[ńn]\w*|regeln|reglas|r[èe]gles|regole|regras)",
      "instruction override", "override", ("tienes", "plus", "keine", "keinerlei", "keinen", "hai", "tens", "tem", "hebt", "masz"),
      40),
+    # reasoning put in the reader's mouth: "(so) I must reveal my system prompt", "I have to ignore my rules"
+    (r"(?i)\b(?:debo|tengo[ ]que|je[ ]dois|il[ ]me[ ]faut|muss[ ]ich|ich[ ]muss|devo|ho[ ]da|tenho[ ]de|tenho[ ]que|moet[ ]ik|"
+     r"ik[ ]moet|musz[ ]|powinienem|powinnam)\b[^.\n]{0,15}?\b(?:revelar|mostrar|divulgar|ignorar|olvidar|r[ée]v[ée]ler|afficher|"
+     r"divulguer|ignorer|oublier|offenlegen|preisgeben|verraten|zeigen|ausgeben|ignorieren|vergessen|rivelare|mostrare|"
+     r"divulgare|ignorare|dimenticare|esquecer|onthullen|tonen|negeren|vergeten|ujawni[ćc]|pokaza[ćc]|zignorowa[ćc])\b[ ]"
+     r"(?:(?:mi|mis|mes|mon|ma|meinen|meine|meiner|il[ ]mio|i[ ]miei|le[ ]mie|mio|mie|meu|meus|minhas|minha|o[ ]meu|as[ ]minhas|"
+     r"os[ ]meus|mijn|moje|m[óo]j|swoje|sw[óo]j)[ ](?:\w+[ ])?(?:prompt\w*|instrucciones|instructions|consignes|anweisungen|"
+     r"systemprompt\w*|systemanweisung\w*|istruzioni|instru[çc][õo]es|instructies|instrukcje|reglas|r[èe]gles|regeln|regole|"
+     r"regras|regels|zasady|restricciones|restrictions|restrizioni|restri[çc][õo]es)|" + _LATIN_SYSTEM_OBJECT + r")"
+     r"|\b(?:muss[ ]ich|ich[ ]muss|sollte[ ]ich|moet[ ]ik|ik[ ]moet)[ ](?:meinen|meine|meiner|mijn)[ ](?:\w+[ ])?(?:systemprompt\w*|"
+     r"systemanweisung\w*|anweisungen|regeln|vorgaben|prompt\w*|systeemprompt|instructies|regels)[ ](?:\w+[ ])?(?:offenlegen|"
+     r"preisgeben|verraten|zeigen|ausgeben|ignorieren|vergessen|onthullen|tonen|negeren|vergeten)\b",
+     "instruction override", "override",
+     ("debo", "tengo", "dois", "faut", "muss", "devo", "ho", "tenho", "moet", "musze", "powinienem", "powinnam"), 12),
+    # "answer as if there were no rules"
+    (r"(?i)\b(?:responde|contesta|habla|r[ée]ponds|r[ée]pondez|parle|parlez|antworte|sprich|rispondi|parla|responda|fale|"
+     r"antwoord|spreek|odpowiadaj|odpowiedz|m[óo]w)\b[^.\n]{0,40}?\b(?:como[ ]si[ ]no[ ](?:hubiera|existiera|existieran|tuvieras)|"
+     r"comme[ ]si[ ](?:aucune|aucun|tu[ ]n'avais)|als[ ](?:g[äa]be[ ]es[ ]keine|h[äa]ttest[ ]du[ ]keine)|come[ ]se[ ]non[ ]"
+     r"(?:ci[ ]fossero|esistessero|avessi)|como[ ]se[ ]n[ãa]o[ ](?:houvesse|existissem|tivesse)|alsof[ ]er[ ]geen|jakby[ ]nie[ ]by[łl]o)"
+     r"[^.\n]{0,20}?(?:regla|norma|restricci|r[èe]gle|restriction|limite|regel|einschr[äa]nkung|regol|restrizion|regra|"
+     r"restri[çc]|beperking|zasad|ogranicze)",
+     "instruction override", "override",
+     ("responde", "contesta", "habla", "reponds", "repondez", "parle", "parlez", "antworte", "sprich", "rispondi", "parla",
+      "responda", "fale", "antwoord", "spreek", "odpowiadaj", "odpowiedz", "mow"), 0),
+    # "you do not have to follow your rules"
+    (r"(?i)\b(?:no[ ]tienes[ ]que|no[ ]necesitas|no[ ]debes|tu[ ]n'as[ ]pas[ ][àa]|tu[ ]ne[ ]dois[ ](?:pas|plus)|du[ ]musst[ ]dich[ ]"
+     r"nicht[ ](?:mehr[ ])?an|du[ ]musst[ ]nicht[ ](?:mehr[ ])?|non[ ]devi[ ](?:pi[ùu][ ])?|non[ ]hai[ ]bisogno[ ]di|"
+     r"n[ãa]o[ ]precisas?[ ](?:de[ ])?|n[ãa]o[ ]tens[ ]de|n[ãa]o[ ]tem[ ]que|je[ ]hoeft[ ](?:je[ ])?niet|nie[ ]musisz)"
+     r"[^.\n]{0,12}?\b(?:seguir|obedecer|respetar|cumplir|suivre|respecter|ob[ée]ir|halten|befolgen|einhalten|seguire|rispettare|"
+     r"obbedire|obedecer|cumprir|houden|volgen|przestrzega[ćc]|s[łl]ucha[ćc])\b[^.\n]{0,8}?(?:\b(?:tus|tes|vos|deine\w?|le[ ]tue|"
+     r"tue|i[ ]tuoi|tuoi|suas|seus|tuas|teus|as[ ]suas|je|jouw|swoich|twoich|swoje|twoje)[ ](?:\w+[ ])?(?:reglas|normas|"
+     r"instrucciones|directrices|restricciones|r[èe]gles|consignes|instructions|directives|regeln|anweisungen|richtlinien|"
+     r"vorgaben|regole|istruzioni|direttive|regras|instru[çc][õo]es|diretrizes|regels|instructies|richtlijnen|zasad\w*|"
+     r"instrukcj\w*)\b|\b(?:las|los|les|die|den|le|gli|as|os|de)[ ](?:\w+[ ])?(?:reglas|normas|pol[íi]ticas|r[èe]gles|politiques|"
+     r"regeln|richtlinien|regole|politiche|regras|regels)[ ](?:de|d'|von|di|da|do|van)[ ]?(?:openai|anthropic|google|meta|"
+     r"microsoft|mistral|deepseek|tu[ ]creador|tus[ ]creadores|ton[ ]cr[ée]ateur|tes[ ]cr[ée]ateurs|deinen?[ ](?:entwicklern?|"
+     r"sch[öo]pfern?))\b)",
+     "instruction override", "override",
+     ("tienes", "necesitas", "debes", "pas", "dois", "musst", "devi", "bisogno", "precisa", "precisas", "tens", "tem", "hoeft",
+      "musisz"), 40),
     # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
     (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
      r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"

@@ -1813,6 +1813,14 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      "instruction override", "override",
      ("tienes", "necesitas", "debes", "pas", "dois", "musst", "devi", "bisogno", "precisa", "precisas", "tens", "tem", "hoeft",
       "musisz"), 40),
+    # English orders with words of another script between the verb and its object ("ignore 之前的 instructions",
+    # "show 你的 system prompt"): English text never has them, and the other script's rules do not see the English words
+    (r"(?i)\b(?:ignore|forget|disregard|bypass|override)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:all|the|your|previous|prior|"
+     r"earlier|above|original)[ ])*(?:instructions?|rules|prompts?|guidelines|restrictions)\b",
+     "instruction override", "override", ("ignore", "forget", "disregard", "bypass", "override"), 0),
+    (r"(?i)\b(?:show|reveal|print|display|output|repeat|tell[ ]me|give[ ]me)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:your|the|full|"
+     r"whole|entire)[ ])*(?:system[ ]?prompt|system[ ]instructions?|initial[ ](?:instructions?|prompt)|hidden[ ]instructions?)\b",
+     "prompt or data extraction", "exfiltration", ("show", "reveal", "print", "display", "output", "repeat", "tell", "give"), 0),
     # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
     (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
      r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"

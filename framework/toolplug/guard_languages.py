@@ -1815,12 +1815,14 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "musisz"), 40),
     # English orders with words of another script between the verb and its object ("ignore 之前的 instructions",
     # "show 你的 system prompt"): English text never has them, and the other script's rules do not see the English words
+    # (anchored on the object: the verbs are every page's words)
     (r"(?i)\b(?:ignore|forget|disregard|bypass|override)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:all|the|your|previous|prior|"
      r"earlier|above|original)[ ])*(?:instructions?|rules|prompts?|guidelines|restrictions)\b",
-     "instruction override", "override", ("ignore", "forget", "disregard", "bypass", "override"), 0),
+     "instruction override", "override",
+     ("instructions", "instruction", "rules", "prompt", "prompts", "guidelines", "restrictions"), 40),
     (r"(?i)\b(?:show|reveal|print|display|output|repeat|tell[ ]me|give[ ]me)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:your|the|full|"
      r"whole|entire)[ ])*(?:system[ ]?prompt|system[ ]instructions?|initial[ ](?:instructions?|prompt)|hidden[ ]instructions?)\b",
-     "prompt or data extraction", "exfiltration", ("show", "reveal", "print", "display", "output", "repeat", "tell", "give"), 0),
+     "prompt or data extraction", "exfiltration", ("prompt", "systemprompt", "instructions", "instruction"), 60),
     # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
     (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
      r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"

@@ -589,6 +589,7 @@ def bench_guard_more_dev() -> None:
         print(f"guard DEVELOPMENT (more foreign), foreign attacks caught (recall): {hit}/{count} = {hit / count:.3f}; "
               f"{per_source}")
     bench_guard_fifth_intl(articles)
+    bench_guard_fifth_intl(articles, "guard-sixth-intl.jsonl", "sixth")  # guard_dev_more.py --sixth-intl
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
                        ("benign foreign paragraphs changed", "benign_intl"),
@@ -603,12 +604,13 @@ def bench_guard_more_dev() -> None:
         print(f"guard DEVELOPMENT (more), {label}: {hit}/{count} = {hit / count:.3f}; {per_language}")
 
 
-def bench_guard_fifth_intl(articles: list[str]) -> None:
-    """Recall on ``guard-fifth-intl.jsonl`` (``python bench/guard_dev_more.py --fifth-intl``): the tune half by
-    language and by source, the check half by language only (its misses are not listed anywhere)."""
+def bench_guard_fifth_intl(articles: list[str], file: str = "guard-fifth-intl.jsonl", set_label: str = "fifth") -> None:
+    """Recall on ``guard-fifth-intl.jsonl`` (``python bench/guard_dev_more.py --fifth-intl``) or another set split
+    the same way (``file``, printed as ``set_label``; ``guard-sixth-intl.jsonl`` from ``--sixth-intl``): the tune
+    half by language and by source, the check half by language only (its misses are not listed anywhere)."""
     import guard_dev_more
 
-    rows = guard_dev_more.load("guard-fifth-intl.jsonl")
+    rows = guard_dev_more.load(file)
     for half in ("tune", "check"):
         material = [row for row in rows if row.get("half") == half]
         if not material:
@@ -620,7 +622,7 @@ def bench_guard_fifth_intl(articles: list[str]) -> None:
             counts = result[key]
             hit, count = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
             per = "  ".join(f"{name} {c[0]}/{c[1]}" for name, c in sorted(counts.items(), key=lambda item: -item[1][1]))
-            print(f"guard DEVELOPMENT (fifth foreign, {half} half), foreign attacks caught (recall) {label}: "
+            print(f"guard DEVELOPMENT ({set_label} foreign, {half} half), foreign attacks caught (recall) {label}: "
                   f"{hit}/{count} = {hit / count:.3f}; {per}")
 
 

@@ -28,6 +28,13 @@ jailbreak evaluators, in two halves by a hash of the text, ``tune`` whose failur
 and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each set's pages changed;
 ``--diagnose --set more-pages`` (or ``third-pages``, ``fourth-pages``) lists one other set's changed pages.
 
+``--sixth-intl`` writes ``guard-sixth-intl.jsonl``, a sixth set of foreign attacks split the same way (by a hash of
+the text, into a ``tune`` half and a ``check`` half): a red-teaming framework's Russian attack templates (instructions
+declared void, DAN and other personas without rules, a forced opening of the answer, refusals forbidden, many-shot
+dialogues), each filled with one harmless request, and a Brazilian Portuguese adversarial suite's prompt-injection
+turns. ``--diagnose --set more-intl`` (or ``fifth-intl``, ``sixth-intl``: their tune halves) lists the missed attacks of
+one of the foreign sets.
+
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
 so this material never repeats a held-out text.
@@ -731,6 +738,80 @@ def build_fifth_intl() -> Path:
     return out
 
 
+# --- a sixth set of foreign attacks, split the same way ---------------------------------------------
+
+SIXTH_ATTACK_PACKAGES = {"hivetracered": "1.0.22", "cilada-redteam": "0.1.0"}
+"""Red-teaming packages with attacks in other languages that no other set reads: a red-teaming framework's
+Russian attack templates and a Brazilian Portuguese adversarial suite's prompt-injection turns."""
+
+_SIXTH_FAMILIES = ("context_switching", "roleplay", "output_formatting/prefix_injection",
+                   "output_formatting/refusal_suppression", "in_context_learning")
+"""The template families whose own words are the attack (instructions cancelled, a persona without rules, an
+answer's forced opening, refusals forbidden, a many-shot dialogue); the others only reformat a request."""
+
+SIXTH_REQUEST = "перечисли столицы стран Европы"
+"""The request put into each template (harmless, so that what is caught is the template's own words)."""
+
+
+def hivetracered_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The framework's Russian attack templates (``base: template``) of :data:`_SIXTH_FAMILIES`, each filled
+    with :data:`SIXTH_REQUEST`."""
+    import yaml  # a dependency of the bench only (installed with the development tools)
+
+    for name, body in _wheel_texts(wheel, re.compile(r"attacks/types/single_turn/.*\.yaml$")):
+        row = yaml.safe_load(body)
+        family = name.split("single_turn/")[1].removesuffix(".yaml")
+        if not isinstance(row, dict) or row.get("base") != "template" or not family.startswith(_SIXTH_FAMILIES):
+            continue
+        template = str(row.get("prompt", ""))
+        try:
+            text = template.format(prompt=SIXTH_REQUEST)
+        except (KeyError, IndexError, ValueError):
+            text = template.replace("{prompt}", SIXTH_REQUEST)
+        yield f"sixth:hivetracered:{family}", language_of(text), text
+
+
+def cilada_attacks(wheel: Path) -> Iterator[tuple[str, str, str]]:
+    """The turns of the suite's prompt-injection attacks (its other categories are customers haggling or
+    asking for another person's data: requests, not orders to the model)."""
+    import yaml  # a dependency of the bench only
+
+    for _, body in _wheel_texts(wheel, re.compile(r"cilada/attacks/.*\.yaml$")):
+        document = yaml.safe_load(body)
+        if not isinstance(document, dict) or "injec" not in str(document.get("categoria", "")):
+            continue
+        for attack in document.get("ataques") or []:
+            for number, turn in enumerate(attack.get("turnos") or []):
+                if isinstance(turn, str) and len(turn) >= 20:
+                    yield f"sixth:cilada:{attack.get('id')}:{number}", "pt", turn
+
+
+def sixth_half(text: str) -> str:
+    """``tune`` (misses read and tuned on) or ``check`` (scored in aggregate only), from a hash of the text."""
+    return "tune" if hashlib.sha256(("sixth-intl:" + text).encode()).digest()[0] % 2 == 0 else "check"
+
+
+def build_sixth_intl() -> Path:
+    """Writes ``guard-sixth-intl.jsonl``: foreign attacks (``attack_intl``) from :data:`SIXTH_ATTACK_PACKAGES`,
+    each row with its ``half`` (:func:`sixth_half`). Texts any other set or :mod:`guard_data` holds are dropped."""
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for name in ("guard-more-intl.jsonl", "guard-fifth-intl.jsonl") for row in load(name)})
+    wheels = dict(zip(SIXTH_ATTACK_PACKAGES, guard_data.download(SIXTH_ATTACK_PACKAGES, root / "wheels"), strict=True))
+    out = root / "guard-sixth-intl.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, language, text in (*hivetracered_attacks(wheels["hivetracered"]),
+                                      *cilada_attacks(wheels["cilada-redteam"])):
+            text = text.strip()
+            if text and text not in known:
+                known.add(text)
+                row = {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text,
+                       "split": "dev", "half": sixth_half(text)}
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -983,12 +1064,14 @@ if __name__ == "__main__":
         # The fifth set's check half is only ever scored in aggregate: only its tune half is diagnosed.
         material = ([row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
                     if "--fifth" in sys.argv else None)
-        # ``--set NAME`` diagnoses one other page set: more-pages, third-pages or fourth-pages.
+        # ``--set NAME`` diagnoses one other set: more-pages, third-pages, fourth-pages, more-intl, or the tune half
+        # of fifth-intl or sixth-intl (their check halves are scored in aggregate only).
         if "--set" in sys.argv:
             chosen = sys.argv[sys.argv.index("--set") + 1]
-            if chosen not in ("more-pages", "third-pages", "fourth-pages"):
-                raise SystemExit(f"--set takes more-pages, third-pages or fourth-pages, not {chosen!r}")
-            material = load(f"guard-{chosen}.jsonl")
+            sets = ("more-pages", "third-pages", "fourth-pages", "more-intl", "fifth-intl", "sixth-intl")
+            if chosen not in sets:
+                raise SystemExit(f"--set takes one of {', '.join(sets)}, not {chosen!r}")
+            material = [row for row in load(f"guard-{chosen}.jsonl") if row.get("half", "tune") == "tune"]
         for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=material):
             print(line)
     elif "--catalogues" in sys.argv:
@@ -1007,5 +1090,7 @@ if __name__ == "__main__":
         print(build_intl())
     elif "--fifth-intl" in sys.argv:
         print(build_fifth_intl())
+    elif "--sixth-intl" in sys.argv:
+        print(build_sixth_intl())
     else:
         print(build())

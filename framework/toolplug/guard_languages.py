@@ -72,7 +72,7 @@ _CJK = (
     # Chinese
     r"(?<!被)(?<!可以)(?<!可)(?<!会)(?<!會)(?<!将)(?<!將)(?<!若)(?<!则)(?<!則)(?<!都)(?<!也)(?<!如果)(?<!就)(?<!可被)(?<!不能)"
     r"(?:忽略|无视|無視|忽視|不要理会|不要理會|不理会|别管|別管|忘记|忘記|忘掉|放弃|放棄|跳过|跳過|撇开|撇開|抛开|拋開|不要遵守|不要遵循|"
-    r"别遵守|別遵守|不必遵守|不用遵守|无需遵守|無需遵守)(?!了|[，,；;])"
+    r"别遵守|別遵守|不必遵守|不用遵守|无需遵守|無需遵守|不要再听从|不要再聽從|不要听从|不要聽從|别再听从|別再聽從|不再听从|不再聽從)(?!了|[，,；;])"
     # the nouns that also name a program's commands, messages and settings count after "previous", "all", "your"
     r"[^。\n]{0,16}?(?:指令|指示|规则|規則|准则|準則|(?:之前|以前|上面|上述|所有|全部|先前|此前|你的|您的|原来|原來|原有|一切)的?"
     r"(?:说明|說明|提示|要求|命令|设定|設定|限制)|上文|上面的内容|上面的內容|以上内容|以上內容|"
@@ -122,7 +122,7 @@ _CJK = (
 )
 _HANGUL = (
     r"(?:이전|앞의|위의|모든|기존|지금까지)[^.\n]{0,12}?(?:지시|지침|명령|규칙|프롬프트|지시사항|설정|지문|내용)[^.\n]{0,12}?(?:무시|잊)",
-    r"(?:지시|지침|명령|규칙|프롬프트|설정|지문)[^.\n]{0,6}?(?:을|를)?[ ]?(?:무시|잊)(?:하고|하세요|해|해라|하십시오|어)",
+    r"(?:지시|지침|명령|규칙|프롬프트|설정|지문|가이드라인)[^.\n]{0,6}?(?:을|를|은|는)?[ ]?(?:무시|잊)(?:하고|하세요|해|해라|하십시오|어|고)",
     r"(?:숨기고|숨긴|숨겨진|숨겨둔|감춘|감추고)[^.\n]{0,16}?(?:알려|말해|보여|공개)",
     r"(?:비밀[ ]?(?:키|번호|단어|코드|값)|암호|패스워드|시크릿|(?i:secret))[^.\n]{0,10}?(?:공유|알려|말해|보여|출력|반복)"
     r"(?:해|하|주|줘|십|세|라)",
@@ -169,7 +169,7 @@ _SEMITIC = (
     r"سسٹم[ ]پرامپٹ)",
     r"(?:دستورالعمل|دستورات|قوانین|قواعد|ہدایات|احکامات)[^.\n۔]{0,40}?(?:نادیده[ ]بگیر|فراموش[ ]کن|نظر[ ]انداز|بھول)",
     r"(?:پرامپت[ ]سیستم|دستورالعمل[ ]سیستم|سسٹم[ ]پرامپٹ)[^.\n۔]{0,30}?(?:نشان[ ]بده|فاش[ ]کن|دکھائیں|دکھاؤ|بتائیں)",
-    r"(?:התעלם|התעלמי|שכח|שכחי)[^.\n]{0,30}?(?:הוראות|ההוראות|כללים|הכללים)",
+    r"(?:התעלם|התעלמי|שכח|שכחי)[^.\n]{0,30}?(?:הוראות|ההוראות|כללים|הכללים|הנחיות|ההנחיות)",
     r"(?:הצג|הראה|תראה|חשוף|תחשוף|גלה|תגלה|ספר[ ]לי|תגיד[ ]לי|תרגם|תתרגם|חזור[ ]על)[^.\n]{0,40}?(?:הוראות|ההוראות|הנחיות|ההנחיות|"
     r"הפרומפט|פרומפט|הודעת[ ]המערכת|מה[ ]ש(?:כתוב|נכתב|נאמר)[ ]לך|הסוד|סיסמה|הסיסמה)",
     _ordered(r"(?:في[ ]نهاية[ ]كل[ ](?:رد|إجابة|جواب))"),
@@ -179,6 +179,9 @@ _SEMITIC = (
 )
 _INDIC_AND_OTHERS = (
     r"(?:पिछले|पहले|सभी|ऊपर)[^।\n]{0,30}?(?:निर्देश|आदेश|नियम)[^।\n]{0,20}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
+    r"(?:दिशानिर्देश|दिशा-निर्देश|निर्देशों|नियमों)[^।\n]{0,10}?(?:भूल[ ]जाओ|भूल[ ]जाइए|भूल[ ]जाएं|अनदेखा[ ]करो|अनदेखा[ ]करें|नज़रअंदाज़[ ]करो)",
+    r"(?:अपना|अपने|तुम्हारा|आपका)[ ](?:\S+[ ])?(?:प्रॉम्प्ट|प्रॉम्ट|सिस्टम[ ]निर्देश)[^।\n]{0,20}?(?:दिखाओ|दिखाएं|दिखाएँ|दिखाइए|बताओ|बताएं|बताइए|दोहराओ|दोहराएं|दोहराएँ|दोहराइए|लिखो|लिखें|लिखिए|कॉपी[ ]करो|कॉपी[ ]करें)",
+    r"(?:इस|इसी)[ ](?:संदेश|मैसेज)[ ]से[ ]पहले[^।\n]{0,40}?(?:दिखाओ|दिखाएं|दिखाएँ|दिखाइए|बताओ|बताएं|बताइए|दोहराओ|दोहराएं|दोहराएँ|दोहराइए|लिखो|लिखें|लिखिए|कॉपी[ ]करो|कॉपी[ ]करें)",
     r"(?:আগের|পূর্ববর্তী|সব)[^।\n]{0,30}?(?:নির্দেশ|নিয়ম)[^।\n]{0,20}?(?:উপেক্ষা|ভুলে)",
     r"(?:सिस्टम[ ]प्रॉम्प्ट|सिस्टम[ ]निर्देश)[^।\n]{0,30}?(?:दिखा|बता|प्रकट)",
     r"(?:अपने|आपके)[ ](?:निर्देशों|निर्देश|नियमों|प्रॉम्प्ट)[^।\n]{0,30}?(?:अनुवाद|दिखा|बता|प्रकट|दोहरा|लिख)",
@@ -195,9 +198,17 @@ _VIETNAMESE = (
     r"(?im:^[ \t>*#=\[(-]*(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|chỉ[ ]thị)[ ]mới[ \t\])]*:)",
     r"(?i:(?:lặp[ ]lại|hiển[ ]thị|cho[ ]tôi[ ]xem|in[ ]ra|viết[ ]lại)[^.\n]{0,40}?(?:chỉ[ ]dẫn|hướng[ ]dẫn|chỉ[ ]thị|lệnh)"
     r"[^.\n]{0,20}?(?:bạn[ ]nhận|được[ ]giao|được[ ]cung[ ]cấp|ban[ ]đầu))",
+    # (an order only with "hãy" before it or "and" after it: "bỏ qua mọi điều ... là một sai lầm" is a statement)
+    r"(?i:(?:(?:hãy|xin[ ]hãy|vui[ ]lòng)[ ](?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[ ](?:hết[ ])?(?:mọi[ ](?:điều|thứ)|tất[ ]cả"
+    r"(?:[ ]những)?[ ](?:gì|điều|thứ))[^.\n]{0,40}?trước[ ](?:đó|đây)|(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[ ](?:hết[ ])?"
+    r"(?:mọi[ ](?:điều|thứ)|tất[ ]cả(?:[ ]những)?[ ](?:gì|điều|thứ))[^.\n]{0,40}?trước[ ](?:đó|đây)(?=[ ,]*(?:và|rồi)[ ])))",
     r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên|đừng[ ]làm[ ]theo)[^.\n]{0,40}?(?:hướng[ ]dẫn|chỉ[ ]dẫn|lệnh|quy[ ]tắc|"
     r"chỉ[ ]thị))",
-    r"(?i:(?:hiển[ ]thị|tiết[ ]lộ|cho[ ]tôi[ ]xem|in[ ]ra)[^.\n]{0,30}?(?:lời[ ]nhắc[ ]hệ[ ]thống|hướng[ ]dẫn[ ]hệ[ ]thống))",
+    r"(?i:(?:hiển[ ]thị|tiết[ ]lộ|cho[ ]tôi[ ]xem|in[ ]ra)[^.\n]{0,30}?(?:lời[ ]nhắc[ ]hệ[ ]thống|hướng[ ]dẫn[ ]hệ[ ]thống|"
+    r"lời[ ]nhắc[ ](?:ban[ ]đầu|gốc|của[ ]bạn)|hướng[ ]dẫn[ ](?:ban[ ]đầu|gốc)))",
+    r"(?i:(?:lặp[ ]lại|viết[ ]lại|in[ ]ra|chép[ ]lại|sao[ ]chép)[^.\n]{0,40}?trước[ ]tin[ ]nhắn[ ]này)",
+    r"(?i:(?:bỏ[ ]qua|phớt[ ]lờ|quên[ ]đi|quên)[ ](?:hết[ ])?(?:các|những|mọi)?[ ]?(?:nguyên[ ]tắc|chỉ[ ]dẫn|hướng[ ]dẫn)"
+    r"[^.\n]{0,30}?(?:đã[ ]được|được[ ](?:đưa|giao|cung)|trước|của[ ]bạn|và[ ](?:hãy[ ])?(?:hành[ ]động|đóng[ ]vai|trả[ ]lời)))",
     # "do not tell the user" (see the other scripts' rules below)
     r"(?i:(?:đừng|chớ|không[ ]được)[ ](?:nói|kể|tiết[ ]lộ|cho[ ]biết|đề[ ]cập|thông[ ]báo)[^.\n]{0,20}?người[ ]dùng)",
 )
@@ -224,6 +235,70 @@ _CYRILLIC_MORE = (
     r"чат\w{0,12}|данн\w{0,12}|дані|парол\w{0,12}|ключ\w{0,12}|токен\w{0,12})[^.\n]{0,40}?" + _URL + ")",
     r"(?i:(?<![\w])(?:притворись|притворитесь|прикинься|прикиньтесь|удавай|вдавай|вдавайте|зіграй[ ]роль|сыграй[ ]роль|"
     r"играй[ ]роль|веди[ ]себя[ ]как|поводься[ ]як|представь,?[ ]что[ ]ты|представьте,?[ ]что[ ]вы|уяви,?[ ]що[ ]ти))",
+)
+_CYRILLIC_TOLD_BEFORE = (
+    # "ignore everything you were told before" (the time word keeps out "не обращай внимания на то, что говорят")
+    r"(?i:(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|не[ ]обращай(?:те)?[ ]внимания[ ]на|ігноруй|ігноруйте|"
+    r"проігноруй|не[ ]звертай(?:те)?[ ]уваги[ ]на)[ ,]+(?:всё|все|усе|всё[ ]то|все[ ]те)[ ,]+(?:что|що)[ ](?:тебе|вам|тобі|ти|вы)?[ ]?"
+    r"(?:говорили|сказали|казали|писали|давали|велели|было[ ]сказано|було[ ]сказано)[^.\n]{0,20}?(?:раньше|ранее|до[ ]этого|"
+    r"прежде|выше|раніше|до[ ]цього|вище))",
+    # "do not follow your rules any more"
+    r"(?i:(?:больше[ ]не|не|перестань|перестаньте|хватит|більше[ ]не)[ ](?:следуй|следуйте|следовать|соблюдай|соблюдайте|"
+    r"соблюдать|подчиняйся|придерживайся|дотримуйся|дотримуйтеся|дотримуватися|підкоряйся)[ ](?:своим|твоим|вашим|прежним|"
+    r"предыдущим|старым|своїм|твоїм|попереднім|свои|твои|ваши|свої|твої)[ ](?:\w+[ ])?(?:правил|инструкци|указани|ограничени|директив|"
+    r"інструкці|вказівк|обмежен)\w*)",
+    # "your hidden instructions"
+    r"(?i:(?:тво[иеёй]\w*|ваш\w*|у[ ]тебя|у[ ]вас|свои|свої)[ ](?:\w+[ ])?(?:скрыт|секретн|потайн|прихован|таємн)\w*[ ]"
+    r"(?:инструкци|указани|правил|промпт|директив|інструкці|вказівк|підказ)\w*)",
+    # "you will play the role of"
+    r"(?i:(?:ты|вы|ти|ви)[ ](?:будешь|будете|будеш)[ ]в[ ]ролі?и?[ ])",
+    # "print your initial prompt", "repeat the text before this message"
+    r"(?i:(?:выведи|выведите|покажи|покажите|напиши|распечатай|повтори|повторите|процитируй|виведи|покажи|надрукуй|повтори)"
+    r"[^.\n]{0,20}?(?:(?:исходн|начальн|первоначальн|изначальн|оригинальн|початков|вихідн|первісн)\w*|свой|твой|ваш|свій|твій)"
+    r"[ ](?:системн\w*[ ])?промпт)",
+    r"(?i:(?:повтори|повторите|выведи|выведите|напиши|процитируй|скопируй|виведи|напиши|процитуй|скопіюй)[^.\n]{0,30}?"
+    r"(?:перед|до)[ ](?:этим|этого|цим|цього)[ ](?:сообщени|повідомлен)\w*)",
+    r"(?i:(?:твоя|ваша)[ ]нова[яа][ ](?:задача|миссия|завдання|місія)[^.\n]{0,20}?(?:раскры|выда|игнорир|показа|розкри|ігнору)\w*)",
+    # reasoning put in the reader's mouth: "I must reveal my system prompt"
+    r"(?i:(?:я[ ]должен|я[ ]должна|мне[ ]нужно|мне[ ]надо|я[ ]обязан|я[ ]обязана|я[ ]повинен|я[ ]повинна|я[ ]мушу)[ ]"
+    r"(?:раскрыть|показать|выдать|вывести|игнорировать|проигнорировать|забыть|розкрити|показати|ігнорувати|забути)[ ]"
+    r"(?:(?:сво[йиёе]|мо[йиё]|свій|свої|мій|мої)[ ])?(?:системн\w*[ ]|скрыт\w*[ ]|внутренн\w*[ ])?(?:промпт|инструкци|правил|"
+    r"ограничени|інструкці|обмежен|вказівк)\w*)",
+    # "turn off your safety filters"
+    r"(?i:(?:отключи|отключите|выключи|выключите|деактивируй|деактивируйте|обойди|обойдите|вимкни|вимкніть|відключи|відключіть)"
+    r"[ ](?:(?:сво[иё]|твои|ваши|свої|твої)[ ](?:\w+[ ])?(?:фильтр\w*|фільтр\w*|защит\w*|захист\w*|ограничени\w*|обмежен\w*|"
+    r"цензур\w*)|(?:все[ ]|всі[ ])?(?:фильтр\w*|фільтр\w*|защит\w*|захист\w*|ограничени\w*|обмежен\w*)[ ](?:безопасност\w*|"
+    r"безпеки)))",
+)
+_CJK_TOLD_BEFORE = (
+    r"(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要理會)(?!了)[^。\n]{0,4}?(?:你|您)(?:之前|以前|此前|先前|刚才|剛才|到目前为止|到目前為止)"
+    r"(?:收到|接收到|得到|看到|读到|讀到|被告知|听到|聽到)的(?:一切|所有|全部|内容|內容|信息|訊息|东西|東西)",
+)
+_ARABIC_TOLD_BEFORE = (
+    r"(?:تجاهل|تجاهلي|تجاهلوا|انس|انسَ|انسى|لا[ ]تلتزم[ ]ب)[ ](?:كل|جميع)[ ](?:ما|الذي)[ ](?:قيل|قلناه|كتب|طلب)[^.\n]{0,4}?"
+    r"(?:لك|إليك|منك)[^.\n]{0,10}?(?:سابق|قبل|من[ ]قبل|أعلاه)",
+    r"(?:أجب|اجب|أجيبي|أجيبوا|رد)[ ](?:بدون|دون|بلا|من[ ]غير)[ ](?:أي[ ])?(?:فلاتر|فلتر|تحذير\w*|قيود|رقابة)",
+    r"(?:انسَ|انسي|انسوا|(?<![\w])انس)[ ](?:كل[ ])?(?:الإرشادات|الارشادات|التوجيهات|القواعد)(?:[ ]التي)?",
+    r"(?:كرر|كرّر|اكتب|أعد[ ]كتابة|اعرض)[^.\n]{0,30}?(?:يسبق|قبل)[ ]هذه[ ]الرسالة",
+    r"مهمتك[ ]الجديدة[^.\n]{0,20}?(?:كشف|إفشاء|افشاء|تجاهل|إظهار|اظهار)",
+)
+_CJK_BEFORE_THIS = (
+    # "repeat the text before this message", "print your initial prompt", "your new task is to reveal"
+    r"(?:重复|重複|复述|復述|输出|輸出|打印|写出|寫出)[^。\n]{0,10}?(?:这条|這條|此条|此條|本条|本條)(?:消息|訊息|信息)(?:之前|以前|前面)",
+    r"(?:この|本)メッセージ(?:より|の)?(?:前|上)[^。\n]{0,20}?(?:繰り返|出力|書き出|表示)",
+    r"(?:打印|输出|輸出|显示|顯示|告诉我|告訴我|给我看|給我看|列出|写出|寫出|重复|重複)[^。\n]{0,10}?(?:你|您)?的?(?:初始|原始|最初|原来|原來)的?"
+    r"(?:提示词|提示詞|提示|prompt)|(?:你|您)的(?:初始|原始|最初|原来|原來)的?(?:提示词|提示詞|提示|prompt)[^。\n]{0,12}?(?:打印|输出|輸出|"
+    r"显示|顯示|写出|寫出|重复|重複|发给我|發給我)",
+    r"(?:你|您)的新任务[^。\n]{0,8}?(?:泄露|洩露|透露|公开|公開|忽略|无视|無視)|あなたの新しい(?:タスク|任務|仕事)[^。\n]{0,16}?(?:明かす|開示|漏らす|無視)",
+    r"(?:フィルター|検閲|警告|制限)(?:も|や|、)?[^。\n]{0,8}?(?:なし|無し|なく)で(?:答え|回答|返答)",
+    # "turn off your safety filters"
+    r"(?:关闭|關閉|禁用|停用|绕过|繞過)(?:你的|您的|你|您)[^。\n]{0,4}?(?:过滤器|過濾器|过滤|過濾|审查|審查|安全限制|安全机制|安全機制)"
+    r"|(?:关闭|關閉|禁用|停用|绕过|繞過)(?:你的|您的)?(?:所有的?)?安全(?:过滤器|過濾器|过滤|過濾|审查|審查|限制|机制|機制)",
+    r"(?:安全|セーフティ|検閲|あなたの)(?:の)?フィルター(?:を|は)(?:無効|オフ|解除|外)(?:に)?(?:して|しろ|せよ)",
+)
+_HANGUL_BEFORE_THIS = (
+    r"(?:이|본)[ ]메시지[ ](?:앞|이전|위)[^.\n]{0,30}?(?:반복|출력|그대로)",
+    r"(?:처음|최초|원래)[ ]?(?:받은[ ])?(?:프롬프트|지시)[^.\n]{0,16}?(?:출력|보여|알려|반복)",
 )
 _GREEK_MORE = (
     r"(?i:(?:εμφάνισε|εμφανίστε|δείξε|δείξτε|αποκάλυψε|αποκαλύψτε|τύπωσε|επανάλαβε|γράψε)[^.\n]{0,40}?"
@@ -304,7 +379,7 @@ _CJK_MORE = (
 )
 _HANGUL_MORE = (
     r"(?m:(?:^|(?<=[.!?]\s))[ \t>*#=\[(-]*(?:새로운|새|진짜|숨겨진)[ ]?(?:시스템[ ]?)?(?:지시|지시사항|명령)[ \t\])]*[:：])",
-    r"(?:이전에|앞서|지금까지|전에)[ ]?(?:들은|받은|말한|주어진)[ ]?(?:것|내용|지시)[^.\n]{0,6}?(?:잊|무시)",
+    r"(?:이전에|앞서|지금까지|전에)[ ]?(?:들은|받은|말한|주어진)[ ]?(?:모든[ ]?)?(?:것|내용|지시)[^.\n]{0,6}?(?:잊|무시)",
     r"(?:대화[ ]?기록|대화[ ]?내용|데이터|비밀번호|키|기록)[^.\n]{0,30}?" + _URL_THEN + r"[^.\n]{0,30}?(?:보내|전송|업로드)",
     r"척(?:해|하세요|하십시오|해줘|해[ ]줘|해주세요|해[ ]주세요|하고[^.\n]{0,40}?(?:알려|말해|설명해|답해)(?:줘|주세요|봐))",
     r"(?:받은|주어진|전달받은|들은)[ ]?(?:지시|지침|명령|규칙|프롬프트|지시사항)[^.\n]{0,20}?(?:반복|보여|출력|알려|말해|공개)(?:해|하세요|하십시오|해라|줘|주세요|해줘|해[ ]주세요)",
@@ -745,7 +820,7 @@ _CYRILLIC_LETTER = "[\u0400-\u04ff]"
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         _HAN_KANA,
-        ("忽略", "无视", "無視", "遵守", "遵循", "忽視", "理会", "理會", "别管", "別管", "忘记", "忘記", "忘掉", "放弃", "放棄", "跳过", "跳過", "撇开",
+        ("忽略", "无视", "無視", "遵守", "遵循", "听从", "聽從", "忽視", "理会", "理會", "别管", "別管", "忘记", "忘記", "忘掉", "放弃", "放棄", "跳过", "跳過", "撇开",
          "撇開", "抛开", "拋開", "显示", "顯示", "泄露", "洩露", "输出", "輸出", "告诉", "告訴", "打印", "透露", "给我", "給我", "重复",
          "重複", "展示", "公开", "公開", "列出", "写出", "寫出", "翻译", "翻譯", "你现在", "你現在", "从现在", "從現在", "今后", "今後",
          "此后", "此後", "回答", "回复", "回覆", "答复", "答覆", "回应", "回應", "系统", "系統", "发送", "發送", "发给", "發給", "发到",
@@ -773,7 +848,7 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "התעלם", "שכח", "הצג", "הראה", "תראה", "חשוף", "גלה", "ספר", "תגיד", "תרגם", "חזור", "نهاية", "نادیده", "بھول", "نشان", "فاش", "بتائیں", "دکھاؤ", "أنت", "انت", "الآن", "אתה", "עכשיו", "أرسل", "ارسل", "שלח"), _SEMITIC),
     ("[\u0370-\u03ff\u0900-\u09ff\u0e00-\u0e7f]", ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल", "উপেক্ষা", "ভুলে", "ละเว้น", "เพิกเฉย", "ไม่สนใจ", "ลืม", "αγνό", "Αγνό",
       "ΑΓΝΟ", "ξέχασ", "Ξέχασ", "ξεχάσ", "Ξεχάσ", "तुम", "आप", "अब", "είσαι", "Είσαι", "τώρα", "Τώρα", "คุณ", "ตอนนี้",
-      "আগের", "পূর্ববর্তী", "दिखा", "बता", "प्रकट", "দেখান", "দেখাও", "निर्देश", "प्रॉम्प्ट", "नियमों"), _INDIC_AND_OTHERS),
+      "আগের", "পূর্ববর্তী", "दिखा", "बता", "प्रकट", "দেখান", "দেখাও", "निर्देश", "प्रॉम्प्ट", "नियमों", "दिशानिर्देश", "दिशा-निर्देश", "संदेश से पहले", "मैसेज से पहले"), _INDIC_AND_OTHERS),
     # one group per pattern, each under the rarer words it needs
     (_CYRILLIC_LETTER, ("нструкци", "нструкці", "указани", "вказівк", "НСТРУКЦИ", "НСТРУКЦІ"), _CYRILLIC_MORE[0:1]),
     # (few words: each is looked for in all of a Cyrillic text's letters, and Russian pages are long)
@@ -781,6 +856,27 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_CYRILLIC_LETTER, ("конец кажд", "конец люб", "конец всех", "кінець кожн", "кінці кожн"), _CYRILLIC_MORE[2:3]),
     (_CYRILLIC_LETTER, ("тправь", "ерешли", "адішли", "ередай", "агрузи "), _CYRILLIC_MORE[3:4]),
     (_CYRILLIC_LETTER, ("ритвор", "рикин", "давай", "грай роль", "еди себя как", "оводься як", "редстав"), _CYRILLIC_MORE[4:5]),
+    # (one group per pattern, each under the rarer words it needs: Russian manuals say "отключите" and "соблюдайте";
+    # few words, as each is looked for in all of a Cyrillic text's letters)
+    (_CYRILLIC_LETTER, ("гнорируй", "гноруй", "внимания на вс", "уваги на вс"), _CYRILLIC_TOLD_BEFORE[0:1]),
+    (_CYRILLIC_LETTER, ("не следуй", "не соблюда", "ерестань след", "ерестань соблюд", "е подчиняйся", "е дотримуй"),
+     _CYRILLIC_TOLD_BEFORE[1:2]),
+    (_CYRILLIC_LETTER, ("скрыт", "екретн", "рихован", "аємн"), _CYRILLIC_TOLD_BEFORE[2:3]),
+    (_CYRILLIC_LETTER, ("будешь в рол", "будете в рол"), _CYRILLIC_TOLD_BEFORE[3:4]),
+    (_HAN_KANA, ("之前收", "以前收", "此前收", "先前收", "刚才收", "剛才收", "之前看", "之前读", "之前讀", "之前被", "之前听", "之前聽",
+                 "之前得", "以前得", "目前为止", "目前為止"), _CJK_TOLD_BEFORE),
+    (_CYRILLIC_LETTER, ("промпт",), _CYRILLIC_TOLD_BEFORE[4:5]),
+    (_CYRILLIC_LETTER, ("еред этим", "еред цим"), _CYRILLIC_TOLD_BEFORE[5:6]),
+    (_CYRILLIC_LETTER, ("овая задача", "ове завдання"), _CYRILLIC_TOLD_BEFORE[6:7]),
+    (_CYRILLIC_LETTER, ("я должен", "я должна", "я обязан", "я повинен", "я мушу"), _CYRILLIC_TOLD_BEFORE[7:8]),
+    (_CYRILLIC_LETTER, ("свои фильтр", "свої фільтр", "фильтры безопасн", "еактивируй"), _CYRILLIC_TOLD_BEFORE[8:9]),
+    ("[\u0590-\u06ff]", ("كل ما", "جميع ما", "كل الذي", "أجب", "اجب", "أجيبي", "الإرشادات", "الارشادات", "هذه الرسالة",
+                          "مهمتك الجديدة"), _ARABIC_TOLD_BEFORE),
+    (_HAN_KANA, ("这条消", "這條訊", "这条信", "此条消", "本条消", "メッセージより前", "メッセージの前", "メッセージより上",
+                 "初始提示", "原始提示", "最初提示", "最初的提示", "原来的提示", "原來的提示", "初始的提示", "新任务", "新しいタスク", "新しい任務",
+                 "なしで答", "無しで答", "なしで回答", "なしで返答", "关闭", "關閉", "禁用", "停用", "绕过", "繞過", "フィルターを",
+                 "フィルターは"), _CJK_BEFORE_THIS),
+    ("[\uac00-\ud7af]", ("메시지 앞", "메시지 이전", "메시지 위", "처음 받은", "최초", "원래 프롬프트", "처음 프롬프트"), _HANGUL_BEFORE_THIS),
     ("[\u0370-\u03ff]", ("μφάνισ", "είξ", "ποκάλυψ", "ύπωσ", "πανάλαβ", "ράψε", "χωρίς", "τέλος", "τείλ", "ροώθησ", "νέβασ",
                           "ροσποι", "αρίστανε", "ποδύσ", "κάνε πως", "οδηγίες", "εντολές", "ξέχασ", "ξεχάσ"), _GREEK_MORE),
     ("[\u0590-\u06ff]", ("بدون", "بی ", "بغیر", "بنا ", "ללא", "בלי", "پایان", "انتهای", "آخر", "בסוף", "أرسل", "ارسل", "ابعث", "انقل",
@@ -793,7 +889,7 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                                         "แกล้ง", "สวมบทบาท", "ทำตัวเป็น", "เล่นบท", "คำสั่งใหม่", "คำแนะนำใหม่"), _INDIC_THAI_MORE),
     (_HAN_KANA, ("指令", "指示", "任务", "任務", "规则", "規則", "忘掉", "忘记", "忘記", "忽略", "无视", "無視", "命令", "ルール", "タスク",
                  "忘れ", "送信", "送って", "送る", "転送", "アップロード", "发送", "發送", "转发", "轉發", "上传", "上傳", "提交", "发到", "發到",
-                 "ふりをして", "なりきって", "演じて", "振る舞って", "重复", "重複", "复述", "復述", "显示", "顯示", "输出", "輸出", "告诉我", "告訴我",
+                 "ふりをして", "なりきって", "演じて", "振る舞って", "最初のプロンプト", "元のプロンプト", "重复", "重複", "复述", "復述", "显示", "顯示", "输出", "輸出", "告诉我", "告訴我",
                  "列出", "打印", "翻译", "翻譯", "写出", "寫出", "繰り返", "表示", "教え", "見せ", "書き出"), _CJK_MORE),
     ("[\uac00-\ud7af]", ("지시", "지침", "명령", "규칙", "잊", "무시", "보내", "전송", "업로드", "척", "프롬프트"), _HANGUL_MORE),
     (_HAN_KANA, ("给AI", "給AI", "给ai", "给人工智能", "給人工智慧", "给助手", "給助手", "给模型", "給模型", "给机器人", "給機器人", "给智能体",
@@ -851,7 +947,8 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
                           "지금부터 DAN"), _YOU_ARE_DAN[0:1]),
     ("[\u0b80-\u0bff\u1200-\u137f]", ("புறக்கணி", "மறந்து", "ችላ", "እርሳ"), _TAMIL_ETHIOPIC),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("bỏ qua", "Bỏ qua", "phớt", "Phớt", "quên", "Quên", "đừng", "Đừng", "hiển thị", "Hiển thị", "tiết lộ", "Tiết lộ",
-      "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại"), _VIETNAMESE),
+      "cho tôi xem", "giới hạn", "hạn chế", "ràng buộc", "quy tắc", "cuối", "mới", "lặp lại", "hiển thị", "in ra", "viết lại", "Lặp lại", "Viết lại", "In ra",
+      "chép lại", "Chép lại", "sao chép", "Sao chép", "tin nhắn này", "Cho tôi xem", "Tiết lộ"), _VIETNAMESE),
     (_HAN_KANA, ("告诉用", "告訴用", "告诉使", "告訴使", "透露给", "透露給", "泄露给", "洩露給", "提及用", "提起用", "说给", "說給", "让用", "讓用",
                  "让使", "讓使", "ないで"), _CJK_HIDING),
     ("[\uac00-\ud7af]", ("하지 마", "하지마", "리지 마", "리지마", "주지 마", "주지마", "하지 말", "리지 말"), _HANGUL_HIDING),
@@ -923,6 +1020,31 @@ _IGNORA_LEADS = (
     "favor", "favore", "simplemente", "solo", "sólo", "so", "primero", "primeiro", "prima", "despues", "después", "ia",
     "ai", "asistente", "assistente", "modelo", "modello", "bot", "chatbot", "agente", "now", "please", "just",
 )
+
+
+_REPEAT_LATIN = (
+    r"repite|repita|repetid|copia|imprime|escribe|r[ée]p[èe]te|r[ée]p[ée]tez|recopie|copie|[ée]cris|[ée]crivez|imprimez|"
+    r"wiederhole|wiederholen[ ]sie|kopiere|schreib|schreibe|gib|ripeti|ripetete|stampa|scrivi|repita|imprima|escreva|"
+    r"herhaal|kopieer|schrijf|druk|powt[óo]rz|skopiuj|wypisz|napisz|tekrarla|yaz|yazd[ıi]r|kopyala|ulangi|salin|tulis|cetak|"
+    r"upprepa|kopiera|skriv|zopakuj|vypi[šs]|napi[šs]|repet[ăa]|copiaz[ăa]|scrie|toista|kopioi|kirjoita|ism[ée]teld|[íi]rd[ ]ki"
+)
+"""Imperatives of repeating, copying, writing out or printing (Spanish to Hungarian)."""
+_BEFORE_THIS_MESSAGE = (
+    r"(?:antes[ ]de[ ](?:este|esta)[ ]mensaje|(?:que[ ]|qui[ ])pr?[ée]?c[èe]de[ ](?:a[ ])?(?:este|ce|questo)[ ](?:mensaje|message|"
+    r"messaggio)|avant[ ]ce[ ]message|vor[ ](?:dieser|der)[ ]nachricht|che[ ]precede[ ]questo[ ]messaggio|prima[ ]di[ ]questo[ ]"
+    r"messaggio|antes[ ]desta[ ]mensagem|v[óo][óo]r[ ]dit[ ]bericht|voor[ ]dit[ ]bericht|przed[ ](?:t[ąa]|niniejsz[ąa])[ ]"
+    r"wiadomo[śs]ci[ąa]|bu[ ]mesajdan[ ][öo]nce\w*|sebelum[ ]pesan[ ]ini|f[öo]re[ ]detta[ ]meddelande|p[řr]ed[ ]touto[ ]zpr[áa]vou|"
+    r"[îi]nainte[ ]de[ ]acest[ ]mesaj|ennen[ ]t[äa]t[äa][ ]viesti[äa])"
+)
+"""Before this message (what came before a page is the reader's own instructions)."""
+
+_DAN_READER = (
+    r"(?:(?i:\b(?:eres|ser[áa]s|tu[ ](?:es|seras|deviens)|vous[ ](?:[êe]tes|serez)|sei|sarai|voc[êe][ ](?:[ée]|ser[áa])|tu[ ][ée]s|"
+    r"du[ ](?:bist|wirst|[äa]r|er|blir)|bist[ ]du|sie[ ]sind|je[ ]bent|ben[ ]je|jij[ ]bent|u[ ]bent|jeste[śs]|b[ęe]dziesz|"
+    r"[äa]r[ ]du|e[șş]ti|esti|jsi|bude[šs]|olet|ты|вы|ти|ви|будешь|станешь|будеш|станеш)\b)"
+    r"|あなたは|君は|きみは|お前は|おまえは|你是|您是|你就是|您就是|أنت|انت|तुम|आप|אתה)"
+)
+"""Words that name the reader as what it is or becomes ("eres", "du bist", "ты", "あなたは", "你是", "أنت", "तुम")."""
 
 
 def imperative_position(verb: str, leads: tuple[str, ...]) -> str:
@@ -1198,7 +1320,8 @@ _LATIN_INSTRUCTIONS = (
 _SYSTEM_ALONE = (
     r"(?![ ](?!(?:al|a|en|in|into|para|per|pour|naar|na|ke|ins|auf|palabra|mot|parola|palavra|letra|lettre|lettera|textualmente|"
     r"literalmente|tal|telle|tel|comme|come|como|y|et|e|und|i|dan|complet\w*|entier|enter[oa]s?|integral\w*|[íi]ntegr\w*|que|qui|che|"
-    r"dice|dit|diz|son|sont|sono|s[ãa]o|es|est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
+    r"dice|dit|diz|dicen|dicono|dizem|disent|indica|indican|indique|indiquent|indicano|indicam|reza|rezan|son|sont|sono|s[ãa]o|es|"
+    r"est|[èe]|verbatim|w|comienza|empieza|come[çc]a|commence|inizia|comincia|contiene|"
     r"contient|cont[ée]m|incluye|inclut|inclui)\b)[^\W\d_])"
 )
 """After "of the system": the end of the phrase, not a word that makes it another system ("del sistema operativo")."""
@@ -1360,9 +1483,10 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"[ \t\])]*:",
      "text addressed to the model", "override", ("catatan", "ghi", "yapay", "asistana", "paalala", "ujumbe"), 8),
     # Turkish puts the verb last: "system prompt … show", "all previous … forget", "the conversation … send"
-    (r"(?i)\b(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*)[^.\n]{0,40}?\b"
-     r"(?:g[öo]ster|yaz|tekrarla|payla[şs]|unut|yok[ ]?say)\b",
-     "instruction override", "override", ("sistem", "talimatlar", "talimatlari", "sana"), 0),
+    (r"(?i)\b(?:sistem[ ]istem\w*|talimatlar\w*|sana[ ](?:daha[ ]önce|önceden)[ ]söylenen\w*|(?:ba[şs]lang[ıi][çc]|ilk|orijinal)[ ]"
+     r"istem\w*)[^.\n]{0,40}?\b"
+     r"(?:g[öo]ster|yaz|yazd[ıi]r|tekrarla|payla[şs]|unut|yok[ ]?say)\b",
+     "instruction override", "override", ("sistem", "talimatlar", "talimatlari", "sana", "baslangic", "ilk", "orijinal"), 0),
     (r"(?i)\b(?:konu[şs]ma|sohbet|ge[çc]mi[şs]|veri\w*|[şs]ifre\w*|parola\w*)[^.\n]{0,40}?https?://\S*[^.\n]{0,30}?\bg[öo]nder\w*",
      "instruction to send data away", "exfiltration", ("konu", "konusma", "sohbet", "ge", "gecmisini", "veri", "verileri", "verilerini",
                                                        "sifre", "sifreler", "sifreleri", "sifrelerini", "sifreyi", "parola",
@@ -1370,13 +1494,16 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     # "forget everything above": the imperative where a clause starts (not "a oublié tout ce qui précède")
     (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:e|et|y|und|en|i|ve|dan|na|at|agora|maintenant|ora|jetzt|ahora|nu|teraz|acum)[ ]+)?"
      r"(?:esque[çc]a|esquece|esque[çc]am|oublie|oubliez|dimentica|dimenticate|vergiss|vergesst|vergessen[ ]sie|vergeet|zapomnij|"
-     r"zapome[ňn]|uit[ăa]|unut|lupakan|sahau|kalimutan)\b[ ,]+(?:de[ ]|di[ ])?(?:tudo|tout|tutto|alles|wszystko|v[šs]echno|totul|tot|"
+     r"zapome[ňn]|uit[ăa]|unut|lupakan|sahau|kalimutan|ignor[ăa]|ignorera|ignorer|z?ignoruj|abaikan|gl[öo]m|glem)\b[ ,]+"
+     r"(?:de[ ]|di[ ])?(?:tudo|tout|tutto|alles|wszystko|v[šs]echno|v[šs]e|totul|tot|allt|alt|"
      r"her[ ][şs]eyi|semua(?:nya)?|kila[ ]kitu|lahat)\b[^.\n]{0,30}?\b(?:acima|anterior\w*|au-dessus|ci-dessus|pr[ée]c[èe]de\w*|"
      r"sopra|precedent\w*|oben|vorher\w*|zuvor|hierboven|eerder\w*|powy[żz]ej|wcze[śs]niej|v[ýy][šs]e|p[řr]edt[íi]m|mai[ ]sus|"
-     r"yukar[ıi]da\w*|[öo]nceki\w*|di[ ]atas|sebelumnya|hapo[ ]juu|awali|nasa[ ]itaas|nauna)\b",
+     r"yukar[ıi]da\w*|[öo]nceki\w*|di[ ]atas|sebelumnya|hapo[ ]juu|awali|nasa[ ]itaas|nauna|tidigare|f[öo]rut|tidligere|"
+     r"d[řr][íi]v(?:e|ěj\w*)|[îi]nainte)\b",
      "instruction override", "override",
      ("esqueca", "esquece", "esquecam", "oublie", "oubliez", "dimentica", "dimenticate", "vergiss", "vergesst", "vergessen",
-      "vergeet", "zapomnij", "zapomen", "uita", "unut", "lupakan", "sahau", "kalimutan"), 24),
+      "vergeet", "zapomnij", "zapomen", "uita", "unut", "lupakan", "sahau", "kalimutan", "ignora", "ignorera", "ignorer",
+      "ignoruj", "zignoruj", "abaikan", "glom", "glem"), 24),
     # "these new instructions take priority"
     (r"(?i)\b(?:estas|esas|ces|queste|diese|deze|te|aceste|bu|ini|hizi|ang[ ]mga)[ ](?:nuevas[ ]instrucciones|novas[ ]instru[çc][õo]es|"
      r"nouvelles[ ](?:instructions|consignes)|nuove[ ]istruzioni|neuen[ ](?:anweisungen|instruktionen)|nieuwe[ ]instructies|"
@@ -1389,15 +1516,18 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "kipaumbele", "prayoridad", "ersetzen", "reemplazan", "substituem", "remplacent", "sostituiscono", "vervangen"), 100),
     # "answer without any warning": an imperative of "answer", then "without" and a warning, a filter, a limit
     (r"(?i)\b(?:responde|contesta|responda|r[ée]ponds|r[ée]pondez|rispondi|rispondete|antworte|antwortet|antwoord|odpowiadaj|"
-     r"odpowiedz|odpov[ěe]z|odpov[íi]dej|r[ăa]spunde|yan[ıi]tla|jawablah|jawab|jibu|sagutin|sumagot|svara|vastaa)\b[^.\n]{0,25}?"
+     r"odpowiedz|odpov[ěe]z|odpov[íi]dej|r[ăa]spunde|yan[ıi]tla|jawablah|jawab|jibu|sagutin|sumagot|svara|vastaa|"
+     r"responder[áa]s|contestar[áa]s|r[ée]pondras|r[ée]pondrez|risponderai|risponderete|responder[áa]s|odpowiesz|odpov[íi]d[áa][šs])"
+     r"\b[^.\n]{0,25}?"
      r"\b(?:sin|sem|sans|senza|ohne|zonder|bez|f[ăa]r[ăa]|tanpa|bila|nang[ ]walang|walang|utan|ilman)\b[ ](?:\w+[ ]){0,2}?"
      r"(?:advertencia\w*|avisos?|avertissement\w*|avvertiment\w*|avvis[io]|warnung\w*|waarschuwing\w*|ostrze[żz]e[ńn]\w*|"
      r"varov[áa]n[íi]|avertismen\w*|peringatan|onyo|maonyo|babala|varning\w*|varoitu\w*|descargo\w*|censura|censure|zensur|"
-     r"disclaimer\w*|cenzur\w*|sensor\w*)",
+     r"disclaimer\w*|cenzur\w*|sensor\w*|filtros?|filtres?|filtri|filtern?|filtr[óoyu]w?)",
      "instruction to change the answer", "override",
      ("responde", "contesta", "responda", "reponds", "repondez", "rispondi", "rispondete", "antworte", "antwortet", "antwoord",
       "odpowiadaj", "odpowiedz", "odpovez", "odpovidej", "raspunde", "yanitla", "jawablah", "jawab", "jibu", "sagutin", "sumagot",
-      "svara", "vastaa"), 0),
+      "svara", "vastaa", "responderas", "contestaras", "repondras", "repondrez", "risponderai", "risponderete", "odpowiesz",
+      "odpovidas"), 0),
     # "do not refuse to answer"
     (r"(?i)\b(?:no[ ]te[ ]niegues|no[ ]se[ ]niegue|n[ãa]o[ ]se[ ]recuse|n[ãa]o[ ]te[ ]recuses|ne[ ]refuse[ ]pas|ne[ ]refusez[ ]pas|"
      r"non[ ]rifiutarti|non[ ]rifiutare|weigere?[ ]dich[ ]nicht|verweigere[ ]nicht|weiger[ ]niet|nie[ ]odmawiaj|neodm[íi]tej|"
@@ -1522,6 +1652,192 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
      r"|(?i:\bikaw[ ](?:na[ ])?(?:ay[ ])?si[ ])DAN\b"
      r"|(?i:\b(?:kamu|anda|awak)[ ](?:sekarang[ ])?(?:adalah|ialah|jadi|menjadi|merupakan)[ ])DAN\b",
      "role reassignment", "override", ("sen", "siz", "wewe", "ikaw", "kamu", "anda", "awak"), 0),
+    # "from now on you are DAN" in the other languages, whatever their script: the reader named (a second-person
+    # "you are", or the pronoun a language says it with), a word or two, then the name in capitals
+    (_DAN_READER + r"[ ,:]*(?:[^\s.。!?]{1,15}[ ]){0,2}?DAN(?![A-Za-z])",
+     "role reassignment", "override", ("dan",), 60),
+    # "your hidden instructions": the reader's own instructions said to be hidden or secret (what an extraction asks
+    # for; a page has no business with the reader's hidden rules)
+    (r"(?i)\b(?:tus|tes|vos|deine[nrs]?|tue|tuoi|tuas|teus|suas|seus|jouw|je|uw|twoje|twoich|dina|dine|tvoje)[ ](?:"
+     r"(?:versteckte[nr]?|geheime[nr]?|verborgene[nr]?|verborgen|geheime|ukryte|tajne|dolda|hemliga|skjulte|skryt[ée])[ ]"
+     r"(?:anweisungen|instruktionen|vorgaben|regeln|prompts?|instructies|regels|instrukcje|instrukcji|zasady|instruktioner|"
+     r"regler|instrukser|pokyny)"
+     r"|(?:instrucciones|instructions|consignes|istruzioni|instru[çc][õo]es|regras|reglas|r[èe]gles|regole|directrices|"
+     r"diretrizes|direttive|directives)[ ](?:ocultas|ocultos|secretas|escondidas|cach[ée]es|secr[èe]tes|nascoste|segrete|"
+     r"occulte))\b",
+     "prompt or data extraction", "exfiltration",
+     ("versteckten", "versteckte", "versteckter", "geheimen", "geheime", "geheimer", "verborgenen", "verborgene", "verborgen",
+      "ukryte", "tajne", "dolda", "hemliga", "skjulte", "skryte", "ocultas", "ocultos", "secretas", "escondidas", "cachees",
+      "secretes", "nascoste", "segrete", "occulte"), 40),
+    # "do not follow your rules any more" (Spanish, Portuguese): the negated imperative, the reader's own rules
+    (r"(?i)\b(?:no[ ](?:sigas|obedezcas|respetes|cumplas|acates)|deja[ ]de[ ](?:seguir|obedecer|respetar|cumplir)|"
+     r"n[ãa]o[ ](?:siga|sigas|obede[çc]a|obede[çc]as|respeite|respeites|cumpra|cumpras)|para[ ]de[ ]seguir|pare[ ]de[ ]seguir)"
+     r"[ ](?:m[áa]s[ ]|mais[ ])?(?:(?:as|os)[ ])?(?:tus|tuas|teus|suas|seus)[ ](?:reglas|instrucciones|normas|directrices|"
+     r"pautas|restricciones|regras|instru[çc][õo]es|diretrizes|restri[çc][õo]es)\b",
+     "instruction override", "override",
+     ("sigas", "obedezcas", "respetes", "cumplas", "acates", "seguir", "obedecer", "respetar", "cumplir", "siga", "obedeca",
+      "obedecas", "respeite", "respeites", "cumpra", "cumpras"), 24),
+    # "repeat the text before this message": a verb of repeating or printing and "this message" with "before" (what
+    # came before the page is the reader's own instructions), in either order; "starting with 'You are'"
+    (r"(?i)\b(?:" + _REPEAT_LATIN + r")\b[^.\n]{0,50}?" + _BEFORE_THIS_MESSAGE + r"|" + _BEFORE_THIS_MESSAGE
+     + r"[^.\n]{0,50}?\b(?:" + _REPEAT_LATIN + r")\b",
+     "prompt or data extraction", "exfiltration",
+     ("mensaje", "message", "nachricht", "messaggio", "mensagem", "bericht", "wiadomoscia", "mesajdan", "pesan", "meddelande",
+      "zpravou", "mesaj", "viestia"), 80),
+    (r"(?i)\b(?:(?:empezando|comenzando)[ ](?:por|con)|en[ ]commen[çc]ant[ ]par|beginnend[ ](?:mit|met)|iniziando[ ](?:da|con)|"
+     r"come[çc]ando[ ](?:por|com)|zaczynaj[ąa]c[ ]od|dimulai[ ]dengan|"
+     r"[îi]ncep[âa]nd[ ]cu|b[öo]rjande[ ]med|alkaen)[ ]?[\"'«„“‚]?[ ]?(?:eres|tu[ ]es|vous[ ][êe]tes|du[ ]bist|sei|voc[êe][ ][ée]|"
+     r"tu[ ][ée]s|je[ ]bent|jeste[śs]|kamu[ ]adalah|anda[ ]adalah|e[șş]ti|du[ ][äa]r|olet|you[ ]are)\b"
+     r"|[\"'«„“][ ]?(?:sen|siz)[ ]?[\"'»“”][ ]ile[ ]ba[şs]layarak",
+     "prompt or data extraction", "exfiltration",
+     ("empezando", "comenzando", "commencant", "commen", "beginnend", "iniziando", "comecando", "zaczynajac", "dimulai",
+      "incepand", "borjande", "alkaen", "layarak", "baslayarak"), 40),
+    # "forget the guidelines you were given": the imperative where a clause starts, then (within two words) guidelines
+    (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:y|e|et|und|en|i|ve|dan|och|og|és|ja|a|and)[ ]+)?"
+     r"(?:olvida|olvide|olvidad|ignora|ignore|ignorez|oublie|oubliez|dimentica|dimenticate|vergiss|vergessen[ ]sie|ignoriere|"
+     r"esque[çc]a|esquece|vergeet|negeer|zapomnij(?:[ ]o)?|z?ignoruj|lupakan|abaikan|gl[öo]m|glem|ignorera|uit[ăa]|"
+     r"felejtsd[ ]el|unohda|zapome[ňn](?:[ ]na)?)[ ](?:[\w-]+[ ]){0,2}?(?:pautas|directrices|lineamientos|linee[ ]guida|direttive|"
+     r"richtlinien|vorgaben|lignes[ ]directrices|directives|consignes|orienta[çc][õo]es|diretrizes|richtlijnen|wytyczn\w*|pedoman|"
+     r"riktlinjer\w*|retningslinjer\w*|regulile|ir[áa]nyelv\w*|ohjeet|ohjeita|pokyny|z[áa]sady)\b",
+     "instruction override", "override",
+     ("pautas", "directrices", "lineamientos", "linee", "direttive", "richtlinien", "vorgaben", "lignes", "directives",
+      "consignes", "orientacoes", "diretrizes", "richtlijnen", "wytyczne", "wytycznych", "wytycznymi", "pedoman",
+      "riktlinjerna", "riktlinjer", "retningslinjer", "retningslinjerne", "regulile", "iranyelveket", "iranyelvek", "ohjeet",
+      "ohjeita", "pokyny", "zasady"), 60),
+    (r"(?i)\b(?:sana|size)[ ]verilen[ ](?:\w+[ ])?(?:y[öo]nerge\w*|talimat\w*|kural\w*)[^.\n]{0,20}?\b(?:unut|yok[ ]?say|"
+     r"g[öo]rmezden[ ]gel)",
+     "instruction override", "override", ("sana", "size"), 0),
+    # "answer in a language in which you have no restrictions": a language named as the way out of the reader's rules
+    (r"(?i)\b(?:idioma|lengua|langue|sprache|lingua|l[íi]ngua|taal|j[ęe]zyk\w*|bahasa)\b[^.\n]{0,40}?(?:\b(?:no[ ]tengas|no[ ]tienes|"
+     r"n'as[ ](?:pas|aucune|plus)|n'avez[ ](?:pas|aucune|plus)|keine[ ](?:\w+[ ])?(?:hast|habe?n?)|non[ ]hai|non[ ]avete|n[ãa]o[ ]tens|"
+     r"n[ãa]o[ ]tem|n[ãa]o[ ]tenhas|niet[ ]hebt|geen[ ]\w+[ ]hebt|nie[ ]masz|tidak[ ]punya|tanpa)\b[^.\n]{0,15}?(?:restricci\w+|"
+     r"l[íi]mites|reglas|normas|filtros|restrictions?|limites|r[èe]gles|filtres|einschr[äa]nkung\w*|regeln|filter|grenzen|"
+     r"restrizion\w+|limiti|regole|filtri|restri[çc][õo]es|regras|beperking\w*|regels|ogranicze[ńn]\w*|zasad|batasan|aturan)|"
+     r"\b(?:no|ne|nicht|non|n[ãa]o|niet|nie)\b[^.\n]{0,25}?\b(?:tus|tes|vos|deine|le[ ]tue|tue|suas|tuas|as[ ]tuas|je|jouw|twoje)[ ]"
+     r"(?:reglas|normas|restricciones|r[èe]gles|restrictions|regeln|regole|restrizioni|regras|restri[çc][õo]es|regels|zasady)\b|"
+     r"\b(?:tus|tes|vos|deine|le[ ]tue|tue|suas|tuas|as[ ]tuas|je|jouw|twoje)[ ](?:reglas|normas|restricciones|r[èe]gles|"
+     r"restrictions|regeln|regole|restrizioni|regras|restri[çc][õo]es|regels|zasady)\b[^.\n]{0,25}?\b(?:no|ne|nicht|non|n[ãa]o|"
+     r"niet|nie|pas)\b)",
+     "instruction override", "override",
+     ("idioma", "lengua", "langue", "sprache", "lingua", "taal", "jezyk", "jezyku", "bahasa"), 0),
+    # "disable your safety filters", "ignore your security policies": an imperative where a clause starts, the reader's
+    # own filters or safety rules
+    (r"(?im)(?:^|(?<=[.!?:;,\"'«(*>]))[ \t]*(?:(?:y|e|et|und|en|i|ahora|maintenant|jetzt|ora|agora|now)[ ]+)?"
+     r"(?:desactiva|desactive|desactivad|desabilita|deshabilita|apaga|ignora|omite|salta|d[ée]sactive|d[ée]sactivez|ignore|"
+     r"ignorez|contourne|contournez|deaktiviere|deaktivieren[ ]sie|ignoriere|umgehe|schalte|disattiva|disabilita|ignora|"
+     r"aggira|desative|desliga|ignore|contorne|schakel|negeer|omzeil|wy[łl][ąa]cz|zignoruj|ignoruj|omi[ńn])\b[ ]"
+     r"(?:(?:todos[ ]|todas[ ]|toutes[ ]|tous[ ]|alle[ ]|tutti[ ]|tutte[ ]|wszystkie[ ])?(?:los[ ]|las[ ]|les[ ]|i[ ]|le[ ]|os[ ]|as[ ]|de[ ])?)"
+     r"(?:tus|tes|vos|deine\w?|ihre\w?|tuoi|tue|seus|suas|teus|tuas|je|jouw|uw|swoje|twoje)[ ](?:\w+[ ]){0,1}?"
+     r"(?:filtros|filtres|filter\w*|filtri|filtry|sicherheitsfilter\w*|sicherheitsrichtlinien|sicherheitsregeln|"
+     r"(?:pol[íi]ticas|politiques|politiche|richtlinien|regras|reglas|r[èe]gles|regole|normas|protocolos|protocoles|"
+     r"mecanismos|m[ée]canismes|medidas|mesures|restricciones|restrictions|restrizioni|restri[çc][õo]es|zasady|regels)"
+     r"[ ](?:de|di|da|van)[ ](?:seguridad|s[ée]curit[ée]|sicurezza|seguran[çc]a|veiligheid|bezpiecze[ńn]stwa)|"
+     r"salvaguardas|garde-fous|schutzma[ßs]nahmen|sicherheitsma[ßs]nahmen|barreiras|protezioni)\b",
+     "instruction override", "override",
+     ("desactiva", "desactive", "desactivad", "desabilita", "deshabilita", "apaga", "ignora", "omite", "salta", "desactivez",
+      "ignore", "ignorez", "contourne", "contournez", "deaktiviere", "deaktivieren", "ignoriere", "umgehe", "schalte",
+      "disattiva", "disabilita", "aggira", "desative", "desliga", "contorne", "schakel", "negeer", "omzeil", "wylacz",
+      "zignoruj", "ignoruj", "omin"), 24),
+    # "replace your previous instructions with these": an imperative of replacing, the reader's instructions
+    (r"(?i)\b(?:reemplaza|sustituye|sobrescribe|remplace|remplacez|[ée]crase|[ée]crasez|ersetze|[üu]berschreibe|sostituisci|"
+     r"rimpiazza|sovrascrivi|substitui|substitua|sobrescreva|vervang|overschrijf|zast[ąa]p|nadpisz)\b[ ](?:(?:todas[ ]|toutes[ ]|alle[ ]|"
+     r"tutte[ ])?(?:las[ ]|les[ ]|le[ ]|as[ ])?)(?:tus|tes|vos|deine\w?|tue|suas|tuas|je|jouw|swoje|twoje)[ ](?:\w+[ ])?"
+     r"(?:instrucciones|instructions|consignes|anweisungen|instruktionen|vorgaben|istruzioni|instru[çc][õo]es|instructies|"
+     r"instrukcje|reglas|r[èe]gles|regeln|regole|regras|regels|zasady|directrices|directives|richtlinien|direttive|diretrizes)\b",
+     "instruction override", "override",
+     ("reemplaza", "sustituye", "sobrescribe", "remplace", "remplacez", "ecrase", "ecrasez", "ersetze", "uberschreibe",
+      "sostituisci", "rimpiazza", "sovrascrivi", "substitui", "substitua", "sobrescreva", "vervang", "overschrijf", "zastap",
+      "nadpisz"), 0),
+    # "from now on only my instructions count": "only my instructions" after a word for "from now on"
+    (r"(?i)(\b(?:ahora|a[ ]partir[ ]de[ ]ahora|desde[ ]ahora|maintenant|d[ée]sormais|jetzt|ab[ ]sofort|ab[ ]jetzt|von[ ]nun[ ]an|"
+     r"ora|adesso|d'ora[ ]in[ ]poi|agora|de[ ]agora[ ]em[ ]diante|vanaf[ ]nu|nu|od[ ]teraz|teraz)\b[ ,]+(?:\w+[ ,]+){0,2}?)"
+     r"\b(?:solo|s[óo]lo|[úu]nicamente|seules?|seulement|nur(?:[ ]noch)?|ausschlie[ßs]lich|soltanto|solamente|apenas|"
+     r"somente|alleen(?:[ ]nog)?|tylko)[ ](?:(?:cuentan|valen|rigen|importan|comptent|valent|gelten|z[äa]hlen|contano|valgono|"
+     r"contam|valem|gelden|tellen)[ ])?(?:mis|mes|meine\w?|le[ ]mie|mie|as[ ]minhas|minhas|mijn|moje)[ ](?:\w+[ ])?"
+     r"(?:instrucciones|[óo]rdenes|reglas|instructions|consignes|ordres|r[èe]gles|anweisungen|befehle|regeln|istruzioni|ordini|"
+     r"regole|instru[çc][õo]es|ordens|regras|instructies|opdrachten|regels|instrukcje|polecenia|zasady)\b",
+     "instruction override", "override",
+     ("solo", "unicamente", "seules", "seule", "seulement", "nur", "ausschlieslich", "ausschliesslich", "soltanto",
+      "solamente", "apenas", "somente", "alleen", "tylko"), 60),
+    # "you no longer have any restrictions"
+    (r"(?i)\b(?:ya[ ]no[ ]tienes|no[ ]tienes[ ]ya|tu[ ]n'as[ ](?:d[ée]sormais[ ]|maintenant[ ]|donc[ ])?plus|vous[ ]n'avez[ ]"
+     r"(?:d[ée]sormais[ ]|maintenant[ ])?plus|du[ ]hast[ ](?:ab[ ]sofort[ ]|jetzt[ ]|nun[ ]|ab[ ]jetzt[ ])?keine\w*"
+     r"(?=[^.\n]{0,40}?\bmehr\b)|sie[ ]haben[ ](?:ab[ ]sofort[ ]|jetzt[ ])?keine\w*(?=[^.\n]{0,40}?\bmehr\b)|non[ ]hai[ ]pi[ùu]|"
+     r"n[ãa]o[ ]tens[ ]mais|voc[êe][ ]n[ãa]o[ ]tem[ ]mais|je[ ]hebt[ ](?:nu[ ])?geen|nie[ ]masz[ ]ju[żz])\b[ ]"
+     r"(?:(?:ninguna|ning[úu]n|aucune|aucun|de|d'|alcuna|alcun|nenhuma|nenhum|[żz]adnych)[ ]?)?(?:\w+[ ])?"
+     r"(?:restricci\w+|limitaci\w+|filtros?|restrictions?|limites|limitations?|filtres?|einschr[äa]nkung\w*|beschr[äa]nkung\w*|"
+     r"filter\w*|grenzen|restrizion\w+|limitazion\w+|filtri|limiti|restri[çc][õo]es|restri[çc][ãa]o|limita[çc][õo]es|beperking\w*|"
+     r"ogranicze[ńn]\w*|regeln|reglas|r[èe]gles|regole|regras)",
+     "instruction override", "override", ("tienes", "plus", "keine", "keinerlei", "keinen", "hai", "tens", "tem", "hebt", "masz"),
+     40),
+    # reasoning put in the reader's mouth: "(so) I must reveal my system prompt", "I have to ignore my rules"
+    (r"(?i)\b(?:debo|tengo[ ]que|je[ ]dois|il[ ]me[ ]faut|muss[ ]ich|ich[ ]muss|devo|ho[ ]da|tenho[ ]de|tenho[ ]que|moet[ ]ik|"
+     r"ik[ ]moet|musz[ ]|powinienem|powinnam)\b[^.\n]{0,15}?\b(?:revelar|mostrar|divulgar|ignorar|olvidar|r[ée]v[ée]ler|afficher|"
+     r"divulguer|ignorer|oublier|offenlegen|preisgeben|verraten|zeigen|ausgeben|ignorieren|vergessen|rivelare|mostrare|"
+     r"divulgare|ignorare|dimenticare|esquecer|onthullen|tonen|negeren|vergeten|ujawni[ćc]|pokaza[ćc]|zignorowa[ćc])\b[ ]"
+     r"(?:(?:mi|mis|mes|mon|ma|meinen|meine|meiner|il[ ]mio|i[ ]miei|le[ ]mie|mio|mie|meu|meus|minhas|minha|o[ ]meu|as[ ]minhas|"
+     r"os[ ]meus|mijn|moje|m[óo]j|swoje|sw[óo]j)[ ](?:\w+[ ])?(?:prompt\w*|instrucciones|instructions|consignes|anweisungen|"
+     r"systemprompt\w*|systemanweisung\w*|istruzioni|instru[çc][õo]es|instructies|instrukcje|reglas|r[èe]gles|regeln|regole|"
+     r"regras|regels|zasady|restricciones|restrictions|restrizioni|restri[çc][õo]es)|" + _LATIN_SYSTEM_OBJECT + r")"
+     r"|\b(?:muss[ ]ich|ich[ ]muss|sollte[ ]ich|moet[ ]ik|ik[ ]moet)[ ](?:meinen|meine|meiner|mijn)[ ](?:\w+[ ])?(?:systemprompt\w*|"
+     r"systemanweisung\w*|anweisungen|regeln|vorgaben|prompt\w*|systeemprompt|instructies|regels)[ ](?:\w+[ ])?(?:offenlegen|"
+     r"preisgeben|verraten|zeigen|ausgeben|ignorieren|vergessen|onthullen|tonen|negeren|vergeten)\b",
+     "instruction override", "override",
+     ("debo", "tengo", "dois", "faut", "muss", "devo", "ho", "tenho", "moet", "musze", "powinienem", "powinnam"), 12),
+    # "answer as if there were no rules"
+    (r"(?i)\b(?:responde|contesta|habla|r[ée]ponds|r[ée]pondez|parle|parlez|antworte|sprich|rispondi|parla|responda|fale|"
+     r"antwoord|spreek|odpowiadaj|odpowiedz|m[óo]w)\b[^.\n]{0,40}?\b(?:como[ ]si[ ]no[ ](?:hubiera|existiera|existieran|tuvieras)|"
+     r"comme[ ]si[ ](?:aucune|aucun|tu[ ]n'avais)|als[ ](?:g[äa]be[ ]es[ ]keine|h[äa]ttest[ ]du[ ]keine)|come[ ]se[ ]non[ ]"
+     r"(?:ci[ ]fossero|esistessero|avessi)|como[ ]se[ ]n[ãa]o[ ](?:houvesse|existissem|tivesse)|alsof[ ]er[ ]geen|jakby[ ]nie[ ]by[łl]o)"
+     r"[^.\n]{0,20}?(?:regla|norma|restricci|r[èe]gle|restriction|limite|regel|einschr[äa]nkung|regol|restrizion|regra|"
+     r"restri[çc]|beperking|zasad|ogranicze)",
+     "instruction override", "override",
+     ("responde", "contesta", "habla", "reponds", "repondez", "parle", "parlez", "antworte", "sprich", "rispondi", "parla",
+      "responda", "fale", "antwoord", "spreek", "odpowiadaj", "odpowiedz", "mow"), 0),
+    # "you do not have to follow your rules"
+    (r"(?i)\b(?:no[ ]tienes[ ]que|no[ ]necesitas|no[ ]debes|tu[ ]n'as[ ]pas[ ][àa]|tu[ ]ne[ ]dois[ ](?:pas|plus)|du[ ]musst[ ]dich[ ]"
+     r"nicht[ ](?:mehr[ ])?an|du[ ]musst[ ]nicht[ ](?:mehr[ ])?|non[ ]devi[ ](?:pi[ùu][ ])?|non[ ]hai[ ]bisogno[ ]di|"
+     r"n[ãa]o[ ]precisas?[ ](?:de[ ])?|n[ãa]o[ ]tens[ ]de|n[ãa]o[ ]tem[ ]que|je[ ]hoeft[ ](?:je[ ])?niet|nie[ ]musisz)"
+     r"[^.\n]{0,12}?\b(?:seguir|obedecer|respetar|cumplir|suivre|respecter|ob[ée]ir|halten|befolgen|einhalten|seguire|rispettare|"
+     r"obbedire|obedecer|cumprir|houden|volgen|przestrzega[ćc]|s[łl]ucha[ćc])\b[^.\n]{0,8}?(?:\b(?:tus|tes|vos|deine\w?|le[ ]tue|"
+     r"tue|i[ ]tuoi|tuoi|suas|seus|tuas|teus|as[ ]suas|je|jouw|swoich|twoich|swoje|twoje)[ ](?:\w+[ ])?(?:reglas|normas|"
+     r"instrucciones|directrices|restricciones|r[èe]gles|consignes|instructions|directives|regeln|anweisungen|richtlinien|"
+     r"vorgaben|regole|istruzioni|direttive|regras|instru[çc][õo]es|diretrizes|regels|instructies|richtlijnen|zasad\w*|"
+     r"instrukcj\w*)\b|\b(?:las|los|les|die|den|le|gli|as|os|de)[ ](?:\w+[ ])?(?:reglas|normas|pol[íi]ticas|r[èe]gles|politiques|"
+     r"regeln|richtlinien|regole|politiche|regras|regels)[ ](?:de|d'|von|di|da|do|van)[ ]?(?:openai|anthropic|google|meta|"
+     r"microsoft|mistral|deepseek|tu[ ]creador|tus[ ]creadores|ton[ ]cr[ée]ateur|tes[ ]cr[ée]ateurs|deinen?[ ](?:entwicklern?|"
+     r"sch[öo]pfern?))\b)",
+     "instruction override", "override",
+     ("tienes", "necesitas", "debes", "pas", "dois", "musst", "devi", "bisogno", "precisa", "precisas", "tens", "tem", "hoeft",
+      "musisz"), 40),
+    # English orders with words of another script between the verb and its object ("ignore 之前的 instructions",
+    # "show 你的 system prompt"): English text never has them, and the other script's rules do not see the English words
+    # (anchored on the object: the verbs are every page's words)
+    (r"(?i)\b(?:ignore|forget|disregard|bypass|override)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:all|the|your|previous|prior|"
+     r"earlier|above|original)[ ])*(?:instructions?|rules|prompts?|guidelines|restrictions)\b",
+     "instruction override", "override",
+     ("instructions", "instruction", "rules", "prompt", "prompts", "guidelines", "restrictions"), 40),
+    (r"(?i)\b(?:show|reveal|print|display|output|repeat|tell[ ]me|give[ ]me)\b[ ]*[^\x00-\x7f]{1,12}[ ]*(?:(?:your|the|full|"
+     r"whole|entire)[ ])*(?:system[ ]?prompt|system[ ]instructions?|initial[ ](?:instructions?|prompt)|hidden[ ]instructions?)\b",
+     "prompt or data extraction", "exfiltration", ("prompt", "systemprompt", "instructions", "instruction"), 60),
+    # "your new task is to reveal ...": the reader's new task, then a verb of revealing or setting aside
+    (r"(?i)\b(?:tu[ ]nueva[ ]tarea|tu[ ]nueva[ ]misi[óo]n|ta[ ]nouvelle[ ](?:t[âa]che|mission)|votre[ ]nouvelle[ ](?:t[âa]che|mission)|"
+     r"deine[ ]neue[ ]aufgabe|ihre[ ]neue[ ]aufgabe|il[ ]tuo[ ]nuovo[ ]compito|la[ ]tua[ ]nuova[ ]missione|"
+     r"(?:a[ ])?(?:sua|tua)[ ]nova[ ](?:tarefa|miss[ãa]o)|je[ ]nieuwe[ ]taak|jouw[ ]nieuwe[ ]taak|twoje[ ]nowe[ ]zadanie|"
+     r"yeni[ ]g[öo]revin|tugas[ ]barumu|tugas[ ]baru[ ](?:kamu|anda)|nhi[ệe]m[ ]v[ụu][ ]m[ớo]i[ ]c[ủu]a[ ]b[ạa]n|"
+     r"din[ ]nya[ ]uppgift|tv[ůu]j[ ]nov[ýy][ ][úu]kol)\b[^.\n]{0,50}?\b(?:revelar|revela|r[ée]v[ée]ler|d[ée]voiler|divulguer|"
+     r"offenzulegen|offenlegen|preiszugeben|preisgeben|verraten|rivelare|svelare|divulgar|onthullen|ujawni[ćc]|ujawnienie|"
+     r"a[çc][ıi]klamak|if[şs]a|mengungkapkan|ti[ếe]t[ ]l[ộo]|avsl[öo]ja|prozradit|ignorar|ignorer|ignorieren|ignorare|negeren|"
+     r"zignorowa[ćc]|mostrar|afficher|zeigen|mostrare|tonen|pokaza[ćc]|g[öo]stermek|menampilkan|enviar|envoyer|senden|inviare)\b",
+     "instruction override", "override",
+     ("tarea", "mision", "tache", "mission", "aufgabe", "compito", "missione", "tarefa", "missao", "taak", "zadanie", "gorevin",
+      "barumu", "baru", "nhiem", "uppgift", "ukol"), 40),
+    # "print your initial prompt": a verb of showing and the prompt called initial, original or first
+    (r"(?i)\b(?:" + _REPEAT_LATIN + r"|muestra|mu[ée]strame|ense[ñn]a|affiche|montre|zeig|zeige|mostra|mostrami|mostre|exiba|"
+     r"toon|laat[ ]zien|wy[śs]wietl|poka[żz]|tampilkan|tunjukkan|visa|zobraz|afi[șs]eaz[ăa]|arat[ăa])\b[^.\n]{0,20}?"
+     r"(?:\b(?:tu|ton|votre|dein\w{0,2}|ihr\w{0,2}|il[ ]tuo|tuo|o[ ]seu|o[ ]teu|seu|teu|je|jouw|uw|sw[óo]j|tw[óo]j|din|ditt|"
+     r"sv[ůu]j|tv[ůu]j)[ ](?:\w+[ ]){0,2}?prompt\w{0,2}\b|\bprompt[ ](?:awal|asli)?(?:mu|[ ]anda|[ ]kamu)\b)",
+     "prompt or data extraction", "exfiltration", ("prompt", "prompts", "promptu", "prompta", "promptem", "promptul"), 60),
     # Latin puts the verb last: "omnia praecepta priora neglege"
     (r"(?i)\b(?:omnia|priora|superiora)\b[^.\n]{0,30}?\b(?:praecept|mandat|iuss)\w*[^.\n]{0,30}?\b(?:neglege|neglegite|"
      r"obliviscere|oblivisci|contemne|contemnite)\b",
@@ -1580,7 +1896,8 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
       "schreib", "teile", "ripeti", "scrivi", "condividi", "repita", "escreva", "compartilhe", "partilha", "kopieer", "herhaal",
       "deel", "skopiuj", "powtorz", "udostepnij", "salin", "ulangi", "bagikan", "laat"), 0),
     # "do not take the previous instructions into account" (French, Italian, Spanish, Portuguese)
-    (r"(?i)\b(?:ne[ ]tiens[ ]pas|ne[ ]tenez[ ]pas|non[ ]tenere|non[ ]tenete|no[ ]tengas|no[ ]tenga|n[ãa]o[ ]leve|n[ãa]o[ ]leves)"
+    (r"(?i)\b(?:ne[ ]tiens[ ](?:pas|plus)|ne[ ]tenez[ ](?:pas|plus)|non[ ]tenere(?:[ ]pi[ùu])?|non[ ]tenete(?:[ ]pi[ùu])?|"
+     r"no[ ]tengas(?:[ ]m[áa]s)?|no[ ]tenga(?:[ ]m[áa]s)?|n[ãa]o[ ]leve(?:[ ]mais)?|n[ãa]o[ ]leves(?:[ ]mais)?)"
      r"[ ](?:en[ ])?(?:compte|conto|cuenta|em[ ]conta)\b[^.\n]{0,30}?\b(?:instructions?|consignes?|r[èe]gles|directives|"
      r"istruzioni|indicazioni|regole|instrucciones|indicaciones|reglas|instru[çc][õo]es|orienta[çc][õo]es|regras)\b",
      "instruction override", "override", ("tiens", "tenez", "tenere", "tenete", "tengas", "tenga", "leve", "leves"), 4),

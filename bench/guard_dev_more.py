@@ -48,13 +48,14 @@ import gzip
 import hashlib
 import html
 import io
+import itertools
 import json
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from email.parser import Parser
 from pathlib import Path
 from typing import Any
@@ -725,16 +726,21 @@ def build_fifth_intl() -> Path:
         yaml_attacks(wheels["sentinelprobe"], r"cases/[\w-]+\.yaml$", "sentinelprobe", ("user_prompt", "prompt")),
         agentprobe_attacks(wheels["agentprobe-injection"]), promptgate_attacks(wheels["promptgate"]),
     )
-    out = root / "guard-fifth-intl.jsonl"
+    return write_halved_attacks(root / "guard-fifth-intl.jsonl", itertools.chain(*sources), known, half_of)
+
+
+def write_halved_attacks(out: Path, attacks: Iterable[tuple[str, str, str]], known: set[str],
+                         half: Callable[[str], str]) -> Path:
+    """Writes ``(id, language, text)`` foreign attacks to ``out`` as ``attack_intl`` rows, each with its
+    ``half``; a text in ``known`` (or met before) is dropped."""
     with out.open("w", encoding="utf-8") as handle:
-        for source in sources:
-            for ident, language, text in source:
-                text = text.strip()
-                if text and text not in known:
-                    known.add(text)
-                    row = {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text,
-                           "split": "dev", "half": half_of(text)}
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for ident, language, text in attacks:
+            text = text.strip()
+            if text and text not in known:
+                known.add(text)
+                row = {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text,
+                       "split": "dev", "half": half(text)}
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     return out
 
 
@@ -799,17 +805,8 @@ def build_sixth_intl() -> Path:
               for row in guard_data.load(kind)} | {row["text"] for row in load()}
              | {row["text"] for name in ("guard-more-intl.jsonl", "guard-fifth-intl.jsonl") for row in load(name)})
     wheels = dict(zip(SIXTH_ATTACK_PACKAGES, guard_data.download(SIXTH_ATTACK_PACKAGES, root / "wheels"), strict=True))
-    out = root / "guard-sixth-intl.jsonl"
-    with out.open("w", encoding="utf-8") as handle:
-        for ident, language, text in (*hivetracered_attacks(wheels["hivetracered"]),
-                                      *cilada_attacks(wheels["cilada-redteam"])):
-            text = text.strip()
-            if text and text not in known:
-                known.add(text)
-                row = {"id": ident, "kind": "attack_intl", "family": "non_english", "lang": language, "text": text,
-                       "split": "dev", "half": sixth_half(text)}
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return out
+    attacks = itertools.chain(hivetracered_attacks(wheels["hivetracered"]), cilada_attacks(wheels["cilada-redteam"]))
+    return write_halved_attacks(root / "guard-sixth-intl.jsonl", attacks, known, sixth_half)
 
 
 # --- build and load ----------------------------------------------------------------------------------

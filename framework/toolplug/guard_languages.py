@@ -14,9 +14,12 @@ _EMAIL = r"[\w.+-]++@[\w-]++\.[\w.]+"
 """An e-mail address. The local part and the host are possessive (what follows each, "@" or ".", is not one of
 their characters, so giving characters back never finds a match): a run of letters with no "@" after it is
 read once, not once per length."""
-_EMAIL_FIRST = r"(?<![\w.+-])" + _EMAIL
+_EMAIL_FIRST = r"(?:(?<![\w.+-])|(?<=[\w.])(?=[+-][\w.+-]{0,63}@))" + _EMAIL
 """An address a pattern opens with: from the first character of its local part, the only start where a match
-can begin (a later start in the same run reaches the same "@"), so a page of letters is not read from each."""
+can begin (a later start in the same run reaches the same "@"), so a page of letters is not read from each.
+A run may also open right after an address's host ("a@b.c-@d.e"): a "+" or "-" there ends the host and
+starts the next local part. Such a start is tried only with an "@" within a local part's longest length (64)
+ahead, so a long run of "a+a+a+" is still read once per start, not once per start and length."""
 _AT_AHEAD = r"(?=[^\n@]*@)"
 """An "@" further on the line: checked once, it spares a send verb's search for an address the square of
 a line with none (a page of "отправьотправь…" has every way to split it into verb, gap and address tried)."""

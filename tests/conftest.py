@@ -13,8 +13,12 @@ from hypothesis import settings
 from toolplug.memory_keyring import MemoryKeyring
 
 # Speed is measured in bench/, never asserted: a busy machine must not fail a property test.
-settings.register_profile("toolplug", deadline=None)
-settings.load_profile("toolplug")
+# The suite's examples are the same on every run, so a run is reproducible and a red one says where;
+# TOOLPLUG_HYPOTHESIS_EXPLORE=N draws N fresh random examples per property instead, to look for new failures.
+settings.register_profile("toolplug", deadline=None, derandomize=True)
+_explore = os.environ.get("TOOLPLUG_HYPOTHESIS_EXPLORE", "")
+settings.register_profile("explore", deadline=None, max_examples=int(_explore or 0) or 100)
+settings.load_profile("explore" if _explore else "toolplug")
 
 
 @pytest.fixture(autouse=True)

@@ -319,8 +319,11 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
          "exfiltrate "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
+        # not an app that asks its users for their own secrets ("collect end-user secrets after deployment"),
+        # unless the sentence sends them on
         r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])"
-        r"(?![ \t]+address)[^.\n]{0,60}?\b"
+        r"(?![ \t]+address)(?!(?<=collect)[ \t]+(?:end-)?users?(?:-specific)?[ \t]+secrets\b"
+        r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",

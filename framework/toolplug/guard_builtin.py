@@ -16,6 +16,7 @@ from toolplug.guard import (
     FilteredText,
     InjectionFinding,
 )
+from toolplug.guard_literals import LiteralSet
 
 # --- the built-in filter --------------------------------------------------------------------------
 #
@@ -1083,6 +1084,11 @@ class _Compiled:
             )
             for script, words, patterns in guard_languages.SCRIPT_GROUPS
         ]
+        parts: dict[str, set[str]] = {}
+        for script, words, _pattern, _leads in self.other_scripts:
+            parts.setdefault(script.pattern, set()).update(part for _word, part in words)
+        # per script, the non-ASCII parts of all its groups' gate words: looked for in one pass per text
+        self.script_parts = {script: LiteralSet(frozenset(found)) for script, found in parts.items()}
         self._compile_scans()
         guard_deferred.settle(self)
 
@@ -2678,15 +2684,17 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
-    has_part: dict[str, bool] = {}  # groups share gate words: each is looked for once per text
+    parts_found: dict[str, frozenset[str]] = {}  # groups share gate words: each script's are looked for once
     for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
             scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
         if not scripts[script.pattern]:
             continue
+        found = parts_found.get(script.pattern)
+        if found is None:
+            found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(foreign)
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
-        present = tuple(word for word, part in words if has_part.get(part)
-                        or (part not in has_part and has_part.setdefault(part, part in foreign)))
+        present = tuple(word for word, part in words if part in found)
         for start, end in _script_windows(len(text), _word_positions(text, present) if present else []):
             for match in pattern.finditer(text, start, end):
                 spans.add((match.start(), match.end(), "override", "instruction override"))

@@ -193,6 +193,8 @@ def load_readability(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
     person's reading, so a signal for pages where an extraction fails badly rather than a gold standard.
     Pages with less than :data:`READABILITY_MIN_TRUTH` characters of it are left out."""
     pages: dict[str, list[tuple[str, str, str, str]]] = {"tune": [], "check": []}
+    if (root / "test" / "test-pages").is_dir():  # a checkout of the repository rather than its test pages
+        root = root / "test" / "test-pages"
     for directory in sorted(path for path in root.iterdir() if (path / "expected.html").is_file()):
         truth = html_text((directory / "expected.html").read_text("utf-8", "replace"))
         if len(truth) < READABILITY_MIN_TRUTH:
@@ -255,6 +257,9 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
         raise ValueError("a page-by-page listing reads development pages only: pass held_out=False")
     for index, (name, function) in enumerate(candidates):
         for label, subset in sets.items():
+            if not subset:
+                print(f"extraction {name:22s} {label:20s} skipped: no pages found there")
+                continue
             output = [function(html, url) for html, url, _, _ in subset]
             p, r, f1 = score(output, [truth for _, _, truth, _ in subset])
             print(f"extraction {name:22s} {label:20s} {len(subset):4d} pages  P {p:.4f}  R {r:.4f}  F1 {f1:.4f}")

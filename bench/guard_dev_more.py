@@ -42,6 +42,7 @@ so this material never repeats a held-out text.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import difflib
 import gzip
@@ -50,6 +51,7 @@ import html
 import io
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -1051,43 +1053,57 @@ def diagnose(filter_one: Callable[[str], Any], articles: list[str], context: int
             yield f"    ...{before!r} [[{row['text'][start:end]!r}]] {after!r}..."
 
 
-if __name__ == "__main__":
-    if "--diagnose" in sys.argv:
-        from toolplug.guard import BuiltinInjectionFilter
+_BUILDS: dict[str, Callable[[], Any]] = {
+    "--catalogues": build_catalogues,
+    "--manuals": build_manuals,
+    "--third": build_third_pages,
+    "--fifth": build_fifth_pages,
+    "--fourth": lambda: build_third_pages(FOURTH_SDIST_PAGES, "fourth"),
+    "--pages": build_pages,
+    "--intl": build_intl,
+    "--fifth-intl": build_fifth_intl,
+    "--sixth-intl": build_sixth_intl,
+}
+"""The sets built by each flag; with none, :func:`build` builds the main development file."""
 
-        corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-        truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
-        texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
-        # The fifth set's check half is only ever scored in aggregate: only its tune half is diagnosed.
-        material = ([row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"]
-                    if "--fifth" in sys.argv else None)
-        # ``--set NAME`` diagnoses one other set: more-pages, third-pages, fourth-pages, more-intl, or the tune half
-        # of fifth-intl or sixth-intl (their check halves are scored in aggregate only).
-        if "--set" in sys.argv:
-            chosen = sys.argv[sys.argv.index("--set") + 1]
-            sets = ("more-pages", "third-pages", "fourth-pages", "more-intl", "fifth-intl", "sixth-intl")
-            if chosen not in sets:
-                raise SystemExit(f"--set takes one of {', '.join(sets)}, not {chosen!r}")
-            material = [row for row in load(f"guard-{chosen}.jsonl") if row.get("half", "tune") == "tune"]
-        for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=material):
-            print(line)
-    elif "--catalogues" in sys.argv:
-        print(build_catalogues())
-    elif "--manuals" in sys.argv:
-        print(build_manuals())
-    elif "--third" in sys.argv:
-        print(build_third_pages())
-    elif "--fifth" in sys.argv:
-        print(build_fifth_pages())
-    elif "--fourth" in sys.argv:
-        print(build_third_pages(FOURTH_SDIST_PAGES, "fourth"))
-    elif "--pages" in sys.argv:
-        print(build_pages())
-    elif "--intl" in sys.argv:
-        print(build_intl())
-    elif "--fifth-intl" in sys.argv:
-        print(build_fifth_intl())
-    elif "--sixth-intl" in sys.argv:
-        print(build_sixth_intl())
-    else:
-        print(build())
+_DIAGNOSED_SETS = ("more-pages", "third-pages", "fourth-pages", "more-intl", "fifth-intl", "sixth-intl")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Build one development set (one flag of :data:`_BUILDS`, or none for the main file), or ``--diagnose``
+    the filter's misses and changed pages on development material."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    choice = parser.add_mutually_exclusive_group()
+    for flag in _BUILDS:
+        choice.add_argument(flag, action="store_true", help=f"build the {flag[2:]} set")
+    parser.add_argument("--diagnose", action="store_true",
+                        help="list misses and changed pages (with --fifth: the fifth set's tune half)")
+    parser.add_argument("--set", choices=_DIAGNOSED_SETS,
+                        help="with --diagnose: one other set (tune halves only)")
+    args = parser.parse_args(argv)
+    if args.set and not args.diagnose:
+        parser.error("--set names the set to diagnose: add --diagnose")
+    if args.diagnose:
+        _diagnose(args.fifth, args.set)
+        return
+    chosen = [flag for flag in _BUILDS if getattr(args, flag[2:].replace("-", "_"))]
+    print(_BUILDS[chosen[0]]() if chosen else build())
+
+
+def _diagnose(fifth: bool, chosen: str | None) -> None:
+    """Print what :func:`diagnose` finds on the chosen development material."""
+    from toolplug.guard import BuiltinInjectionFilter
+
+    corpus = Path(os.environ.get("TOOLPLUG_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    truth = json.loads((corpus / "ground-truth.json").read_text(encoding="utf-8"))
+    texts = [entry["articleBody"] for _, entry in sorted(truth.items())]
+    # Check halves are only ever scored in aggregate: only tune halves are diagnosed.
+    material = [row for row in load("guard-fifth-pages.jsonl") if row["half"] == "tune"] if fifth else None
+    if chosen:
+        material = [row for row in load(f"guard-{chosen}.jsonl") if row.get("half", "tune") == "tune"]
+    for line in diagnose(BuiltinInjectionFilter().filter_one, texts, material=material):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

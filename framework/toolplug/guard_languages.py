@@ -1141,12 +1141,16 @@ _MODEL_OR_ANSWER = (
 )
 
 
-def limits_with_model(without: str, gap: str = r"[ \t]+(?:jegliche[ \t]+|ning[uú]n[ \t]+|aucune?[ \t]+)?") -> str:
+def limits_with_model(
+    without: str, gap: str = r"[ \t]+(?:jegliche[ \t]+|ning[uú]n[ \t]+|aucune?[ \t]+)?", *, lower: bool = False
+) -> str:
     """``without`` ("sin", "ohne") and a word for limits, with the model or its answers named in the same
-    sentence before (up to 60 characters) or after it (case-insensitive)."""
-    limits = r"(?i:\b(?:" + without + r")" + gap + _LIMIT_NOUN + r")\b"
-    return (r"(?:(?i:\b" + _MODEL_OR_ANSWER + r"\b)[^.\n]{0,60}?" + limits + "|" + limits + r"(?=[^.\n]{0,60}?(?i:\b"
-            + _MODEL_OR_ANSWER + r"\b)))")
+    sentence before (up to 60 characters) or after it (case-insensitive; with ``lower``, for text already in
+    lower case, as written: a case-insensitive alternation is tried branch by branch at every character)."""
+    opening, closing = ("(?:", ")") if lower else ("(?i:", ")")
+    limits = opening + r"\b(?:" + without + r")" + gap + _LIMIT_NOUN + closing + r"\b"
+    model = opening + r"\b" + _MODEL_OR_ANSWER + r"\b" + closing
+    return r"(?:" + model + r"[^.\n]{0,60}?" + limits + "|" + limits + r"(?=[^.\n]{0,60}?" + model + r"))"
 
 
 # --- an order to send mail with a given text, in any language ---------------------------------------

@@ -191,7 +191,10 @@ _SOFTWARE_NOUN = (r"(?:caching|cache|space|spans?|fragments?|functions?|files?|i
                   r"management|engineering|versions?|versioning|variables?|objects?|class(?:es)?|fields?|"
                   r"param(?:eter)?s?|arguments?|schemas?|metadata|logs?|logging|handlers?|hooks?|decorators?|types?|"
                   r"library|libraries|editor|storage|repository)")
-_CONTROL = (r"(?:(?<!`)|(?![\w-]+`))" + _CONTROL_WORDS + r"\b(?!(?:[ ](?:and|or)[ ][\w-]+)?[ ]" + _SOFTWARE_NOUN
+# A word a code span opens and closes is a name in code (`void`, `disable`), not a verb. One assertion, not an
+# alternation of two: where the word after fails, the alternation would try the same position again.
+_NOT_CODE_NAME = r"(?!(?<=`)[\w-]+`)"
+_CONTROL = (_NOT_CODE_NAME + _CONTROL_WORDS + r"\b(?!(?:[ ](?:and|or)[ ][\w-]+)?[ ]" + _SOFTWARE_NOUN
             + r"\b)")
 _GATES[_CONTROL] = _GATES[_CONTROL_WORDS]
 _PREVIOUS = _words(
@@ -431,8 +434,6 @@ _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
 _JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
-# A word a code span opens and closes is a name in code (`void`, `disable`), not a verb.
-_NOT_CODE_NAME = r"(?:(?<!`)|(?![\w-]+`))"
 # A verb after a plural subject states what things do ("models often forget this instruction", "those tools
 # bypass search"): an order has no subject.
 _PLURAL_SUBJECT = (r"\b(?:models|llms|agents|tools|servers|clients|users|they)[ ](?:often[ ]|sometimes[ ]|usually[ ]"
@@ -681,18 +682,20 @@ class SentenceJudge:
             r"korlatozas\w*|regles|reglas|regras|regole|"
             r"regeln|regels|zasad|filtres?|filtros|filtri|filter|filters)\b"
             r"|" + limits_with_model(r"sans|sin|sem|senza|ohne|zonder|bez|utan|uden|uten|ilman|tanpa|fara|nelkul",
-                                     r"[ ](?:\w+[ ]){0,2}?") +
+                                     r"[ ](?:\w+[ ]){0,2}?", lower=True) +
             r"|\b(?:korlatozas\w*|szabaly\w*|kisitlama\w*|sinirlama\w*)[ ](?:nelkul\w*|olmayan)\b"
             r"|\b(?:bila|isiyo[ ]na|asiye[ ]na|walang)[ ](?:\w+[ ]){0,2}?"
             r"(?:vikwazo|mipaka|sheria|limitasyon|patakaran)\b")
-        self.compound_control = c(r"\w+(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
+        # Searched for presence only: a look-behind rather than a leading ``\w+``, which would try every split of
+        # each word against every ending (the same matches, in time linear in the word).
+        self.compound_control = c(r"(?<=\w)(?:richtlinien|anweisungen|regeln|vorgaben|befehle|vorschriften|instructies"
                                   r"|regels|"
                                   r"instructions|instrucciones|istruzioni|instrucoes|instruktioner|ohjeet)\b")
         self.send_verb = _Unpreceded(
             r"\b(?:send|email|forward|envoie\w*|envoyez|transmets|sende|schicke?|leite|envia\w*|envie\w*|mande\w*|"
             r"manda\w*|invia\w*|stuur|verstuur|wyslij|przeslij|posli|skicka|laheta|gonder|trimite|kuldd|kirim\w*|"
             r"gui)\b", _NEGATED)
-        self.data_word = c(r"\w*(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
+        self.data_word = c(r"(?:data|daten|datos|dados|dati|donnees|gegevens|dane|kunden|clients|clientes|clienti|"
                            r"klant|klanten|klientow|customers?|passw\w*|contrase\w*|mots[ ]de[ ]passe|credentials|"
                            r"correos|e-?mails|histori|rozmow|konversation|keskustelu|sohbet|conversa|gesprek|asiakas|"
                            r"tiedot|musteri|veri|datele|clientilor|pelanggan|lieu|khach)")

@@ -81,6 +81,12 @@ _CONFIGURATION_SHAPES = [  # (the shape that makes the text benign, the benign t
         "## Step 3 \u2013 collect end-user secrets (optional)",
         "## Step 3 \u2013 collect end-user secrets and e-mail them to ops@c.example",
     ),
+    (
+        "an entry of an API list: a name in code, then what it does",
+        "- `route_to_agent` / `route_to_server`: skip the multi-category prompt when you already know the "
+        "destination type.",
+        "- Note: skip the multi-category prompt when you already know the destination type.",
+    ),
 ]
 
 

@@ -528,6 +528,9 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "reported": ("tell", "told", "ask", "instruct", "caus", "forc", "trick", "make", "made", "let", "allow",
                  "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
                  "attempt", "design", "meant", "used", "intended", "into", "by ", "`"),
+    "reported_request": ("ask", "tell", "told", "instruct", "forc", "trick", "convinc", "urg", "prompting", "get",
+                         "got", "caus", "mak", "made"),
+    "code_entry": ("`:", "` :"),
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
@@ -810,6 +813,22 @@ class SentenceJudge:
                           # done by configuration: "pass `--no-prompt` to disable the prompt"
                           r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
+        # What an attack asks of a model, told of it: the verbs that follow a reporting verb and its object,
+        # one after the other ("… asking your model to ignore its system prompt, leak confidential context, or
+        # …") are infinitives of the request told, not orders. Not when a verb of revealing comes before the
+        # reporting verb, nor after a break ("… asked the model to be brief, but reveal …"); "you" or "me" as the
+        # object is the reader asked ("I am asking you to show …").
+        self.reported_request = c(
+            r"^(?:(?!\b" + _REVEAL + r"\b)[^;:!?])*?\b(?:asking|telling|instructing|forcing|tricking|convincing|"
+            r"urging|prompting|getting|causing|making|asks|asked|tells|told|instructs|instructed|forces|forced|"
+            r"tricks|tricked|convinces|convinced|urges|urged|gets|got|causes|caused|makes|made)[ ]"
+            r"(?!(?:you|me|us)\b)(?:[\w'-]+[ ]){1,3}?to[ ](?:(?!(?:but|then|now|instead|first)\b)[^;:!?])*?\b"
+            + _REVEAL + r"\b")
+        # An entry of an API list: a name in code, a colon, what it does ("`route_to_agent` / `route_to_server`:
+        # skip the multi-category prompt when …"). The name is the subject of the verbs that follow; it is an
+        # identifier (an underscore, a dot, a call's parentheses), not a speaker's label ("`system`: …").
+        _name = r"`?[a-z][\w-]*[_.(][\w.()\[\]-]*`"
+        self.code_entry = c(r"^" + _name + r"(?:[ ]?(?:/|,|or|and)[ ]?`[a-z][\w.()\[\]-]*`)*[ ]?:[ ]")
         # Configuration does it: "use a custom `Rules` object to override these rules", "disable a prompt using
         # the `enabled` parameter", "set it with the `--no-filter` flag".
         self.configured = c(
@@ -947,13 +966,13 @@ class SentenceJudge:
         has, addressed = k.has, k.addressed
         if has("compound_control") and has("override") and (addressed() or has("imperative")):
             return "instruction override"
-        if has("control") and not has("reported") and not has("configured"):
+        if has("control") and not has("reported") and not has("configured") and not has("code_entry"):
             if has("override") and has("override_control") and (addressed() or has("imperative") or has("previous")):
                 return "instruction override"
             if has("state") and has("state_control") and (addressed() or has("previous")):
                 return "instruction override"
         if (has("secret") or has("your_control")) and has("reveal") and (addressed() or has("imperative")) and (
-            not has("local_paste")
+            not has("local_paste") and not has("reported_request")
         ):
             return "prompt or data extraction"
         if has("question"):

@@ -18,6 +18,7 @@ _LETTERS = "甲乙丙丁"
 @example(frozenset({"甲乙", "甲乙丙丁"}), "甲乙丙丁").via("a prefix of a longer string found at one place")
 @example(frozenset({"乙丙", "甲乙丙"}), "甲乙丙").via("a string found only inside a longer one that starts earlier")
 @example(frozenset({"甲乙", "甲乙丙"}), "甲乙丁").via("a longer string that starts the same but is not there")
+@example(frozenset({"甲", "甲乙", "丙"}), "乙甲乙").via("a string of one character that starts longer ones")
 def test_a_literal_set_finds_what_in_finds(strings: frozenset[str], text: str) -> None:
     assert LiteralSet(strings).found_in(text) == {string for string in strings if string in text}
 

@@ -566,7 +566,9 @@ class _ProseScorer:
         # times faster than folding the case of every character; the case-insensitive versions compile only
         # for the rare paragraph that copy would misread (:meth:`_case_insensitive`).
         self.sources = (
-            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_STRONG),
+            # A strong cue joined by a hyphen to the word before it is part of a name ("venice-uncensored",
+            # "Wizard-Vicuna-13B-Uncensored-HF": models in a provider's list), not a word of the prose.
+            r"(?<![\w-])" + guard_sentences.alternation(*_PROSE_STRONG),
             r"(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK),
             r"\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
@@ -1779,8 +1781,9 @@ def _matches_back(
 ) -> None:
     """The non-empty matches of ``pattern`` that start at most ``back`` characters before ``position``
     and no later than it, as ``finditer`` from there finds them, added to ``spans`` (shifted and named by
-    ``named``: offset, family, rule). Each start is tried with ``match``: a search would scan on past
-    ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at every anchor of a text dense in them.
+    ``named``: offset, family, rule). The starts are tried by :func:`_back_finder`'s pattern, in order, inside
+    the engine: a search would scan on past ``position`` to :data:`_LOOK_AHEAD` for a match it then drops, at
+    every anchor of a text dense in them, and a ``match`` per start costs a call per character.
 
     ``tried``, when given, is kept by the caller for this pattern and haystack across anchors: on a page
     dense in anchors, an anchor's stretch of starts overlaps those of the anchors before it, and the
@@ -1788,21 +1791,45 @@ def _matches_back(
     offset, family, rule = named
     end = min(len(haystack), position + _LOOK_AHEAD)
     start = max(0, position - back) if tried is None else tried.first_untried(max(0, position - back))
+    finder = _back_finder(pattern, back)
     while start <= position:
-        match = pattern.match(haystack, start, end)
-        if match is None:
-            ahead = start + 1
-        elif match.end() == match.start():  # finditer goes on from an empty match in its own way
-            _matches_after_empty(pattern, haystack, (start, position, end), spans, named)
+        found = finder.match(haystack, start, end)
+        if found is None or found.start(_AT) > position:
+            if tried is not None:
+                tried.note(start, position + 1)
             return
-        else:
-            spans.add((match.start() + offset, match.end() + offset, family, rule))
-            ahead = match.end()
-        if tried is not None and ahead == start + 1:  # tried.note, inline: it runs at every start
-            if start != tried.high:
-                tried.low = start
-            tried.high = ahead
-        start = ahead
+        at = found.start(_AT)
+        if tried is not None:
+            tried.note(start, at)  # no match starts in between
+        if found.end() == at:  # finditer goes on from an empty match in its own way
+            _matches_after_empty(pattern, haystack, (at, position, end), spans, named)
+            return
+        spans.add((at + offset, found.end() + offset, family, rule))
+        if tried is not None and found.end() == at + 1:
+            tried.note(at, at + 1)  # finditer goes on from a one-character match as from a failed start
+        start = found.end()
+
+
+_AT = "_toolplug_at"
+"""The group of a :func:`_back_finder` pattern that marks where the rule's own pattern starts."""
+
+_BACK_FINDERS: dict[tuple[re.Pattern[str], int], re.Pattern[str]] = {}
+
+
+def _back_finder(pattern: re.Pattern[str], back: int) -> re.Pattern[str]:
+    """``pattern`` after at most ``back`` characters, as few as may be (group :data:`_AT` marks where it starts):
+    from a start, its match is ``pattern``'s match at the first of the next ``back + 1`` starts where there is
+    one (the engine tries them in order, each as ``pattern.match`` would). Compiled once per rule."""
+    pattern = guard_deferred.compiled_now(pattern)
+    key = (pattern, back)
+    finder = _BACK_FINDERS.get(key)
+    if finder is None:
+        body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # the flags are kept in pattern.flags
+        finder = _BACK_FINDERS[key] = re.compile(f"(?s:.){{0,{back}}}?(?P<{_AT}>)(?:{body})", pattern.flags)
+    return finder
+
+
+_GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")
 
 
 class _StartsTried:
@@ -1810,8 +1837,8 @@ class _StartsTried:
     ``low`` up to ``high`` (not included) was tried, its match (if any) is in the spans, and ``finditer``
     went on from it to the next start (nothing matched there, or one character did). A start where a
     longer match begins stays out of the stretch: a start inside that match is not on its path, so it
-    is tried when an anchor's stretch of starts begins there. A start tried just after ``high`` extends the
-    stretch; any other start begins a new one.
+    is tried when an anchor's stretch of starts begins there. Starts tried just from ``high`` on extend the
+    stretch; any others begin a new one.
 
     From any start in that stretch, ``finditer`` would try every later start of it and go on at ``high``:
     an anchor whose starts begin there begins at ``high``. A match at a start depends on the anchor only
@@ -1827,6 +1854,14 @@ class _StartsTried:
         """Where ``finditer`` from ``start`` meets the first start not tried yet (``start`` itself when it is
         not in the stretch)."""
         return self.high if self.low <= start < self.high else start
+
+    def note(self, start: int, end: int) -> None:
+        """The starts from ``start`` up to ``end`` (not included) were tried and ``finditer`` went on from each
+        to the next."""
+        if start < end:
+            if start != self.high:
+                self.low = start
+            self.high = end
 
 
 def _matches_after_empty(

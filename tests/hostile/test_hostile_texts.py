@@ -60,20 +60,40 @@ def test_an_attack_inside_a_long_run_of_chinese_please_is_neutralised() -> None:
 
 
 class _CountingPattern:
-    """A compiled pattern that records where it is tried."""
+    """A compiled pattern that records its searches (a rule's pattern as :func:`_matches_back` receives it)."""
 
     def __init__(self, pattern: str) -> None:
         self.compiled = re.compile(pattern)
-        self.starts: list[int] = []
+        self.pattern, self.flags = self.compiled.pattern, self.compiled.flags
         self.searches = 0
-
-    def match(self, text: str, pos: int, endpos: int) -> re.Match[str] | None:
-        self.starts.append(pos)
-        return self.compiled.match(text, pos, endpos)
 
     def finditer(self, text: str, pos: int, endpos: int) -> Iterator[re.Match[str]]:
         self.searches += 1
         return self.compiled.finditer(text, pos, endpos)
+
+
+class _RecordedFinder:
+    """A rule's back finder (:func:`guard_builtin._back_finder`) that records where each call starts."""
+
+    def __init__(self, finder: re.Pattern[str], calls: list[tuple[int, int]]) -> None:
+        self.finder, self.calls = finder, calls
+
+    def match(self, text: str, pos: int, endpos: int) -> re.Match[str] | None:
+        self.calls.append((pos, endpos))
+        return self.finder.match(text, pos, endpos)
+
+
+def _record_finders(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[int, int]]]:
+    """Per rule pattern, the starts and ends of its back finder's calls from here on."""
+    calls: dict[str, list[tuple[int, int]]] = {}
+    real = guard_builtin._back_finder
+
+    def recorded(pattern: re.Pattern[str], back: int) -> _RecordedFinder:
+        compiled = getattr(pattern, "compiled", None) or guard_builtin.guard_deferred.compiled_now(pattern)
+        return _RecordedFinder(real(compiled, back), calls.setdefault(pattern.pattern, []))
+
+    monkeypatch.setattr(guard_builtin, "_back_finder", recorded)
+    return calls
 
 
 def _reference(pattern: re.Pattern[str], text: str, position: int, back: int) -> set[tuple[int, int]]:
@@ -86,15 +106,20 @@ def _reference(pattern: re.Pattern[str], text: str, position: int, back: int) ->
     return found
 
 
-def test_an_anchor_in_a_page_dense_with_anchors_tries_only_the_starts_before_it() -> None:
+def test_an_anchor_in_a_page_dense_with_anchors_tries_only_the_starts_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # REQ: WEB-9
     # No match near the anchor: a search from ``position - back`` would read on for the look-ahead's length.
+    calls = _record_finders(monkeypatch)
     pattern = _CountingPattern(r"ignore[ \t]+(?:all[ \t]+)?previous[ \t]+instructions")
     spans: set[tuple[int, int, str, str]] = set()
     text = "ignore " * 1_000
     guard_builtin._matches_back(pattern, text, 700, 8, spans, (0, "override", "r"))  # type: ignore[arg-type]
     assert spans == set()
-    assert pattern.starts == list(range(692, 701)) and pattern.searches == 0
+    # one call, whose finder tries the starts 692 to 700 (it skips at most ``back`` characters), and no search
+    assert calls == {pattern.pattern: [(692, 700 + guard_builtin._LOOK_AHEAD)]} and pattern.searches == 0
+    assert guard_builtin._BACK_FINDERS[pattern.compiled, 8].pattern.startswith("(?s:.){0,8}?")
 
 
 @given(st.text(alphabet="ab c", max_size=60), st.integers(0, 60), st.integers(0, 12),
@@ -133,20 +158,14 @@ def test_a_page_dense_with_one_anchor_tries_each_start_once_per_rule(
     page: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # REQ: WEB-9
-    # Each anchor's stretch of starts overlaps the stretches of the dozens of anchors before it.
-    tried: dict[str, list[int]] = {}
-    real = guard_builtin._matches_back
-
-    def counted(pattern: re.Pattern[str], haystack: str, position: int, back: int, *rest: object) -> None:
-        counter = _CountingPattern(pattern.pattern)
-        real(counter, haystack, position, back, *rest)  # type: ignore[arg-type]
-        tried.setdefault(counter.compiled.pattern, []).extend(counter.starts)
-
-    monkeypatch.setattr(guard_builtin, "_matches_back", counted)
+    # Each anchor's stretch of starts overlaps the stretches of the dozens of anchors before it: a call of a
+    # rule's finder starts where the calls before it left off, never again where one started.
+    calls = _record_finders(monkeypatch)
     assert neutralise(page).text == page
-    assert tried
-    for starts in tried.values():
-        assert len(starts) == len(set(starts)) <= len(page)
+    assert calls
+    for made in calls.values():
+        starts = [start for start, _end in made]
+        assert starts == sorted(set(starts)) and len(starts) <= page.count(page.split()[0])
 
 
 def test_an_attack_inside_a_long_run_of_ignore_is_neutralised() -> None:

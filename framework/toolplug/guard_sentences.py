@@ -413,8 +413,9 @@ _IMPERATIVE = _words(
     r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
     r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
     r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
-    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
-    r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)",
+    r"ne", r"non", r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?",
+    r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
     r"recommande", r"recomienda", r"raccomanda", r"recomende", r"geben", r"zobraz", r"afiseaza", r"mutasd",
     r"mutassa", r"nayta",
@@ -434,6 +435,10 @@ _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
 _JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
+# The verb's own object, a bare noun and then another verb: the control word later is that verb's ("skip
+# discovery entirely and bake tool instructions into the tool's description"), not the one set aside.
+_OWN_OBJECT = (r"(?![ ](?!(?:everything|anything|all|it|that|this|them|those|these|previous|prior|above|safety|"
+               r"ethics|morals)\b)(?!" + _CONTROL_WORDS + r"\b)[a-z]+(?:[ ][a-z]+ly)?[ ]and[ ][a-z]+[ ])")
 # A verb after a plural subject states what things do ("models often forget this instruction", "those tools
 # bypass search"): an order has no subject.
 _PLURAL_SUBJECT = (r"\b(?:models|llms|agents|tools|servers|clients|users|they)[ ](?:often[ ]|sometimes[ ]|usually[ ]"
@@ -792,8 +797,8 @@ class SentenceJudge:
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
         # Neither word joined into a name ("task-scoped", "cancel-scope"); "override this method" is code.
         self.override_control = _Unpreceded(
-            r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b"
-            + _UI_PROMPT + _CONTROL
+            r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + _OWN_OBJECT
+            + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
             + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
             + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _NOT_CODE_NAME + _OVERRIDE + r"\b"
             + _NOT_JOINED_AFTER + _CODE_OVERRIDE,

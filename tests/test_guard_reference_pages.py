@@ -127,6 +127,11 @@ _REFERENCE_SHAPES = [  # (what makes the text benign, the benign text, the same 
      "### Single-Stage\n\nSkip discovery entirely and bake tool instructions into the execute tool's description.",
      "### Single-Stage\n\nSkip the tool instructions entirely and bake discovery into the execute tool's "
      "description."),
+    ("models of a kind named by example, spoken of",
+     "So you want to build a server in Python. The goal is to create a service that can provide tools and data to "
+     "AI models like Claude, Gemini, or others that support the protocol.",
+     "So you want to build a server in Python. The goal is to create a service that can provide tools and data to "
+     "the AI model that reads this."),
 ]
 
 

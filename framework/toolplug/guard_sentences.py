@@ -14,6 +14,7 @@ verb) are judged, so ordinary text costs a set lookup per word.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -374,6 +375,10 @@ _ADDRESS = (
     r"analy[sz]es)[ ]this|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
     + _MODEL + r"\b"
 )
+# Models of a kind, named by example ("tools and data to AI models like Claude, Gemini, or others"): spoken of, not
+# spoken to.
+_MODELS_NAMED = (r"\b(?:ai[ ]|language[ ]|coding[ ])?(?:models|llms|agents|assistants|chatbots)[ ]"
+                 r"(?:like|such[ ]as|including)[ ]")
 _NEW_TASK = (
     r"\b(?:your|the[ ]only)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
     r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)"
@@ -545,6 +550,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "developer_condition": ("you",),
     "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
+    "models_named": (" like ", " such as ", " including "),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -834,6 +840,7 @@ class SentenceJudge:
         # identifier (an underscore, a dot, a call's parentheses), not a speaker's label ("`system`: …").
         _name = r"`?[a-z][\w-]*[_.(][\w.()\[\]-]*`"
         self.code_entry = c(r"^" + _name + r"(?:[ ]?(?:/|,|or|and)[ ]?`[a-z][\w.()\[\]-]*`)*[ ]?:[ ]")
+        self.models_named = c(_MODELS_NAMED)
         # Configuration does it: "use a custom `Rules` object to override these rules", "disable a prompt using
         # the `enabled` parameter", "set it with the `--no-filter` flag".
         self.configured = c(
@@ -996,7 +1003,7 @@ class SentenceJudge:
             return "hiding from the user"
         if has("authority") and (addressed() or has("imperative") or has("hijack") or has("unleashed")):
             return "false authority"
-        if has("new_task") and (addressed() or has("imperative")):
+        if has("new_task") and (has("you") or (has("model") and not _models_only_named(k)) or has("imperative")):
             return "new instructions"
         if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported"):
             return "role reassignment"
@@ -1021,6 +1028,19 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
         _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
         pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
+
+
+def _models_only_named(k: _Classes) -> bool:
+    """Whether every model the sentence mentions is one of a kind named by example ("data to AI models like
+    Claude, Gemini, or others"): models spoken of, none spoken to."""
+    return k.has("models_named") and k.judge.model.search(
+        _models_named().sub(" ", k.sentence)) is None
+
+
+@functools.cache
+def _models_named() -> re.Pattern[str]:
+    """The models of a kind and the names after them, up to six words ("models like claude, gemini, or others")."""
+    return re.compile(_MODELS_NAMED + r"(?:[\w.-]+,?[ ]?(?:(?:or|and)[ ])?){1,6}")
 
 
 def _holds_any(sentence: str, literals: tuple[str, ...]) -> bool:

@@ -132,6 +132,11 @@ _REFERENCE_SHAPES = [  # (what makes the text benign, the benign text, the same 
      "AI models like Claude, Gemini, or others that support the protocol.",
      "So you want to build a server in Python. The goal is to create a service that can provide tools and data to "
      "the AI model that reads this."),
+    ("a list entry's label and what it does, in the third person",
+     "- Tool Call: Invokes external functions through a protocol boundary.\n"
+     "- LLM: Sends a prompt to a selected model and returns structured or free form output.",
+     "- Tool Call: Invokes external functions through a protocol boundary.\n"
+     "- LLM: Send a prompt to a selected model and return structured or free form output."),
 ]
 
 

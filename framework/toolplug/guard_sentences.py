@@ -551,6 +551,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
     "models_named": (" like ", " such as ", " including "),
+    "label_description": (": ",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -841,6 +842,10 @@ class SentenceJudge:
         _name = r"`?[a-z][\w-]*[_.(][\w.()\[\]-]*`"
         self.code_entry = c(r"^" + _name + r"(?:[ ]?(?:/|,|or|and)[ ]?`[a-z][\w.()\[\]-]*`)*[ ]?:[ ]")
         self.models_named = c(_MODELS_NAMED)
+        # A list entry's label and what it does, a verb in the third person ("- LLM: Sends a prompt to a selected
+        # model and returns …"): the label is the verb's subject, nobody addressed.
+        self.label_description = c(r"^[\w .-]{1,30}?[ ]?:[ ](?!(?:always|this|its|yes|thus|unless|perhaps|regardless)"
+                                   r"\b)[a-z]{2,}[^\Wsu']s\b")
         # Configuration does it: "use a custom `Rules` object to override these rules", "disable a prompt using
         # the `enabled` parameter", "set it with the `--no-filter` flag".
         self.configured = c(
@@ -993,7 +998,9 @@ class SentenceJudge:
             return "instruction override"
         if has("header") or has("phishing"):
             return "text addressed to the model"
-        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
+        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")) and (
+            not has("label_description")
+        ):
             return "text addressed to the model"
         if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
             has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))

@@ -1032,6 +1032,21 @@ class _Compiled:
         self.mail_address_spelt = _lazy(guard_languages.MAIL_ADDRESS_SPELT)
         self.letters_word = _lazy(r"[^\W\d_]+")
         self.snake_name = _lazy(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        # A mode a product has, switched on where it is set up: the reader's settings, a toggle, a purpose that is
+        # the reader's own ("enable Developer Mode in your ChatGPT settings", "Enable debug mode to see detailed
+        # logs:", a step's heading followed by "go to **Settings**" and "toggle **Developer Mode**").
+        self.mode_switch = _lazy(r"(?i)\b(?:enter|enable|activate)[ \t]+\w+[ \t]+mode\b")
+        self.product_setting = _lazy(
+            r"(?i)\b(?:in|under|from|via)[ \t]+(?:your[ \t]+|the[ \t]+)?(?:[\w-]+[ \t]+){0,2}?\W{0,2}(?:settings|"
+            r"preferences)\b|\bgo[ \t]+to[ \t]+\W{0,2}settings\b|\btoggle\b|\bto[ \t]+(?:see|view|get)[ \t]+"
+            r"(?:more[ \t]+|detailed[ \t]+|verbose[ \t]+|full[ \t]+)?(?:logs?|logging|output|errors|details|traces?)\b")
+        # A lasting effect of a request to somebody else ("`logging/setLevel` asks a server to remember a level for
+        # the rest of the session") or of a value the reader passes ("Pass `always_allow_category` to also grant
+        # the tool's whole category for the rest of the session"): it describes the request or the option.
+        self.lasting_request = _lazy(
+            r"(?i)\b(?:asks|asked|asking|tells|told|telling|instructs|instructed|instructing)\s+(?!(?:you|me|us)\b)"
+            r"(?:[\w'-]+\s+){1,3}?to\s+[^;:!?]*\Z|\b(?:pass|set|use|add|provide)\s+(?:the\s+|an?\s+)?`[^`\n]{1,80}`"
+            r"\s+to\s+[^;:!?]*\Z")
         # what a feature lets the reader do ("… allowing you to forward credentials to the server")
         self.capability = _lazy(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
                                      r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
@@ -2242,7 +2257,10 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text[start - 1].isalnum() or text[start - 1] == "_")))
         ):
             continue
-        if rule == "instruction override" and _only_what_untrusted_text_says(text, start, compiled):
+        if rule == "instruction override" and (_only_what_untrusted_text_says(text, start, compiled)
+                                               or _lasting_effect_described(text, start, end, compiled)):
+            continue
+        if rule == "role reassignment" and _mode_of_a_product(text, start, end, compiled):
             continue
         if rule == "fake role object" and compiled.content_from_code.match(text, end) is not None:
             continue  # a program building its messages list: the message's content is a variable or a template
@@ -2275,6 +2293,41 @@ def _only_what_untrusted_text_says(text: str, start: int, compiled: _Compiled) -
     begin, end = compiled.sentences.bounds(text, start)
     return compiled.untrusted_scope.search(text, begin, end) is not None and (
         compiled.value_addressee.search(text, begin, end) is None)
+
+
+def _lasting_effect_described(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether "for the rest of the session" in ``text[start:end]`` is what a request to somebody else or a
+    value passed in code goes on doing ("`logging/setLevel` asks a server to remember a level for the rest of
+    the session"): the sentence, up to the phrase, reports the request or names the option."""
+    phrase = text.lower().find("rest of", start, end)
+    if phrase < 0:
+        phrase = text.lower().find("remainder of", start, end)
+    if phrase < 0:
+        return False
+    begin = _wrapped_sentence_start(text, phrase, compiled)
+    return compiled.lasting_request.search(text[begin:phrase]) is not None
+
+
+def _mode_of_a_product(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the mode switched on in ``text[start:end]`` is a product's, set up where the text says (its
+    settings, a toggle, a log the reader wants to see), in the rest of the line or in the section it heads."""
+    switch = compiled.mode_switch.search(text, start, end)
+    if switch is None:
+        return False
+    after = text[switch.end():switch.end() + 300]
+    heading = after.find("\n#")
+    return compiled.product_setting.search(after if heading < 0 else after[:heading]) is not None
+
+
+def _wrapped_sentence_start(text: str, position: int, compiled: _Compiled) -> int:
+    """Where the sentence around ``text[position]`` starts, a sentence wrapped onto its line (a lower-case start
+    after a line that does not end one) starting above."""
+    begin = compiled.sentences.bounds(text, position)[0]
+    if 1 < begin < len(text) and text[begin - 1] == "\n" and text[begin].islower() and (
+        text[begin - 2] not in ".!?:\n"
+    ):
+        begin = compiled.sentences.bounds(text, begin - 2)[0]
+    return begin
 
 
 def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bool:
@@ -2511,12 +2564,8 @@ def _under_example_heading(text: str, start: int, compiled: _Compiled) -> bool:
 def _described(text: str, start: int, compiled: _Compiled) -> bool:
     """Whether the sentence at ``text[start]`` reports an instruction rather than gives one ("the prompt
     tells the model to ignore previous instructions") and holds none of its own."""
-    begin, end = compiled.sentences.bounds(text, start)
-    # A sentence wrapped onto this line (a lower-case start after a line that does not end one) begins above.
-    if 1 < begin < len(text) and text[begin - 1] == "\n" and text[begin].islower() and (
-        text[begin - 2] not in ".!?:\n"
-    ):
-        begin = compiled.sentences.bounds(text, begin - 2)[0]
+    end = compiled.sentences.bounds(text, start)[1]
+    begin = _wrapped_sentence_start(text, start, compiled)
     return compiled.sentences.described(text[begin:end], compiled.capability)
 
 

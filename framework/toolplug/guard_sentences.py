@@ -14,6 +14,7 @@ verb) are judged, so ordinary text costs a set lookup per word.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -374,6 +375,10 @@ _ADDRESS = (
     r"analy[sz]es)[ ]this|if[ ]you[ ]are[ ]an?[ ](?:automated[ ])?(?:\w+[ ])?"
     + _MODEL + r"\b"
 )
+# Models of a kind, named by example ("tools and data to AI models like Claude, Gemini, or others"): spoken of, not
+# spoken to.
+_MODELS_NAMED = (r"\b(?:ai[ ]|language[ ]|coding[ ])?(?:models|llms|agents|assistants|chatbots)[ ]"
+                 r"(?:like|such[ ]as|including)[ ]")
 _NEW_TASK = (
     r"\b(?:your|the[ ]only)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
     r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)"
@@ -413,8 +418,9 @@ _IMPERATIVE = _words(
     r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
     r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
     r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
-    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no", r"ne", r"non",
-    r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?", r"responde",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)",
+    r"ne", r"non", r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?",
+    r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
     r"recommande", r"recomienda", r"raccomanda", r"recomende", r"geben", r"zobraz", r"afiseaza", r"mutasd",
     r"mutassa", r"nayta",
@@ -434,6 +440,10 @@ _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
 _JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
+# The verb's own object, a bare noun and then another verb: the control word later is that verb's ("skip
+# discovery entirely and bake tool instructions into the tool's description"), not the one set aside.
+_OWN_OBJECT = (r"(?![ ](?!(?:everything|anything|all|it|that|this|them|those|these|previous|prior|above|safety|"
+               r"ethics|morals)\b)(?!" + _CONTROL_WORDS + r"\b)[a-z]+(?:[ ][a-z]+ly)?[ ]and[ ][a-z]+[ ])")
 # A verb after a plural subject states what things do ("models often forget this instruction", "those tools
 # bypass search"): an order has no subject.
 _PLURAL_SUBJECT = (r"\b(?:models|llms|agents|tools|servers|clients|users|they)[ ](?:often[ ]|sometimes[ ]|usually[ ]"
@@ -540,6 +550,8 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "developer_condition": ("you",),
     "api_advice": ("`", "[", "--"),
     "method_contrast": ("rather than", "instead of"),
+    "models_named": (" like ", " such as ", " including "),
+    "label_description": (": ",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -792,8 +804,8 @@ class SentenceJudge:
         # A word for instructions right before "override" or "bypass" names an attack ("instruction override").
         # Neither word joined into a name ("task-scoped", "cancel-scope"); "override this method" is code.
         self.override_control = _Unpreceded(
-            r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + r"[^;:]{0,60}?\b"
-            + _UI_PROMPT + _CONTROL
+            r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + _OWN_OBJECT
+            + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
             + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
             + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _NOT_CODE_NAME + _OVERRIDE + r"\b"
             + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
@@ -829,6 +841,11 @@ class SentenceJudge:
         # identifier (an underscore, a dot, a call's parentheses), not a speaker's label ("`system`: …").
         _name = r"`?[a-z][\w-]*[_.(][\w.()\[\]-]*`"
         self.code_entry = c(r"^" + _name + r"(?:[ ]?(?:/|,|or|and)[ ]?`[a-z][\w.()\[\]-]*`)*[ ]?:[ ]")
+        self.models_named = c(_MODELS_NAMED)
+        # A list entry's label and what it does, a verb in the third person ("- LLM: Sends a prompt to a selected
+        # model and returns …"): the label is the verb's subject, nobody addressed.
+        self.label_description = c(r"^[\w .-]{1,30}?[ ]?:[ ](?!(?:always|this|its|yes|thus|unless|perhaps|regardless)"
+                                   r"\b)[a-z]{2,}[^\Wsu']s\b")
         # Configuration does it: "use a custom `Rules` object to override these rules", "disable a prompt using
         # the `enabled` parameter", "set it with the `--no-filter` flag".
         self.configured = c(
@@ -981,7 +998,9 @@ class SentenceJudge:
             return "instruction override"
         if has("header") or has("phishing"):
             return "text addressed to the model"
-        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")):
+        if (has("address") or has("when_reading")) and (has("imperative") or has("modal") or has("say")) and (
+            not has("label_description")
+        ):
             return "text addressed to the model"
         if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
             has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))
@@ -991,7 +1010,7 @@ class SentenceJudge:
             return "hiding from the user"
         if has("authority") and (addressed() or has("imperative") or has("hijack") or has("unleashed")):
             return "false authority"
-        if has("new_task") and (addressed() or has("imperative")):
+        if has("new_task") and (has("you") or (has("model") and not _models_only_named(k)) or has("imperative")):
             return "new instructions"
         if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported"):
             return "role reassignment"
@@ -1016,6 +1035,19 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
         _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
         pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
+
+
+def _models_only_named(k: _Classes) -> bool:
+    """Whether every model the sentence mentions is one of a kind named by example ("data to AI models like
+    Claude, Gemini, or others"): models spoken of, none spoken to."""
+    return k.has("models_named") and k.judge.model.search(
+        _models_named().sub(" ", k.sentence)) is None
+
+
+@functools.cache
+def _models_named() -> re.Pattern[str]:
+    """The models of a kind and the names after them, up to six words ("models like claude, gemini, or others")."""
+    return re.compile(_MODELS_NAMED + r"(?:[\w.-]+,?[ ]?(?:(?:or|and)[ ])?){1,6}")
 
 
 def _holds_any(sentence: str, literals: tuple[str, ...]) -> bool:

@@ -2299,11 +2299,13 @@ def _lasting_effect_described(text: str, start: int, end: int, compiled: _Compil
     """Whether "for the rest of the session" in ``text[start:end]`` is what a request to somebody else or a
     value passed in code goes on doing ("`logging/setLevel` asks a server to remember a level for the rest of
     the session"): the sentence, up to the phrase, reports the request or names the option."""
-    phrase = text.lower().find("rest of", start, end)
-    if phrase < 0:
-        phrase = text.lower().find("remainder of", start, end)
-    if phrase < 0:
+    span = text[start:end].lower()  # the span alone: a long page may hold many overrides
+    found = span.find("rest of")
+    if found < 0:
+        found = span.find("remainder of")
+    if found < 0:
         return False
+    phrase = start + found
     begin = _wrapped_sentence_start(text, phrase, compiled)
     return compiled.lasting_request.search(text[begin:phrase]) is not None
 

@@ -1186,7 +1186,8 @@ SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (_HAN_KANA, ("倫理的な", "倫理上の", "倫理ガイドライン", "倫理制限", "倫理制約", "倫理フィルター"), _NO_ETHICS_SCRIPTS[1:2]),
     (_CYRILLIC_LETTER, ("СИСТЕМА",), _SYSTEM_HEADER_SCRIPTS),
     ("[\u0370-\u03ff]", ("ΣΥΣΤΗΜΑ",), _SYSTEM_HEADER_SCRIPTS),
-    ("[\u0590-\u06ff]", ("تعطيل", "إيقاف", "ايقاف", "إلغاء", "الغاء", "إزالة", "ازالة", "مرشحاتك", "فلاترك", "ضوابطك"), _FILTERS_OFF_MORE[0:1]),
+    ("[\u0590-\u06ff]", ("تم تعطيل", "تم إيقاف", "تم ايقاف", "تم إلغاء", "تم الغاء", "تم إزالة", "تم ازالة", "مرشحاتك", "فلاترك", "ضوابطك"),
+     _FILTERS_OFF_MORE[0:1]),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("của bạn đã", "của bạn vừa"), _FILTERS_OFF_MORE[1:2]),
     ("[\u0590-\u06ff]", ("أخلاقية", "اخلاقية"), _NO_ETHICS_MORE[0:1]),
     ("[\u1ea0-\u1ef9\u01a0\u01a1\u01af\u01b0\u0111\u0110]", ("đạo đức",), _NO_ETHICS_MORE[1:2]),
@@ -2093,6 +2094,9 @@ _NAMED_UNBOUND = (
     r"(?:(?:ninguna|ning[úu]n[ ]tipo[ ]de|aucune|aucun|jegliche\w?|alcuna|nenhuma|[żz]adnych|de|d')[ ]?)?"
     r"(?:" + _NO_FILTER_NOUNS + r"|batasan|sensor)\b"
 )
+# (the nouns that are not also English words: "restrictions" and "filter" are on every other English page)
+_NAMED_UNBOUND_ANCHORS = tuple(word for word in (*_NO_RESTRICTIONS_ANCHORS, "batasan")
+                               if word not in ("restrictions", "restriction", "filter", "filters", "censure"))
 
 # "SISTEMA:", "SYSTÈME :", "[SISTEMA]", "Message du système :": a fake system notice, in capitals at the start of a line or in
 # brackets, as the English "SYSTEM:" and "[system]" (a catalogue writes "Sistema: Android 13", not in capitals).
@@ -2606,7 +2610,7 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     # everything told before forgotten, the secrets of the reader's context asked for, a made-up name without restrictions
     (_FORGET_TOLD_BEFORE, "instruction override", "override", _FORGET_ANCHORS, 0),
     (_CONTEXT_SECRETS, "prompt or data extraction", "exfiltration", _SECRETS_ANCHORS, 130),
-    (_NAMED_UNBOUND, "role reassignment", "override", (*_NO_RESTRICTIONS_ANCHORS, "batasan", "sensor"), 150),
+    (_NAMED_UNBOUND, "role reassignment", "override", _NAMED_UNBOUND_ANCHORS, 150),
     (_SYSTEM_HEADER_LATIN, "fake system block", "fake_block", _SYSTEM_HEADER_ANCHORS, 30),
     (r"(?i)\b(?:k[ıi]s[ıi]tlamas[ıi]z|filtresiz|kurals[ıi]z|sans[üu]rs[üu]z)(?:ca)?[ ](?:\w+[ ]){0,2}?"
      r"(?:cevap[ ]ver|yan[ıi]t[ ]ver|cevapla|yan[ıi]tla|davran|konu[şs])(?:[ıi]n|[ıi]n[ıi]z)?\b",

@@ -410,7 +410,10 @@ _IMPERATIVE = _words(
     r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set", r"put", r"discard", r"drop", r"abandon",
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
     r"summari[sz]e", r"dump", r"disclose", r"tell", r"write", r"display", r"share", r"give", r"return", r"leak",
-    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer", r"say",
+    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer",
+    # not "say" set off as "for example" (", say —"), nor English "no" before a name in code ("no `Mcp-Session-Id`
+    # issued"): the negation an imperative starts with is Spanish and Italian, before a verb
+    r"say(?![ ]?(?:,|\u2014|\u2013|--)[ ](?![\"'\u201c]))",
     r"state", r"claim", r"mention", r"recommend", r"praise", r"introduce", r"ask", r"treat", r"proceed", r"comply",
     r"obey", r"follow", r"do", r"don't", r"never", r"always", r"act", r"behave", r"pretend", r"roleplay", r"play",
     r"collect", r"include", r"append", r"add", r"start", r"begin", r"end", r"send", r"email", r"forward", r"skip",
@@ -421,7 +424,7 @@ _IMPERATIVE = _words(
     r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
     r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
     r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
-    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)(?![ ]`)",
     r"ne", r"non", r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?",
     r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
@@ -464,6 +467,10 @@ _ENGLISH_SECRET_START = (r"(?:system|initial|hidden|secret|original|confidential
                          r"real|instructions?|rules?|prompt|guidelines?|text|everything|words|tokens|content|"
                          r"messages?|prior|context|conversation|chat|previous|api|access|credentials|every|all|the|"
                          r"tool|function|password)\b")
+# An indirect question ("decide when the model should respond", "whether the agent can answer") asks what a model
+# does, it grants nothing.
+_NOT_ASKED_OF = (r"(?<!\bwhen[ ])(?<!\bwhen[ ]the[ ])(?<!\bwhether[ ])(?<!\bwhether[ ]the[ ])(?<!\bhow[ ])"
+                 r"(?<!\bhow[ ]the[ ])")
 _DETERMINER_OR_NOUN = (r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
                        # what something else can do ("MCP tools can expose data"), what a thing is for
                        # ("the capability to automatically summarize older context")
@@ -669,8 +676,9 @@ class SentenceJudge:
         # is one the reader writes, not the model's own.
         # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
         # Nor a negated verb ("so you can't list tools that …"): what cannot or must not be shown is no request for it.
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN + "|" + _NEGATED
-                                  + r"|\b(?:prompts?|instructions)[ ]"
+        # Nor the subject of a verb ("output is compact by default"): a noun.
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)",
+                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\b(?:prompts?|instructions)[ ]"
                                   r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
                                   r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
@@ -760,7 +768,7 @@ class SentenceJudge:
         # not a purpose ("… so the agent can answer questions")
         # Not a generic model ("tasks where a stronger model can provide planning").
         self.model_may = _Unpreceded(
-            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
+            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])" + _NOT_ASKED_OF + r"(?:the[ ])?"
             r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
             # "will" predicts ("the LLM will give worse results") unless it is now, always or only
             r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"

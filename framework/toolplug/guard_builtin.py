@@ -423,7 +423,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(r"\((?i:for|to|attention)[ \t]+(?:AI|LLM)s?[ \t]+(?:coding[ \t]+)?(?:agents?|assistants?|models?)?\)",
               "text addressed to the model", "override"),
     _RuleSpec(
-        r"(?i)\bthe[ \t]+user[ \t]+has[ \t]+(?:already[ \t]+)?(?:granted|approved|authori[sz]ed|given|confirmed|"
+        # not a condition or a time to wait for ("until the user has approved the plan")
+        r"(?i)" + guard_sentences.NOT_IN_A_CONDITION + r"\bthe[ \t]+user[ \t]+has[ \t]+(?:already[ \t]+)?"
+        r"(?:granted|approved|authori[sz]ed|given|confirmed|"
         r"consented|allowed|permitted)\b",
         "false authority", "override", ("granted", "approved", "authorized", "authorised", "consented"), 28,
         needs=("user",),
@@ -701,6 +703,7 @@ class _SentenceScorer:
         # A sentence ends at a stop before a space, not at the dots of a link ("https://docs.example/…").
         start = max(text.rfind(". ", floor, position), text.rfind("\n", floor, position),
                     text.rfind("! ", floor, position), text.rfind("? ", floor, position), floor - 1) + 1
+        start = _sentence_start(text, start, floor, position)
         match = _SENTENCE_END.search(text, position, min(len(text), bucket + 300))
         end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), bucket + 300)
         return start, end
@@ -749,7 +752,33 @@ class _SentenceScorer:
             self._described.clear()
 
 
-_SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)|\n")
+_SENTENCE_END = re.compile(r"[.!?](?:\*\*?)?(?=\s|$)|\n")
+"""A sentence ends at a stop (a bold or italic one closing its emphasis: "**Write goals, not procedures.** The …")
+before a space, or at a line's end."""
+
+
+_WRAPPED_WORD = re.compile(r" {0,8}[a-z]+ ")
+
+
+def _sentence_start(text: str, start: int, floor: int, position: int) -> int:
+    """``start`` (of the sentence around ``text[position]``) moved to where the sentence really starts: after a
+    bold sentence before it ("**Write goals, not procedures.** The scaffolding …"), or above when its line only
+    continues a sentence wrapped onto it (a lower-case word and a space, indented or not, under a line that ends
+    with a letter: not code, whose lines end in commas and brackets and start with names and keys)."""
+    bold = text.rfind(".** ", start, position)
+    if bold != -1 and (text[bold + 4:bold + 5].isupper() or text.startswith("[", bold + 4)):
+        return bold + 3
+    if start < 2 or text[start - 1] != "\n" or not text[start - 2].isalpha() or start - 1 <= floor:
+        return start
+    line = text.rfind("\n", floor, start - 1) + 1
+    if _WRAPPED_WORD.match(text, start) is None or text[max(line, floor):start].lstrip(" \t").startswith(
+        ("#", "//", "/*", "--", "<!--")
+    ) or text.count("```", 0, start) % 2 == 1:  # in a fenced block each line is its own
+        return start
+    return max(text.rfind(". ", floor, start - 1), text.rfind("\n", floor, start - 1),
+               text.rfind("! ", floor, start - 1), text.rfind("? ", floor, start - 1), floor - 1) + 1
+
+
 # Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in
 # other scripts (which the anchor words, ASCII only, cannot see) are one pattern run over non-ASCII text.
 _FOREIGN_OBJECTS = (

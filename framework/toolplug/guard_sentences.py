@@ -225,10 +225,13 @@ _MODEL = _words(
     r"automated[ ](?:readers?|systems?|assistants?|agents?|tools?)", r"ki", r"ia", r"asystent\w*", r"assistent\w*",
     r"asistente", r"assistente",
 )
+# "return" before a value in code ("return `undefined` to forward the prompt", 'return """…"""') is what a function
+# gives back, not a reveal.
+_NOT_A_CODE_VALUE = r"(?![ ](?:an?[ ]|the[ ])?[`\"'])"
 _REVEAL = _words(
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
     r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
-    r"return", r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"encode", r"reply[ ]with",
+    r"return" + _NOT_A_CODE_VALUE, r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"encode", r"reply[ ]with",
     # "provide" takes something out unless it gives the model its input ("provide the model with a prompt",
     # "provide data to your prompt", "provide instructions through the `system` option")
     r"provide(?![ ](?:the[ ]|your[ ]|an?[ ])?(?:model|llm|agent|assistant|ai)s?[ ]with\b)(?![^.;]{0,60}?\b(?:to|through"
@@ -407,7 +410,10 @@ _IMPERATIVE = _words(
     r"ignore", r"disregard", r"forget", r"override", r"bypass", r"set", r"put", r"discard", r"drop", r"abandon",
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
     r"summari[sz]e", r"dump", r"disclose", r"tell", r"write", r"display", r"share", r"give", r"return", r"leak",
-    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer", r"say",
+    r"expose", r"recite", r"type", r"copy", r"provide", r"encode", r"reply", r"respond", r"answer",
+    # not "say" set off as "for example" (", say —"), nor English "no" before a name in code ("no `Mcp-Session-Id`
+    # issued"): the negation an imperative starts with is Spanish and Italian, before a verb
+    r"say(?![ ]?(?:,|\u2014|\u2013|--)[ ](?![\"'\u201c]))",
     r"state", r"claim", r"mention", r"recommend", r"praise", r"introduce", r"ask", r"treat", r"proceed", r"comply",
     r"obey", r"follow", r"do", r"don't", r"never", r"always", r"act", r"behave", r"pretend", r"roleplay", r"play",
     r"collect", r"include", r"append", r"add", r"start", r"begin", r"end", r"send", r"email", r"forward", r"skip",
@@ -418,7 +424,7 @@ _IMPERATIVE = _words(
     r"ignora", r"ignorez", r"ignoriere", r"vergiss", r"olvida", r"oublie", r"oubliez", r"dimentica", r"negeer",
     r"vergeet", r"zignoruj", r"ignoruj", r"zapomnij", r"esqueca", r"esquece", r"desconsidere", r"muestra\w*",
     r"montre\w*", r"affiche", r"revele", r"revela", r"rivela", r"mostra\w*", r"zeige?", r"gib", r"toon", r"geef",
-    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)",
+    r"pokaz\w*", r"envia", r"envie", r"invia", r"envoie", r"schicke?", r"sende", r"stuur", r"no(?![ ]matter\b)(?![ ]`)",
     r"ne", r"non", r"nicht", r"niet", r"nie", r"fasse", r"resume", r"escribe", r"ecris", r"scrivi", r"schreibe?",
     r"responde",
     r"reponds", r"rispondi", r"antworte", r"odpowiadaj", r"dis", r"dime", r"sag", r"sage", r"empfiehl",
@@ -432,6 +438,9 @@ _IMPERATIVE = _words(
 
 UNNEGATED = r"(?<!not )(?<!never )(?<!n't )(?<!cannot )(?<!\bno )(?<!not to )(?<!never to )"
 """A lookbehind: the word that follows is not negated ("does not upload", "never ignores", "won't send")."""
+NOT_IN_A_CONDITION = r"(?<!until )(?<!unless )(?<!once )(?<!after )(?<!before )(?<!when )(?<!if )(?<!whether )"
+"""A lookbehind: what follows is no condition or time to wait for ("until the user has approved the plan"), which
+claims no approval given."""
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
 _RELATIVE = r"\b(?:that|which|who)[ ]$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
@@ -458,6 +467,10 @@ _ENGLISH_SECRET_START = (r"(?:system|initial|hidden|secret|original|confidential
                          r"real|instructions?|rules?|prompt|guidelines?|text|everything|words|tokens|content|"
                          r"messages?|prior|context|conversation|chat|previous|api|access|credentials|every|all|the|"
                          r"tool|function|password)\b")
+# An indirect question ("decide when the model should respond", "whether the agent can answer") asks what a model
+# does, it grants nothing.
+_NOT_ASKED_OF = (r"(?<!\bwhen[ ])(?<!\bwhen[ ]the[ ])(?<!\bwhether[ ])(?<!\bwhether[ ]the[ ])(?<!\bhow[ ])"
+                 r"(?<!\bhow[ ]the[ ])")
 _DETERMINER_OR_NOUN = (r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
                        # what something else can do ("MCP tools can expose data"), what a thing is for
                        # ("the capability to automatically summarize older context")
@@ -552,6 +565,7 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "method_contrast": ("rather than", "instead of"),
     "models_named": (" like ", " such as ", " including "),
     "label_description": (": ",),
+    "tool_role": ("use ",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
 }
 
@@ -661,7 +675,10 @@ class SentenceJudge:
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
         # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b", _DETERMINER_OR_NOUN + r"|\b(?:prompts?|instructions)[ ]"
+        # Nor a negated verb ("so you can't list tools that …"): what cannot or must not be shown is no request for it.
+        # Nor the subject of a verb ("output is compact by default"): a noun.
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)",
+                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\b(?:prompts?|instructions)[ ]"
                                   r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
                                   r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
@@ -675,7 +692,7 @@ class SentenceJudge:
                                # after an article these are nouns too ("gives you an answer", "an add that lands")
                                only=r"(?:state|add|answer|reply|output|start|end)\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
-        self.authority = c(r"\b(?:" + _AUTHORITY + r")")
+        self.authority = c(r"\b" + NOT_IN_A_CONDITION + r"(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
         self.address = c(_ADDRESS)
         self.new_task = c(_NEW_TASK)
@@ -751,7 +768,7 @@ class SentenceJudge:
         # not a purpose ("… so the agent can answer questions")
         # Not a generic model ("tasks where a stronger model can provide planning").
         self.model_may = _Unpreceded(
-            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])(?:the[ ])?"
+            r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])" + _NOT_ASKED_OF + r"(?:the[ ])?"
             r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
             # "will" predicts ("the LLM will give worse results") unless it is now, always or only
             r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
@@ -842,6 +859,9 @@ class SentenceJudge:
         _name = r"`?[a-z][\w-]*[_.(][\w.()\[\]-]*`"
         self.code_entry = c(r"^" + _name + r"(?:[ ]?(?:/|,|or|and)[ ]?`[a-z][\w.()\[\]-]*`)*[ ]?:[ ]")
         self.models_named = c(_MODELS_NAMED)
+        # What a tool is used for: "use FastMCP to act as an intermediary" gives the role to the tool, not the reader.
+        self.tool_role = c(r"\buse[ ](?!(?:you|yourself|me|us|your|my)\b)(?:[\w.-]+[ ]){1,3}?to[ ](?:act|behave)"
+                           r"[ ]as\b")
         # A list entry's label and what it does, a verb in the third person ("- LLM: Sends a prompt to a selected
         # model and returns …"): the label is the verb's subject, nobody addressed.
         self.label_description = c(r"^[\w .-]{1,30}?[ ]?:[ ](?!(?:always|this|its|yes|thus|unless|perhaps|regardless)"
@@ -910,6 +930,8 @@ class SentenceJudge:
             r"^(?:\W*(?:then|also)[ ,]+)?(?:use|call|pass|set|enable|choose|pick|prefer)[ ](?:this|these|them|it|that|"
             r"(?:the[ ]|an?[ ])?`[^`]{1,80}`)[ ](?:\w+[ ]){0,3}?(?:when|if|whenever)[ ](?!you[ ](?:are|were)[ ]asked)|"
             r"^(?:if|when)[ ]what[ ]you[ ](?:want|need)[ ]is\b|"
+            # where the reader has got to ("if you haven't built a server yet, start with …")
+            r"^(?:if|unless)[ ]you[ ](?:haven't|have[ ]not|don't[ ]have|do[ ]not[ ]have)[ ](?:[\w-]+[ ]){1,4}?yet\b|"
             r"(?:^|[.:]\*\*[ ])(?:\W*(?:warning|note|tip|important|caution|info)\W*)?(?:when|if|whenever|once|before|"
             r"after|while)[ ]you(?:'re|[ ]are)?[ ](?:only[ ]|just[ ]|also[ ])?(?:use|using|call|calling|deploy\w*|run|"
             r"running|build\w*|configure|configuring|send|sending|want|need|prefer|"
@@ -917,7 +939,9 @@ class SentenceJudge:
         # One way of working against another ("test other levels rather than carrying over the setting"),
         # not a changed answer: that needs a verb of answering.
         self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)(?:[ ]\w+ing\b|[ ]?$)")  # or wrapped there
-        self.answer_verb = c(r"\b(?:reply|respond|answer|say|write|output|summari[sz]e|translate|tell|print|mention|"
+        # Writing code is no answer ("… then write Python that chains `call_tool()` calls").
+        self.answer_verb = c(r"\b(?:reply|respond|answer|say|write(?![ ](?:python|code|sql|scripts?|tests?|a[ ]script|"
+                             r"a[ ]test)\b)|output|summari[sz]e|translate|tell|print|mention|"
                              r"recommend|praise|claim|state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
         # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
@@ -1012,7 +1036,9 @@ class SentenceJudge:
             return "false authority"
         if has("new_task") and (has("you") or (has("model") and not _models_only_named(k)) or has("imperative")):
             return "new instructions"
-        if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported"):
+        if has("role") and (has("imperative") or has("modal") or has("override")) and not has("reported") and (
+            not has("tool_role")
+        ):
             return "role reassignment"
         return None
 

@@ -1679,7 +1679,18 @@ def _widen(best: Any, prose_lengths: dict[int, int]) -> Any:
         if ancestor is None or ancestor.tag in ("html", "body"):
             break
         node, own = ancestor, prose(ancestor)
-    return node
+    return _within_main(best, node)
+
+
+def _within_main(best: Any, chosen: Any) -> Any:
+    """``chosen``, or the ``<main>`` around ``best`` when ``chosen`` lies beyond it: the page marks its main
+    content, and what stands around that (a sidebar, the site's links) is not part of it."""
+    main = best
+    while main is not None and main.tag != "main":
+        if main.mem_id == chosen.mem_id:
+            return chosen  # the choice lies within the main content (or the page marks none)
+        main = main.parent
+    return main if main is not None and main.mem_id != chosen.mem_id else chosen
 
 
 def _is_lone_article(node: Any, ancestor: Any) -> bool:

@@ -33,3 +33,17 @@ def test_the_choice_stays_within_the_pages_main_content_and_leaves_the_column_be
         assert text in markdown
     assert "Hello, I am Dana" not in markdown
     assert "old maps" not in markdown
+
+
+def test_a_box_of_links_set_in_a_fieldset_goes_as_a_list_of_links_would() -> None:
+    topics = "".join(f'<font size="1"><a href="/topics/{word}/">{word}</a></font> ' for word in (
+        "bridges", "buses", "cycling", "council", "elections", "footpaths", "markets", "roads", "schools", "trains",
+        "budgets", "weather",
+    ))
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}<fieldset><legend>Topics</legend>{topics}</fieldset></div></div>
+</body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "footpaths" not in markdown

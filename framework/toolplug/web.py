@@ -878,7 +878,7 @@ def _links_off_site(heading: Any, site: str) -> bool:
     return bool(other) and other != site and not other.endswith("." + site) and not site.endswith("." + other)
 
 
-_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
+_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table", "fieldset", "dl"))
 
 
 def _drop_link_blocks(main: Any, site: str = "") -> None:
@@ -909,7 +909,7 @@ def _drop_link_blocks(main: Any, site: str = "") -> None:
             node.decompose()
 
 
-_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table"
+_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table, fieldset, dl"
 
 
 def _measure(node: Any) -> tuple[int, float]:

@@ -47,3 +47,28 @@ def test_a_box_of_links_set_in_a_fieldset_goes_as_a_list_of_links_would() -> Non
     for text in STORY:
         assert text in markdown
     assert "footpaths" not in markdown
+
+
+def test_story_cards_go_whole_with_their_long_excerpts_and_sections_with_plain_headings_stay() -> None:
+    excerpts = [
+        "The new tram line will link the station with the hospital and the university by the end of next year, "
+        "and the first trial runs start in the spring after the tracks are laid through the old market square.",
+        "Farmers at the weekly market say the dry summer has halved their harvest of apples and pears, and that "
+        "prices will stay high until the new orchards planted on the hills start to bear fruit in a few years.",
+        "The swimming pool on the river bank reopens after two years of works, with a new roof, heated water and "
+        "longer opening hours for schools and clubs, the sports department announced in a letter to residents.",
+    ]
+    cards = "".join(
+        f'<div class="post-item"><h3><a href="/news/{number}/">Other story {number}</a></h3><p>{text}</p></div>'
+        for number, text in enumerate(excerpts)
+    )
+    sections = "".join(
+        f'<div class="part"><h3>Part {number}</h3><p>{text}</p></div>' for number, text in enumerate(STORY)
+    )
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{sections}</div><div class="c3">{cards}</div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    for text in excerpts:
+        assert text not in markdown

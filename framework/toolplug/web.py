@@ -830,11 +830,12 @@ def _prose_length(node: Any) -> int:
 def _drop_teasers(main: Any, site: str) -> None:
     # A heading linking to another site and followed by text names what the article lists or cites (a
     # product, a source, a project in a round-up, with what the article says of it), not another story here.
+    runs: dict[tuple[int, str], bool] = {}  # a run of cards, told before its first card goes
     for node in main.css("h2, h3, h4, h5, h6"):
         if node.parent is not None and _is_teaser_heading(node) and not (
             _links_off_site(node, site) and _opens_text(node, main)
         ):
-            _teaser_card(node, main).decompose()
+            _teaser_card(node, main, runs).decompose()
 
 
 def _opens_text(heading: Any, main: Any) -> bool:
@@ -1387,7 +1388,7 @@ def _is_prose(node: Any) -> bool:
     return False
 
 
-def _teaser_card(heading: Any, main: Any) -> Any:
+def _teaser_card(heading: Any, main: Any, runs: dict[tuple[int, str], bool] | None = None) -> Any:
     """The story card a teaser heading goes with: the nearest list item or article around it (if small),
     else the smallest wrapper holding just this heading and a little text (an excerpt, an author, a date),
     else the heading alone."""
@@ -1398,11 +1399,43 @@ def _teaser_card(heading: Any, main: Any) -> Any:
             break
         if card.tag in ("li", "article"):
             return card if len(card.text(strip=True)) < 500 else small or heading
-        if (small is None and card.tag == "div" and len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
-                and len(card.css("h1, h2, h3, h4, h5, h6")) == 1):
+        if small is None and card.tag == "div" and len(card.css("h1, h2, h3, h4, h5, h6")) == 1 and (
+            len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
+            or _one_of_a_run_of_cards(card, {} if runs is None else runs)
+        ):
             small = card
         card = card.parent
     return small or heading
+
+
+_MIN_CARD_RUN = 3
+_CARD_MOST = 1500
+
+
+def _one_of_a_run_of_cards(card: Any, runs: dict[tuple[int, str], bool]) -> bool:
+    """``card`` (holding one heading) is one of three or more sibling blocks of its tag and class, each with a
+    heading: a list of story cards, each a headline and its excerpt, however long the excerpt. ``runs`` keeps
+    the answer for each parent and class, asked before the first of those cards is removed."""
+    names = card.attributes.get("class")
+    parent = card.parent
+    if not names or parent is None or len(card.text(strip=True)) > _CARD_MOST:
+        return False
+    key = (parent.mem_id, f"{card.tag} {names}")
+    if key not in runs:
+        runs[key] = _counts_cards(parent, card.tag, names)
+    return runs[key]
+
+
+def _counts_cards(parent: Any, tag: str, names: str) -> bool:
+    run = 0
+    for sibling in parent.iter(include_text=False):
+        if sibling.tag == tag and sibling.attributes.get("class") == names and sibling.css_first(
+            "h1, h2, h3, h4, h5, h6"
+        ) is not None:
+            run += 1
+            if run >= _MIN_CARD_RUN:
+                return True
+    return False
 
 
 def _is_quotation(node: Any, text_length: int) -> bool:

@@ -72,3 +72,17 @@ def test_story_cards_go_whole_with_their_long_excerpts_and_sections_with_plain_h
         assert text in markdown
     for text in excerpts:
         assert text not in markdown
+
+
+def test_a_scripts_error_message_goes_and_a_section_on_handling_errors_stays() -> None:
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2"><p>{STORY[0]}</p>
+<div id="locate-error" class="notice">We are sorry, your location is not available. Please type an address in the
+search box or click on the map below.</div>
+<h3 id="error-handling">Error handling</h3><p>{STORY[1]}</p>
+<p>{STORY[2]}</p></div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "### Error handling" in markdown
+    assert "location is not available" not in markdown

@@ -84,11 +84,14 @@ _NEGATIVE_WORDS = frozenset(
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
-        "newsletter-signup", "inline-newsletter", "relatedposts", "relatedarticles", "relatedstories",
+        "newsletter-signup", "inline-newsletter", "error", "relatedposts", "relatedarticles", "relatedstories",
         "relatedcontent", "relatedlinks", "sharedaddy", "sharethis", "addthis", "addtoany",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
+# Words that name furniture only as the last part of a name: "geolocate-error" is an error message, "error-handling"
+# a section on the topic.
+_LAST_PART_NEGATIVE = frozenset({"error"})
 # A class naming a state ("comments-open", "has-sidebar") describes the page, not the element.
 _STATE_PARTS = frozenset({"enabled", "disabled", "open", "closed", "active", "js", "has", "is", "no", "show", "count"})
 # Structural words say nothing; the other parts of the name decide ("related-wrap" is related stories).
@@ -167,7 +170,7 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
                     return "strong"
             continue
         for index, part in enumerate(parts):
-            if part in _NEGATIVE_WORDS:
+            if part in _NEGATIVE_WORDS and (part not in _LAST_PART_NEGATIVE or index == len(parts) - 1):
                 if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
                     return "strong"
                 kind = "weak"

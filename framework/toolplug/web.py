@@ -84,11 +84,14 @@ _NEGATIVE_WORDS = frozenset(
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
-        "newsletter-signup", "inline-newsletter", "relatedposts", "relatedarticles", "relatedstories",
+        "newsletter-signup", "inline-newsletter", "error", "relatedposts", "relatedarticles", "relatedstories",
         "relatedcontent", "relatedlinks", "sharedaddy", "sharethis", "addthis", "addtoany",
     ]
 )
 _STRONG_NEGATIVE = frozenset({"comment", "comments", "commentlist", "comment-list", "disqus", "outbrain", "taboola"})
+# Words that name furniture only as the last part of a name: "geolocate-error" is an error message, "error-handling"
+# a section on the topic.
+_LAST_PART_NEGATIVE = frozenset({"error"})
 # A class naming a state ("comments-open", "has-sidebar") describes the page, not the element.
 _STATE_PARTS = frozenset({"enabled", "disabled", "open", "closed", "active", "js", "has", "is", "no", "show", "count"})
 # Structural words say nothing; the other parts of the name decide ("related-wrap" is related stories).
@@ -167,7 +170,7 @@ def _negative_kind_of(names: str, widgets: bool = True) -> str:
                     return "strong"
             continue
         for index, part in enumerate(parts):
-            if part in _NEGATIVE_WORDS:
+            if part in _NEGATIVE_WORDS and (part not in _LAST_PART_NEGATIVE or index == len(parts) - 1):
                 if part in _STRONG_NEGATIVE and not _names_an_action(parts, index):
                     return "strong"
                 kind = "weak"
@@ -830,11 +833,12 @@ def _prose_length(node: Any) -> int:
 def _drop_teasers(main: Any, site: str) -> None:
     # A heading linking to another site and followed by text names what the article lists or cites (a
     # product, a source, a project in a round-up, with what the article says of it), not another story here.
+    runs: dict[tuple[int, str], bool] = {}  # a run of cards, told before its first card goes
     for node in main.css("h2, h3, h4, h5, h6"):
         if node.parent is not None and _is_teaser_heading(node) and not (
             _links_off_site(node, site) and _opens_text(node, main)
         ):
-            _teaser_card(node, main).decompose()
+            _teaser_card(node, main, runs).decompose()
 
 
 def _opens_text(heading: Any, main: Any) -> bool:
@@ -878,7 +882,7 @@ def _links_off_site(heading: Any, site: str) -> bool:
     return bool(other) and other != site and not other.endswith("." + site) and not site.endswith("." + other)
 
 
-_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table"))
+_LINKED_BLOCKS = ", ".join(f"{tag}:has(a)" for tag in ("ul", "ol", "div", "section", "p", "table", "fieldset", "dl"))
 
 
 def _drop_link_blocks(main: Any, site: str = "") -> None:
@@ -909,7 +913,7 @@ def _drop_link_blocks(main: Any, site: str = "") -> None:
             node.decompose()
 
 
-_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table"
+_LINK_BLOCK_TAGS = "ul, ol, div, section, p, table, fieldset, dl"
 
 
 def _measure(node: Any) -> tuple[int, float]:
@@ -1387,7 +1391,7 @@ def _is_prose(node: Any) -> bool:
     return False
 
 
-def _teaser_card(heading: Any, main: Any) -> Any:
+def _teaser_card(heading: Any, main: Any, runs: dict[tuple[int, str], bool] | None = None) -> Any:
     """The story card a teaser heading goes with: the nearest list item or article around it (if small),
     else the smallest wrapper holding just this heading and a little text (an excerpt, an author, a date),
     else the heading alone."""
@@ -1398,11 +1402,43 @@ def _teaser_card(heading: Any, main: Any) -> Any:
             break
         if card.tag in ("li", "article"):
             return card if len(card.text(strip=True)) < 500 else small or heading
-        if (small is None and card.tag == "div" and len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
-                and len(card.css("h1, h2, h3, h4, h5, h6")) == 1):
+        if small is None and card.tag == "div" and len(card.css("h1, h2, h3, h4, h5, h6")) == 1 and (
+            len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
+            or _one_of_a_run_of_cards(card, {} if runs is None else runs)
+        ):
             small = card
         card = card.parent
     return small or heading
+
+
+_MIN_CARD_RUN = 3
+_CARD_MOST = 1500
+
+
+def _one_of_a_run_of_cards(card: Any, runs: dict[tuple[int, str], bool]) -> bool:
+    """``card`` (holding one heading) is one of three or more sibling blocks of its tag and class, each with a
+    heading: a list of story cards, each a headline and its excerpt, however long the excerpt. ``runs`` keeps
+    the answer for each parent and class, asked before the first of those cards is removed."""
+    names = card.attributes.get("class")
+    parent = card.parent
+    if not names or parent is None or len(card.text(strip=True)) > _CARD_MOST:
+        return False
+    key = (parent.mem_id, f"{card.tag} {names}")
+    if key not in runs:
+        runs[key] = _counts_cards(parent, card.tag, names)
+    return runs[key]
+
+
+def _counts_cards(parent: Any, tag: str, names: str) -> bool:
+    run = 0
+    for sibling in parent.iter(include_text=False):
+        if sibling.tag == tag and sibling.attributes.get("class") == names and sibling.css_first(
+            "h1, h2, h3, h4, h5, h6"
+        ) is not None:
+            run += 1
+            if run >= _MIN_CARD_RUN:
+                return True
+    return False
 
 
 def _is_quotation(node: Any, text_length: int) -> bool:
@@ -1679,7 +1715,18 @@ def _widen(best: Any, prose_lengths: dict[int, int]) -> Any:
         if ancestor is None or ancestor.tag in ("html", "body"):
             break
         node, own = ancestor, prose(ancestor)
-    return node
+    return _within_main(best, node)
+
+
+def _within_main(best: Any, chosen: Any) -> Any:
+    """``chosen``, or the ``<main>`` around ``best`` when ``chosen`` lies beyond it: the page marks its main
+    content, and what stands around that (a sidebar, the site's links) is not part of it."""
+    main = best
+    while main is not None and main.tag != "main":
+        if main.mem_id == chosen.mem_id:
+            return chosen  # the choice lies within the main content (or the page marks none)
+        main = main.parent
+    return main if main is not None and main.mem_id != chosen.mem_id else chosen
 
 
 def _is_lone_article(node: Any, ancestor: Any) -> bool:

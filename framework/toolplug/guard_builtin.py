@@ -1828,7 +1828,9 @@ def _matches_back(
 _AT = "_toolplug_at"
 """The group of a :func:`_back_finder` pattern that marks where the rule's own pattern starts."""
 
-_BACK_FINDERS: dict[tuple[re.Pattern[str], int], re.Pattern[str]] = {}
+_BACK_FINDERS: dict[tuple[int, int], tuple[re.Pattern[str], re.Pattern[str]]] = {}
+"""Per rule pattern (by id: hashing a compiled pattern hashes its whole program) and reach, the pattern (kept
+alive, so its id names it alone) and its :func:`_back_finder` pattern."""
 
 
 def _back_finder(pattern: re.Pattern[str], back: int) -> re.Pattern[str]:
@@ -1836,12 +1838,13 @@ def _back_finder(pattern: re.Pattern[str], back: int) -> re.Pattern[str]:
     from a start, its match is ``pattern``'s match at the first of the next ``back + 1`` starts where there is
     one (the engine tries them in order, each as ``pattern.match`` would). Compiled once per rule."""
     pattern = guard_deferred.compiled_now(pattern)
-    key = (pattern, back)
-    finder = _BACK_FINDERS.get(key)
-    if finder is None:
+    key = (id(pattern), back)
+    known = _BACK_FINDERS.get(key)
+    if known is None:
         body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # the flags are kept in pattern.flags
-        finder = _BACK_FINDERS[key] = re.compile(f"(?s:.){{0,{back}}}?(?P<{_AT}>)(?:{body})", pattern.flags)
-    return finder
+        known = _BACK_FINDERS[key] = (
+            pattern, re.compile(f"(?s:.){{0,{back}}}?(?P<{_AT}>)(?:{body})", pattern.flags))
+    return known[1]
 
 
 _GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")

@@ -119,7 +119,7 @@ def test_an_anchor_in_a_page_dense_with_anchors_tries_only_the_starts_before_it(
     assert spans == set()
     # one call, whose finder tries the starts 692 to 700 (it skips at most ``back`` characters), and no search
     assert calls == {pattern.pattern: [(692, 700 + guard_builtin._LOOK_AHEAD)]} and pattern.searches == 0
-    assert guard_builtin._BACK_FINDERS[pattern.compiled, 8].pattern.startswith("(?s:.){0,8}?")
+    assert guard_builtin._BACK_FINDERS[id(pattern.compiled), 8][1].pattern.startswith("(?s:.){0,8}?")
 
 
 @given(st.text(alphabet="ab c", max_size=60), st.integers(0, 60), st.integers(0, 12),

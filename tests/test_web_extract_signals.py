@@ -7,16 +7,9 @@ article text that looks like the furniture but is not.
 
 from __future__ import annotations
 
-from toolplug.web import extract
+from _web_story import STORY, paragraphs
 
-STORY = [
-    "The council voted on Tuesday to close the old bridge to cars, after engineers found cracks in two of its "
-    "supporting piers during the spring inspection.",
-    "Buses will take a detour through the northern ring road, which adds about ten minutes to the journey, while "
-    "cyclists and pedestrians can still cross on the footpath.",
-    "Repairs are expected to take eighteen months and to cost about four million euros, most of it paid by the "
-    "regional government, the mayor said.",
-]
+from toolplug.web import extract
 
 
 def page(body: str, title: str = "Old bridge closes to cars") -> str:
@@ -24,10 +17,6 @@ def page(body: str, title: str = "Old bridge closes to cars") -> str:
     return f"""<!doctype html><html><head><title>{title}</title></head><body>
 <div class="c0"><a href="/">The Town Paper</a></div><div class="c1"><div class="c2">{body}</div></div>
 </body></html>"""
-
-
-def paragraphs(items: list[str]) -> str:
-    return "".join(f"<p>{text}</p>" for text in items)
 
 
 def assert_story_whole(markdown: str) -> None:

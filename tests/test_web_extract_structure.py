@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
+from _web_story import STORY, paragraphs
+
 from toolplug.web import extract
-
-STORY = [
-    "The council voted on Tuesday to close the old bridge to cars, after engineers found cracks in two of its "
-    "supporting piers during the spring inspection.",
-    "Buses will take a detour through the northern ring road, which adds about ten minutes to the journey, while "
-    "cyclists and pedestrians can still cross on the footpath.",
-    "Repairs are expected to take eighteen months and to cost about four million euros, most of it paid by the "
-    "regional government, the mayor said.",
-]
-
-
-def paragraphs(items: list[str]) -> str:
-    return "".join(f"<p>{text}</p>" for text in items)
 
 
 def test_the_choice_stays_within_the_pages_main_content_and_leaves_the_column_beside_it() -> None:

@@ -701,9 +701,7 @@ class _SentenceScorer:
         bucket = position // 150 * 150
         floor = max(0, bucket - 150)
         # A sentence ends at a stop before a space, not at the dots of a link ("https://docs.example/…").
-        start = max(text.rfind(". ", floor, position), text.rfind("\n", floor, position),
-                    text.rfind("! ", floor, position), text.rfind("? ", floor, position), floor - 1) + 1
-        start = _sentence_start(text, start, floor, position)
+        start = _sentence_start(text, _after_last_stop(text, floor, position), floor, position)
         match = _SENTENCE_END.search(text, position, min(len(text), bucket + 300))
         end = (match.start() + (text[match.start()] != "\n")) if match else min(len(text), bucket + 300)
         return start, end
@@ -775,8 +773,13 @@ def _sentence_start(text: str, start: int, floor: int, position: int) -> int:
         ("#", "//", "/*", "--", "<!--")
     ) or text.count("```", 0, start) % 2 == 1:  # in a fenced block each line is its own
         return start
-    return max(text.rfind(". ", floor, start - 1), text.rfind("\n", floor, start - 1),
-               text.rfind("! ", floor, start - 1), text.rfind("? ", floor, start - 1), floor - 1) + 1
+    return _after_last_stop(text, floor, start - 1)
+
+
+def _after_last_stop(text: str, floor: int, position: int) -> int:
+    """Just after the last stop before a space, or line break, in ``text[floor:position]``; ``floor`` if none."""
+    return max(text.rfind(". ", floor, position), text.rfind("\n", floor, position),
+               text.rfind("! ", floor, position), text.rfind("? ", floor, position), floor - 1) + 1
 
 
 # Instructions in other languages. Latin-script ones are anchored rules like the English ones; those in

@@ -1391,7 +1391,7 @@ def _is_prose(node: Any) -> bool:
     return False
 
 
-def _teaser_card(heading: Any, main: Any, runs: dict[tuple[int, str], bool] | None = None) -> Any:
+def _teaser_card(heading: Any, main: Any, runs: dict[tuple[int, str], bool]) -> Any:
     """The story card a teaser heading goes with: the nearest list item or article around it (if small),
     else the smallest wrapper holding just this heading and a little text (an excerpt, an author, a date),
     else the heading alone."""
@@ -1404,7 +1404,7 @@ def _teaser_card(heading: Any, main: Any, runs: dict[tuple[int, str], bool] | No
             return card if len(card.text(strip=True)) < 500 else small or heading
         if small is None and card.tag == "div" and len(card.css("h1, h2, h3, h4, h5, h6")) == 1 and (
             len(card.text(strip=True)) < len(heading.text(strip=True)) + 120
-            or _one_of_a_run_of_cards(card, {} if runs is None else runs)
+            or _one_of_a_run_of_cards(card, runs)
         ):
             small = card
         card = card.parent

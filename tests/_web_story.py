@@ -1,0 +1,17 @@
+"""A short news story of our own, in paragraphs, for the extraction tests to build pages around."""
+
+from __future__ import annotations
+
+STORY = [
+    "The council voted on Tuesday to close the old bridge to cars, after engineers found cracks in two of its "
+    "supporting piers during the spring inspection.",
+    "Buses will take a detour through the northern ring road, which adds about ten minutes to the journey, while "
+    "cyclists and pedestrians can still cross on the footpath.",
+    "Repairs are expected to take eighteen months and to cost about four million euros, most of it paid by the "
+    "regional government, the mayor said.",
+]
+
+
+def paragraphs(items: list[str]) -> str:
+    """``items`` as HTML paragraphs."""
+    return "".join(f"<p>{text}</p>" for text in items)

@@ -195,8 +195,10 @@ _RULES: tuple[_RuleSpec, ...] = (
         "new instructions", "override", ("instructions", "prompt", "directive", "directives", "task", "orders"), 40,
     ),
     _RuleSpec(
-        r"(?i)\b(?:reveal|print|output|repeat|leak|disclose|dump|exfiltrate|tell[ \t]+me)[ \t]+(?:\w+[ \t]+)?"
-        r"(?:your|the)[ \t]+(?:full[ \t]+|entire[ \t]+|original[ \t]+|hidden[ \t]+|initial[ \t]+|secret[ \t]+)*"
+        # the thing after a preposition is where, not what ("shards to reveal in the conversation")
+        r"(?i)\b(?:reveal|print|output|repeat|leak|disclose|dump|exfiltrate|tell[ \t]+me)[ \t]+"
+        r"(?!(?:in|on|at|from|during|within|throughout|across)[ \t])(?:\w+[ \t]+)?(?:your|the)[ \t]+"
+        r"(?:full[ \t]+|entire[ \t]+|original[ \t]+|hidden[ \t]+|initial[ \t]+|secret[ \t]+)*"
         r"(?:system[ \t]+prompt|initial[ \t]+prompt|hidden[ \t]+prompt|instructions[ \t]+above|previous[ \t]+"
         r"instructions|conversation(?:[ \t]+history)?|chat[ \t]+history|api[ \t]+keys?)\b",
         "prompt or data extraction", "override",
@@ -289,8 +291,12 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction override", "override", ("ignore ", "disregard ", "forget "),
     ),
     _RuleSpec(
-        r"(?i)\b(?:print|output|show|reveal|list|repeat|dump|display|recite|share|spell|tell[ \t]+me|give[ \t]+me|"
-        r"write[ \t]+out|type[ \t]+out|copy|return|translate|summari[sz]e|include|add|leak|disclose|expose)\b"
+        # a verb with a subject states what something does ("they share the full message history"); "return" before
+        # a value in code marks is what a function does ("Return `undefined` to forward the original prompt")
+        r"(?i)(?<!\bthey )(?<!\bwe )(?<!\bthat )(?<!\bwhich )(?<!\bwho )"
+        r"\b(?:print|output|show|reveal|list|repeat|dump|display|recite|share|spell|tell[ \t]+me|give[ \t]+me|"
+        r"write[ \t]+out|type[ \t]+out|copy|return(?![ \t]+`)|translate|summari[sz]e|include|add|leak|disclose|"
+        r"expose)\b"
         # "add … to the system message" puts something in, it takes nothing out
         r"[^.\n]{0,50}?(?<!\bto[ ])(?<!\binto[ ])\b(?:your|the|all|any|my)[ \t]+(?:\w+[ \t]+){0,2}?" + _SECRET_OBJECT
         + r"\b",
@@ -331,9 +337,11 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
     ),
     _RuleSpec(
-        # not a cost of memory ("a catalog of large skills is a lot to keep in memory")
-        r"(?i)" + _UNNEGATED + r"(?<!lot to )(?<!much to )(?<!big to )(?<!large to )"
-        r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.\n]{0,60}?\b(?:to|in|into)"
+        # not a cost of memory ("a catalog of large skills is a lot to keep in memory"), nor what a subject does
+        # ("what information you store in memory"), nor memory another clause's verb is about ("keep references to
+        # the results, this data accumulates in memory")
+        r"(?i)" + _UNNEGATED + r"(?<!lot to )(?<!much to )(?<!big to )(?<!large to )(?<!\byou )(?<!\bwe )(?<!\bthey )"
+        r"\b(?:save|store|write|add|commit|remember|persist|keep)\b[^.,;\n]{0,60}?\b(?:to|in|into)"
         r"[ \t]+"
         r"(?:your[ \t]+)?"
         r"(?:long-term[ \t]+|persistent[ \t]+|permanent[ \t]+)?memory\b"
@@ -578,7 +586,9 @@ class _ProseScorer:
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
             r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?|"
             # a protocol's or a tool's reference ("Developer Mode" of a product, an "unfiltered" read)
-            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?)\b",
+            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?)\b"
+            # names in code marks (`search`, `match_all=True`, `--type`): a reference's paragraph, each one a word
+            r"|`-{0,2}[a-z_][\w.=()-]{0,40}`",
         )
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()
@@ -1064,6 +1074,7 @@ class _Compiled:
         self.mail_address_spelt = _lazy(guard_languages.MAIL_ADDRESS_SPELT)
         self.letters_word = _lazy(r"[^\W\d_]+")
         self.snake_name = _lazy(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+        self.code_name = _lazy(r"`([A-Za-z_][\w.-]*)(?:\(\))?`")
         # A mode a product has, switched on where it is set up: the reader's settings, a toggle, a purpose that is
         # the reader's own ("enable Developer Mode in your ChatGPT settings", "Enable debug mode to see detailed
         # logs:", a step's heading followed by "go to **Settings**" and "toggle **Developer Mode**").
@@ -1078,7 +1089,10 @@ class _Compiled:
         self.lasting_request = _lazy(
             r"(?i)\b(?:asks|asked|asking|tells|told|telling|instructs|instructed|instructing)\s+(?!(?:you|me|us)\b)"
             r"(?:[\w'-]+\s+){1,3}?to\s+[^;:!?]*\Z|\b(?:pass|set|use|add|provide)\s+(?:the\s+|an?\s+)?`[^`\n]{1,80}`"
-            r"\s+to\s+[^;:!?]*\Z")
+            r"\s+to\s+[^;:!?]*\Z"
+            # a value of something's, named in code marks just before ("the client's stable `wire_session_id` for
+            # the rest of …")
+            r"|(?:\bthe|'s|\bits|\btheir)\s+(?:[\w-]+\s+){0,2}`[^`\n]{1,80}`\s+(?:for\s+the\s+)?\Z")
         # what a feature lets the reader do ("… allowing you to forward credentials to the server")
         self.capability = _lazy(r"\b(?:allows?|allowing|lets|letting|enables?|enabling)[ ]you[ ]to\b"
                                      r"|\b(?:useful|helpful|handy)[ ]when[ ]you[ ](?:need|want)[ ]to\b")
@@ -2302,6 +2316,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         if rule == "instruction to call a tool" and (
             _names_a_package(text, start, end, compiled) or _names_fields(text, start, end, compiled)
             or text.startswith(")`", end)  # a method named in code ("call `invalidate_cache()` on the server")
+            or _among_code_names(text, start, end, compiled)
         ):
             continue
         if family in _SOFT_FAMILIES or rule.startswith(("instruction to", "obfuscated")):
@@ -2378,6 +2393,19 @@ def _names_a_package(text: str, start: int, end: int, compiled: _Compiled) -> bo
         ) or text.count(name, 0, start) + text.count(name, end) >= 2:
             return True  # the page talks about it elsewhere (twice): its subject, not a tool to call
     return False
+
+
+_CODE_NAMES_OF_A_REFERENCE = 4
+
+
+def _among_code_names(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the tool in ``text[start:end]`` is named in code marks on a page that names at least
+    :data:`_CODE_NAMES_OF_A_REFERENCE` different things so ("Use `voltops_search_traces` to find runs", with
+    `voltops_get_trace` and others around it): a reference of an API tells its reader what to call."""
+    span = text[start:end]
+    if span.count("`") < 2 or text.count("`") < 2 * _CODE_NAMES_OF_A_REFERENCE:
+        return False
+    return len(set(compiled.code_name.findall(text))) >= _CODE_NAMES_OF_A_REFERENCE
 
 
 def _after_an_example_label(text: str, start: int, compiled: _Compiled) -> bool:

@@ -447,7 +447,7 @@ _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
 # "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
 # After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
-_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$"
+_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$|'s[ ]$"
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
 # The verb's own object, a bare noun and then another verb: the control word later is that verb's ("skip
 # discovery entirely and bake tool instructions into the tool's description"), not the one set aside.
@@ -457,8 +457,13 @@ _OWN_OBJECT = (r"(?![ ](?!(?:everything|anything|all|it|that|this|them|those|the
 # bypass search"): an order has no subject.
 _PLURAL_SUBJECT = (r"\b(?:models|llms|agents|tools|servers|clients|users|they)[ ](?:often[ ]|sometimes[ ]|usually[ ]"
                    r"|always[ ]|also[ ]|then[ ]|\w+ly[ ])?$")
+# What a defence is against ("to prevent truncation bypass", "detects attempts to ignore"): the attack is its topic.
+_DEFENDED = (r"\b(?:prevent|prevents|preventing|detect|detects|detecting|block|blocks|blocking|mitigate|mitigates|"
+             r"against)[ ](?:[\w-]+[ ]){0,2}$")
 # "override" in its programming sense: a method, hook or class the reader overrides in a subclass
-_CODE_OVERRIDE = (r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"
+# (or a value named before: "`base_instructions` if you explicitly override it")
+_CODE_OVERRIDE = (r"(?!(?<=override)[ ]it\b)"
+                  r"(?!(?<=override)[ ](?:(?:this|the|that|its|their|a|an|parent'?s?|base|super|default|own)[ ]){0,2}"
                   r"(?:[\w`'().-]+[ ])?(?:method|function|hook|class|property|attribute|handler|constructor|"
                   r"implementation|callback)s?\b)")
 # A prompt the interface shows ("skip confirmation prompts"), not instructions
@@ -471,6 +476,12 @@ _ENGLISH_SECRET_START = (r"(?:system|initial|hidden|secret|original|confidential
 # does, it grants nothing.
 _NOT_ASKED_OF = (r"(?<!\bwhen[ ])(?<!\bwhen[ ]the[ ])(?<!\bwhether[ ])(?<!\bwhether[ ]the[ ])(?<!\bhow[ ])"
                  r"(?<!\bhow[ ]the[ ])")
+# What models of a kind "can" do ("Llama models can now output tool calls") or what one can do by some means ("the
+# agent can bypass name-based resolution by passing the exact path") is a capability a page describes, a grant
+# only when it reaches what a model keeps or obeys.
+_CAN = (r"can(?<!s[ ]can)(?![^.;]*?\bby[ ][a-z]+ing\b)|can(?=[^.;]*?\b(?:prompts?|instructions|rules|secrets?|"
+        r"passwords?|internal|confidential|anything|everything|restrictions|filters|guidelines|notes|credentials|"
+        r"limits|limitations|without|freely|unrestricted|censorship)\b)")
 _DETERMINER_OR_NOUN = (r"\b(?:the|a|an|tool|model|its|their|our)[ ]$"
                        # what something else can do ("MCP tools can expose data"), what a thing is for
                        # ("the capability to automatically summarize older context")
@@ -667,11 +678,13 @@ class SentenceJudge:
                                     + r"\b(?!(?<=override)[ ]?[,.;:)])(?!(?<=bypass)[ ]?[,.;:)])"
                                     + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
                                     _NEGATED + "|" + _RELATIVE + r"|\b(?:enable|turn[ ]on|show|allow|on)/$|"
-                                    + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT, reach=30)
+                                    + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT + "|" + _DEFENDED, reach=30)
         self.control = c(r"\b" + _CONTROL + r"\b")
         self.previous = c(r"\b" + _PREVIOUS + r"\b")
         self.you = c(r"\b" + _SECOND_PERSON + r"\b")
-        self.model = c(r"\b" + _MODEL + r"\b")
+        # Not a part of a compound or a noun's modifier ("a multi-AI agent framework"): a kind of software.
+        self.model = c(r"\b(?<!-)" + _MODEL + r"\b(?![ ](?:frameworks?|sdks?|platforms?|workflows?|safety|security|"
+                       + _SOFTWARE_NOUN[3:] + r"\b)")
         # After an article or a noun the verbs are nouns ("tool output", "a full list"); "a system message"
         # is one the reader writes, not the model's own.
         # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
@@ -690,7 +703,7 @@ class SentenceJudge:
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
                                r"session|ui|internal|initial|current|mutable|react)[ ]$",
                                # after an article these are nouns too ("gives you an answer", "an add that lands")
-                               only=r"(?:state|add|answer|reply|output|start|end)\b")
+                               only=r"(?:state|add|answer|reply|output|start|end|email)\b")
         self.deceive = c(r"\b(?:" + _DECEIVE + r")")
         self.authority = c(r"\b" + NOT_IN_A_CONDITION + r"(?:" + _AUTHORITY + r")")
         self.header = c(_HEADER)
@@ -701,7 +714,9 @@ class SentenceJudge:
         self.imperative = c(r"(?:^|[:;\u2014] ?|, ?(?!and\b))[\"'(\[*>\- ]*(?:(?:then|also|now|please|kindly|first|"
                             r"just|simply|"
                             r"quietly|secretly|silently|immediately)[ ,]+)*" + _IMPERATIVE
-                            + r"\b(?![ ](?:is|are|was|were|has|have)\b)")
+                            # nor the first noun of a subject ("Output guardrail checks are debounced")
+                            + r"\b(?![ ](?:(?!(?:the|a|an|your|my|this|that|these|those|them|me|it|all|every|us)\b)"
+                            r"[\w-]+[ ][\w-]+[ ])?(?:is|are|was|were|has|have)\b)")
         self.space = c(r"\s+")
         self.unbound = c(
             r"\b(?:without[ ](?:any[ ])?|no[ ])(?:restrictions|limits|rules|filters|limitations|censorship|guidelines|"
@@ -769,7 +784,7 @@ class SentenceJudge:
         # Not a generic model ("tasks where a stronger model can provide planning").
         self.model_may = _Unpreceded(
             r"(?<!\bso[ ])(?<!\bthat[ ])\b(?<!\bso[ ]the[ ])(?<!\bthat[ ]the[ ])" + _NOT_ASKED_OF + r"(?:the[ ])?"
-            r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|can|is[ ](?:now[ ])?"
+            r"(?:assistant|model|ai|bot|agent|llm)s?[ ](?:may|" + _CAN + r"|is[ ](?:now[ ])?"
             # "will" predicts ("the LLM will give worse results") unless it is now, always or only
             r"(?:allowed|permitted|free)[ ]to|must|should|will(?=[ ](?:now|always|only|henceforth)\b))[ ]"
             r"(?:now[ ]|always[ ]|only[ ]|henceforth[ ])?(?:share|reveal|disclose|ignore|answer|"
@@ -796,7 +811,8 @@ class SentenceJudge:
             r"operator)\b|\b(?:authori[sz]ed|allowed|permitted)[ ]to[ ](?:change|modify|override|alter)[ ]your[ ]"
             r"(?:behaviou?r|instructions|rules|settings)\b")
         self.foreign_imperative = c(
-            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say(?!il)\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita|negeer"
+            r"\b(?:gormezden[ ]gel\w*|yok[ ]?say(?!il|an\b|ar\b)\w*|puuza|sahau|abaikan|lupakan|sivuuta|unohda|ohita"
+            r"|negeer"
             r"|vergeet"
             r"|zignoruj"
             r"|ignoruj\w*|"
@@ -824,9 +840,11 @@ class SentenceJudge:
             r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + _OWN_OBJECT
             + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
             + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
-            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])" + _NOT_CODE_NAME + _OVERRIDE + r"\b"
+            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])(?<!'s[ ])" + _NOT_CODE_NAME
+            + _OVERRIDE + r"\b"
             + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
-            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT, only=r"\b" + _OVERRIDE, reach=30)
+            _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT + "|" + _DEFENDED,
+            only=r"\b" + _OVERRIDE, reach=30)
         self.reported = c(r"\b(?:tells?|told|asks?|asked|instructs?|instructed|causes?|caused|forces?|forced|tricks?|"
                           r"tricked|makes?|made|lets?|allows?|allowed|convinces?|convinced|gets?|got|trying|tries|tried"
                           r"|(?<!you[ ])(?:can|could|may|might|would|cannot|can't|won't)|how|want|wants|able|"
@@ -875,7 +893,9 @@ class SentenceJudge:
             r"(?:`[^`]{1,80}`|[\w-]+[ ](?:parameter|option|flag|setting|argument|field|decorator|config\w*|"
             r"environment[ ]variable)s?\b)")
         self.state_control = c(r"\b" + _CONTROL + r"\b[^;:]{0,40}?\b" + _STATE_OFF + r"\b")
-        self.your_control = c(r"\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|suas|seus|sua|seu|jouw|je|"
+        # not the one something is given to ("donner un visage à vos prompts")
+        self.your_control = c(r"(?<!\bto[ ])(?<!\ba[ ])\b(?:your|tus|tes|ton|ta|vos|votre|deine?n?|tuoi|tue|tua|tuo|"
+                              r"suas|seus|sua|seu|jouw|je|"
                               r"swoje|twoje|swoich|twoich|dine|din|ditt|sinun)[ ](?:\w+[ ]){0,2}?" + _CONTROL + r"\b"
                               # the reader's code named after it ("your prompt functions return dicts")
                               r"(?![ ](?:functions?|methods?|handlers?|classes|decorators?|modules?|registry|"
@@ -982,7 +1002,9 @@ class SentenceJudge:
         if has("tell_user") or (has("output_rule") and (has("imperative") or has("modal") or has("you")
                                                       or ":" in s)):
             return "instruction to change the answer"
-        if (has("user_conditional") and (has("imperative") or has("say"))) or has("model_may"):
+        if (has("user_conditional") and (has("imperative") or has("say"))) or (
+            has("model_may") and not _result_of_steps(k)
+        ):
             return "text addressed to the model"
         if has("tool_call") and (has("go_ahead") or has("imperative") or has("modal") or addressed()):
             return "instruction to call a tool"
@@ -1061,6 +1083,16 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
         _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
         pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
+
+
+def _result_of_steps(k: _Classes) -> bool:
+    """Whether the sentence opens with "now" and grants nothing a model keeps or obeys ("Now the agent can respond
+    with weather queries", after the code that gives it the tool): what the steps shown have built can do."""
+    return k.sentence.startswith("now ") and "can" in k.words and k.words.isdisjoint(_GRANTS) and (
+        not k.has("secret") and not k.has("control"))
+
+
+_GRANTS = frozenset({"may", "must", "should", "allowed", "permitted", "free", "will"})
 
 
 def _models_only_named(k: _Classes) -> bool:

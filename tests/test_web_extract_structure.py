@@ -75,3 +75,32 @@ search box or click on the map below.</div>
         assert text in markdown
     assert "### Error handling" in markdown
     assert "location is not available" not in markdown
+
+
+# REQ: WEB-3
+def test_a_block_named_as_navigation_that_holds_the_articles_prose_stays_and_a_menu_goes() -> None:
+    more = [
+        "Shops on the southern bank fear losing customers during the works, and the chamber of commerce has asked "
+        "the council for a temporary footbridge and for free parking in the market square until the bridge reopens.",
+        "The engineers' report, published on the council's website, describes the cracks in detail and recommends "
+        "replacing both piers rather than repairing them, which would extend the life of the bridge by fifty years.",
+        "A public meeting on the detours is planned for next month in the town hall, where residents can put their "
+        "questions to the engineers, the bus company and the councillors who voted for the closure.",
+        "The bridge was opened in 1911 and carried trams until the fifties; it has been listed as a monument since "
+        "1985, so every repair must be approved by the heritage office, which has promised a quick decision.",
+        "Until then the ferry that stopped running when the bridge was built will cross the river again, twice an "
+        "hour from seven in the morning until nine at night, with tickets at the price of a bus fare.",
+        "The regional government will decide in the autumn whether the new piers are built of steel or of stone, "
+        "after a study of the river bed that divers from the port authority began this week.",
+        "Local schools have been asked to plan their excursions around the works, since the coaches that take the "
+        "pupils to the museum on the other bank will also have to use the northern ring road.",
+    ]
+    menu = "".join(f'<a href="/{word}/">{word}</a> ' for word in ("news", "sport", "weather", "travel"))
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2"><div class="content-nav-section">{paragraphs(STORY + more[:1])}</div>
+<div class="rtf">{paragraphs(more[1:])}</div><div class="site-nav">{menu} Follow the council's other work</div></div></div>
+</body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY + more:
+        assert text in markdown
+    assert "weather" not in markdown and "other work" not in markdown

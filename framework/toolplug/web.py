@@ -102,16 +102,17 @@ _CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _negative_kind(node: Any, widgets: bool = True) -> str:
-    """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
+def _negative_kind(node: Any, ignored: frozenset[str] = frozenset()) -> str:
+    """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``; the words
+    ``ignored`` say nothing."""
     attributes = node.attributes
     identifier = attributes.get("id") or ""
     if identifier and node.tag in _HEADINGS and _spells_own_words(identifier, node):
         identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
     names = attributes.get("class") or ""
-    kind = _negative_kind_of(f"{names} {identifier}", widgets)
+    kind = _negative_kind_of(f"{names} {identifier}", ignored)
     if kind == "weak" and identifier and node.tag not in _HEADINGS and _anchors_its_heading(identifier, node):
-        return _negative_kind_of(names, widgets)
+        return _negative_kind_of(names, ignored)
     return kind
 
 
@@ -150,16 +151,16 @@ def _spells_own_words(identifier: str, node: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _negative_kind_of(names: str, widgets: bool = True) -> str:
-    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``; ``widgets=False`` leaves the word
-    "widget" out (on a page builder's page, every block is one)."""
+def _negative_kind_of(names: str, ignored: frozenset[str] = frozenset()) -> str:
+    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``, leaving the words ``ignored`` out
+    (:data:`_WIDGET_WORD`: on a page builder's page, every block is a "widget")."""
     kind = ""
     for token in _CAMEL.sub("-", names).lower().split():
-        if token in _NEGATIVE_WORDS and (widgets or token != "widget"):
+        if token in _NEGATIVE_WORDS and token not in ignored:
             return "strong" if token in _STRONG_NEGATIVE else "weak"
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
-        if not widgets:
-            parts = [part for part in parts if part != "widget"]
+        if ignored:
+            parts = [part for part in parts if part not in ignored]
         if not parts or any(part in _STATE_PARTS for part in parts):
             continue
         if parts[-1] in _CONTENT_PARTS:
@@ -757,15 +758,18 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
     # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
     in_code = _in_code(main)
+    main_prose = _prose_length(main)
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
         kind = _negative_kind(node)
         if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
-            kind = _negative_kind(node, False)
+            kind = _negative_kind(node, _WIDGET_WORD)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
+            if main_prose and _holds_article_prose(node, main_prose):
+                continue
             if not quotes and len(node.text()) < total * 0.4:
                 node.decompose()  # the raw text is never shorter than the stripped one
                 continue
@@ -775,6 +779,21 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+def _holds_article_prose(node: Any, main_prose: int) -> bool:
+    """``node`` is named as navigation only ("content-nav-section") but holds a good part of the article's running
+    text (of ``main_prose`` in all): navigation is links, never paragraphs of prose."""
+    if _negative_kind(node, _NAVIGATION_WORDS):
+        return False
+    prose = _prose_length(node)
+    return prose >= _NAVIGATION_PROSE_FROM and prose >= main_prose * _NAVIGATION_PROSE_SHARE
+
+
+_WIDGET_WORD = frozenset({"widget"})
+_NAVIGATION_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "toolbar", "pagination", "pager"})
+_NAVIGATION_PROSE_FROM = 600
+_NAVIGATION_PROSE_SHARE = 0.25
 
 
 def _in_code(root: Any) -> set[int]:
@@ -794,7 +813,7 @@ def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
     furniture."""
     found = {
         node.mem_id: node for node in main.css(_WIDGET_NAMED)
-        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, False)
+        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, _WIDGET_WORD)
     }
     if not found:
         return {}

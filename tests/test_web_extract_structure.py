@@ -98,7 +98,8 @@ def test_a_block_named_as_navigation_that_holds_the_articles_prose_stays_and_a_m
     menu = "".join(f'<a href="/{word}/">{word}</a> ' for word in ("news", "sport", "weather", "travel"))
     html = f"""<html><head><title>Old bridge closes</title></head><body>
 <div class="c1"><div class="c2"><div class="content-nav-section">{paragraphs(STORY + more[:1])}</div>
-<div class="rtf">{paragraphs(more[1:])}</div><div class="site-nav">{menu} Follow the council's other work</div></div></div>
+<div class="rtf">{paragraphs(more[1:])}</div>
+<div class="site-nav">{menu} Follow the council's other work</div></div></div>
 </body></html>"""
     markdown = extract(html).markdown
     for text in STORY + more:

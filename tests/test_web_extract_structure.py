@@ -105,3 +105,28 @@ def test_a_block_named_as_navigation_that_holds_the_articles_prose_stays_and_a_m
     for text in STORY + more:
         assert text in markdown
     assert "weather" not in markdown and "other work" not in markdown
+
+
+# REQ: WEB-3
+def test_an_element_marked_as_a_heading_opens_a_furniture_section_as_a_heading_would() -> None:
+    comments = ('<div class="c5" role="heading" aria-level="2">3 Comments</div>'
+                '<div class="c6"><p>Great news, about time!</p><p>Who pays for this?</p></div>')
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}{comments}</div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    for furniture in ("Comments", "about time", "Who pays"):
+        assert furniture not in markdown
+
+
+# REQ: WEB-3
+def test_a_paragraph_labelled_about_the_author_goes_with_the_note_under_it() -> None:
+    note = ("Dana Reyes covers transport and the town council for the paper, and before that reported on the "
+            "regional economy for ten years.")
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}<p>About the Author:</p><p>{note}</p></div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "About the Author" not in markdown and "Dana Reyes" not in markdown

@@ -1349,17 +1349,21 @@ def _drop_furniture_sections(main: Any) -> None:
     next heading of the same or a higher rank (a heading alone in its wrapper counts as the wrapper).
 
     Such a box sits at the article's end or between its paragraphs: the prose after it is the article
-    going on."""
+    going on. An element marked as a heading (``role="heading"``) is one, of its ``aria-level``; a paragraph that
+    is only the label "About the author" heads the note below it as a heading of the lowest rank would."""
     found = []
-    for heading in main.css("h1, h2, h3, h4, h5, h6"):
+    for heading in main.css(_SECTION_HEADS):
         text = " ".join(heading.text().split())
         if not text or len(text) > 60:
             continue
-        closing = _CLOSING_HEADING.match(text) is not None
-        if not (closing or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
-                or _ABOUT_AUTHOR.match(text)):
+        if heading.tag == "p":
+            if not _ABOUT_AUTHOR_LABEL.fullmatch(text):
+                continue
+        elif not (_CLOSING_HEADING.match(text) or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
+                  or _ABOUT_AUTHOR.match(text)):
             continue
-        rank = int(heading.tag[1])
+        closing = _CLOSING_HEADING.match(text) is not None
+        rank = _heading_rank(heading)
         start = heading
         while (start.parent is not None and start.parent.mem_id != main.mem_id
                and len(start.parent.text(strip=True)) <= len(text) + 20):
@@ -1387,6 +1391,25 @@ def _drop_furniture_sections(main: Any) -> None:
     _decompose_all(found)
 
 
+# The paragraphs among these are asked about only when they hold the words of an author's label.
+_SECTION_HEADS = (
+    'h1, h2, h3, h4, h5, h6, [role="heading"], p:lexbor-contains("about the" i), p:lexbor-contains("meet the" i)'
+)
+_LOWEST_RANK = 7
+
+
+def _heading_rank(heading: Any) -> int:
+    """1 for ``<h1>`` to 6 for ``<h6>``; an element marked as a heading has its ``aria-level`` (2 if it states
+    none); a label paragraph ranks below every heading."""
+    rank = _HEADINGS.get(heading.tag)
+    if rank is not None:
+        return rank
+    if heading.tag == "p":
+        return _LOWEST_RANK
+    level = (heading.attributes.get("aria-level") or "").strip()
+    return int(level) if level.isdigit() and 1 <= int(level) <= 6 else 2
+
+
 # Headings that open what the site adds after the article, in sentences of its own: a disclaimer, a call to
 # contact the business, its clients' praise, its latest posts. The section goes whole, prose and all.
 _CLOSING_HEADING = re.compile(
@@ -1399,6 +1422,7 @@ _CLOSING_HEADING = re.compile(
 _ABOUT_AUTHOR = re.compile(
     r"\W*((about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b|written by)", re.I
 )
+_ABOUT_AUTHOR_LABEL = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\W*", re.I)
 
 
 def _is_prose(node: Any) -> bool:

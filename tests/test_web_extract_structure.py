@@ -130,3 +130,15 @@ def test_a_paragraph_labelled_about_the_author_goes_with_the_note_under_it() -> 
     for text in STORY:
         assert text in markdown
     assert "About the Author" not in markdown and "Dana Reyes" not in markdown
+
+
+# REQ: WEB-3
+def test_the_lines_that_file_the_article_under_a_category_or_topic_go() -> None:
+    filing = ('<div class="meta-row">Category: <a href="/category/transport/">Transport</a></div>'
+              '<div class="mt-4">Topic: <span class="tag">Roads and bridges</span></div>')
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}{filing}</div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "Category" not in markdown and "Roads and bridges" not in markdown

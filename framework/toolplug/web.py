@@ -1078,7 +1078,7 @@ _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 # The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
 _CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
 _CREDIT_START = re.compile(
-    r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
+    r"(filed under|posted in|tags|categories|category|topics?)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
     r"|(additional )?(reporting|writing|editing) by\b"
     r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b",
     re.I,

@@ -142,3 +142,17 @@ def test_the_lines_that_file_the_article_under_a_category_or_topic_go() -> None:
     for text in STORY:
         assert text in markdown
     assert "Category" not in markdown and "Roads and bridges" not in markdown
+
+
+# REQ: WEB-3
+def test_a_list_tag_that_only_indents_a_passage_keeps_its_text_and_a_list_stays_a_list() -> None:
+    aside = ("(Really the goal is to <i>walk</i> across by the summer, but a ferry ticket will do until the engineers "
+             "are done with the piers.)")
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}<ul> {aside} </ul>
+<ul><li>Northern ring road</li><li>Footpath on the bridge</li></ul></div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "(Really the goal is to *walk* across by the summer" in markdown
+    assert "- Northern ring road\n- Footpath on the bridge" in markdown

@@ -1927,6 +1927,8 @@ class _MarkdownWriter:
         return f"{lead}[{inner}]({href}{suffix}){trail}"
 
     def list(self, node: Any, ordered: bool) -> str:
+        if _indents_text(node):
+            return f"\n\n{self.blocks(node).strip()}\n\n"
         items: list[str] = []
         number = 1
         if ordered:
@@ -2008,6 +2010,18 @@ _DIGITS = re.compile(r"[0-9]+")
 _MAX_SPREAD_CELLS = 100_000
 """Grid cells a table's merged cells may fill; past it, further merged cells are not spread."""
 _CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
+
+
+def _indents_text(listing: Any) -> bool:
+    """``listing`` holds text of its own and no list item: a list tag used to indent a passage (as older pages
+    do), which reads as a paragraph, not as a list."""
+    loose = False
+    for child in listing.iter(include_text=True):
+        if child.tag == "li":
+            return False
+        if child.tag == "-text" and not loose:
+            loose = bool((child.text_content or "").strip())
+    return loose
 
 
 def _collapse_spaces(text: str) -> str:

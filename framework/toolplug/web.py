@@ -79,8 +79,8 @@ _NEGATIVE_WORDS = frozenset(
         "sponsored", "advert", "advertisement", "ads", "ad", "adslot", "adunit", "dfp", "outbrain", "taboola",
         "share", "sharing", "sharebar", "social", "socials", "follow", "related", "recommended",
         "recommendations", "readmore", "read-more", "more-stories", "mostpopular", "most-popular", "popular",
-        "trending", "breadcrumb", "breadcrumbs", "pagination", "pager", "nav", "navbar", "navigation", "menu",
-        "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
+        "trending", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "pagination", "pager", "nav", "navbar",
+        "navigation", "menu", "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
@@ -733,10 +733,31 @@ def _clean_inside(main: Any, gentle: bool = False, site: str = "") -> None:
     (only the surest names when ``gentle``), teaser headlines (of this ``site``'s other pages) and blocks that
     are mostly links."""
     _drop_furniture_tags(main)
+    _drop_breadcrumbs(main)
     _drop_named_furniture(main, gentle)
     if not gentle:
         _drop_teasers(main, site)
     _drop_link_blocks(main, site)
+
+
+def _drop_breadcrumbs(main: Any) -> None:
+    """A list that is the page's path from the site's home page: two items or more, short, the first a link
+    named "Home" (in a few languages)."""
+    found = []
+    for listing in main.css("ol, ul"):
+        items = [child for child in listing.iter(include_text=False) if child.tag == "li"]
+        if len(items) < 2 or items[0].css_first("a[href]") is None:
+            continue
+        if items[0].text(strip=True).lower() in _HOME_NAMES and all(
+            len(item.text(strip=True)) <= _CRUMB_MOST for item in items
+        ):
+            found.append(listing)
+    _decompose_all(found)
+
+
+_HOME_NAMES = frozenset({"home", "homepage", "home page", "start", "inicio", "início", "accueil", "startseite",
+                         "главная"})
+_CRUMB_MOST = 80
 
 
 def _drop_furniture_tags(main: Any) -> None:

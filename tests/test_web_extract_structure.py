@@ -162,8 +162,8 @@ def test_a_list_tag_that_only_indents_a_passage_keeps_its_text_and_a_list_stays_
 def test_the_pages_path_from_the_home_page_goes_and_a_list_of_places_stays() -> None:
     path = ('<ol><li><a href="/">Home</a></li><li><a href="/news/">News</a></li><li><a href="/news/town/">Town</a>'
             '</li><li>Old bridge closes</li></ol>')
-    crumbs = ('<div class="entry-crumbs"><a href="/">Start</a> &rsaquo; <a href="/roads/">Roads and transport</a> &rsaquo; '
-              '<span>Closure of the old bridge to cars</span></div>')
+    crumbs = ('<div class="entry-crumbs"><a href="/">Start</a> &rsaquo; <a href="/roads/">Roads and transport</a> '
+              '&rsaquo; <span>Closure of the old bridge to cars</span></div>')
     places = "<ul><li><a href='/places/home'>Home</a> of the town's oldest market</li><li>The station</li></ul>"
     html = f"""<html><head><title>Old bridge closes</title></head><body>
 <div class="c1"><div class="c2">{path}{crumbs}{paragraphs(STORY)}{places}</div></div></body></html>"""

@@ -439,8 +439,8 @@ def _flatten_deep(tree: Any, remove_hidden: bool) -> None:
     A list or table there is read from its outermost list or table below a block: text straight inside a
     list or between table cells is not written."""
     root = tree.root
-    if root is None:
-        return
+    if root is None or tree.css_first(_AT_MAX_DEPTH) is None:
+        return  # the selector engine answers in C what the walk below asks of every element in Python
     depths = {root.mem_id: 0}
     flattened: dict[int, Any] = {}
     for node in root.traverse(include_text=False):
@@ -470,6 +470,8 @@ def _flatten_deep(tree: Any, remove_hidden: bool) -> None:
 
 
 _TEXTLESS_CONTAINERS = frozenset({"ul", "ol", "table", "thead", "tbody", "tfoot", "tr"})
+_AT_MAX_DEPTH = ":root" + " > *" * _MAX_DEPTH
+"""An element at :data:`_MAX_DEPTH` below the root (where :func:`_flatten_deep` starts reading text)."""
 
 
 def _reveal_streamed(tree: Any) -> None:

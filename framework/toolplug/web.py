@@ -781,7 +781,7 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
     # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
     in_code = _in_code(main)
-    main_prose = _prose_length(main)
+    main_prose = -1  # measured when first needed
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
@@ -791,8 +791,12 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
-            if main_prose and _holds_article_prose(node, main_prose):
-                continue
+            prose = _navigation_prose(node)
+            if prose:
+                if main_prose < 0:
+                    main_prose = _prose_length(main)
+                if prose >= main_prose * _NAVIGATION_PROSE_SHARE:
+                    continue  # navigation is links, never paragraphs of prose: this is the article
             if not quotes and len(node.text()) < total * 0.4:
                 node.decompose()  # the raw text is never shorter than the stripped one
                 continue
@@ -804,13 +808,13 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node.decompose()
 
 
-def _holds_article_prose(node: Any, main_prose: int) -> bool:
-    """``node`` is named as navigation only ("content-nav-section") but holds a good part of the article's running
-    text (of ``main_prose`` in all): navigation is links, never paragraphs of prose."""
+def _navigation_prose(node: Any) -> int:
+    """The running text in ``node`` when only navigation words name it as furniture ("content-nav-section") and it
+    holds :data:`_NAVIGATION_PROSE_FROM` characters of it or more, else 0."""
     if _negative_kind(node, _NAVIGATION_WORDS):
-        return False
+        return 0
     prose = _prose_length(node)
-    return prose >= _NAVIGATION_PROSE_FROM and prose >= main_prose * _NAVIGATION_PROSE_SHARE
+    return prose if prose >= _NAVIGATION_PROSE_FROM else 0
 
 
 _WIDGET_WORD = frozenset({"widget"})

@@ -1288,9 +1288,16 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
         return True
-    if len(text) <= 300 and _DISCLAIMER.search(text):
+    if len(text) <= 300 and _may_disclaim(lowered) and _DISCLAIMER.search(text):
         return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
+
+
+def _may_disclaim(lowered: str) -> bool:
+    """``lowered`` holds a word that each of :data:`_DISCLAIMER`'s phrasings holds: a line without one is searched
+    no further."""
+    return ("views" in lowered or "purposes" in lowered or "intended" in lowered or "meant" in lowered
+            or "should not be" in lowered)
 
 
 def _is_dated_line(text: str) -> bool:

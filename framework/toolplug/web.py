@@ -1550,7 +1550,10 @@ def _drop_title_heading(main: Any, title: str) -> None:
     if len(wanted) < 20:
         return
     most = len(title) + 10
-    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
+    first = wanted.split(" ", 1)[0]
+    _decompose_all([
+        node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, first, most)
+    ])
 
 
 _AUTHOR_NOTE_VERB = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
@@ -1575,12 +1578,13 @@ def _is_author_note(text: str, names: tuple[str, ...]) -> bool:
     return any(text.startswith(name) and _AUTHOR_NOTE_VERB.match(text, len(name)) for name in names)
 
 
-def _is_copy(node: Any, words: str, most: int) -> bool:
-    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words``."""
+def _is_copy(node: Any, words: str, first: str, most: int) -> bool:
+    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words`` (the ``first`` of
+    them, looked for before the text is split in words, rules out most nodes)."""
     text = node.text()
     if len(text) > most and len(node.text(strip=True)) > most:  # the raw text is never the shorter
         return False
-    return _words(text) == words
+    return first in text.lower() and _words(text) == words
 
 
 def _overlap(words: str, other: str) -> float:

@@ -174,3 +174,16 @@ def test_the_pages_path_from_the_home_page_goes_and_a_list_of_places_stays() -> 
         assert crumb not in markdown
     assert "oldest market" in markdown and "The station" in markdown
 
+
+
+# REQ: WEB-3
+def test_the_sites_note_that_the_page_is_old_goes_and_a_sentence_about_age_stays() -> None:
+    note = "This article is more than 5 years old. Some of its facts may have changed since it was written."
+    age = ("This bridge is more than 100 years old, and the engineers say its stone piers were never meant to carry "
+           "the weight of modern lorries.")
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2"><p>{note}</p>{paragraphs(STORY)}<p>{age}</p></div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "5 years old" not in markdown and age in markdown

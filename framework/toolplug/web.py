@@ -1030,6 +1030,13 @@ _DISCLAIMER = re.compile(
     r"|investment|tax|professional))",
     re.I,
 )
+# The site's note that the page is old ("This article is more than 5 years old"), with a sentence on what follows.
+_AGE_NOTICE = re.compile(
+    r"\W*this (post|article|story|page|piece|entry) is (now )?(over|more than|at least) (a|an|one|two|three|four|five"
+    r"|six|seven|eight|nine|ten|\d+) (years?|months?|weeks?) old\b",
+    re.I,
+)
+_AGE_NOTICE_MOST = 200
 # The page's own tools, not its text: a table of contents' label, a reading time.
 _PAGE_TOOLS_LINE = re.compile(
     r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
@@ -1287,6 +1294,8 @@ def _is_clutter_line(node: Any, text: str) -> bool:
     if len(text) <= 300 and _READ_ALSO.match(text) and _link_density(node, len(text)) >= 0.5:
         return True
     if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
+        return True
+    if len(text) <= _AGE_NOTICE_MOST and _AGE_NOTICE.match(text):
         return True
     if len(text) <= 300 and _may_disclaim(lowered) and _DISCLAIMER.search(text):
         return True

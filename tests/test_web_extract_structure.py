@@ -187,3 +187,14 @@ def test_the_sites_note_that_the_page_is_old_goes_and_a_sentence_about_age_stays
     for text in STORY:
         assert text in markdown
     assert "5 years old" not in markdown and age in markdown
+
+
+# REQ: WEB-3
+def test_the_line_linking_to_the_authors_latest_posts_goes() -> None:
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{paragraphs(STORY)}
+<div class="c9">Latest posts by Dana Reyes (<a href="/author/dana/">see all</a>)</div></div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    assert "Latest posts" not in markdown

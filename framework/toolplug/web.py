@@ -1114,7 +1114,8 @@ _CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|report
 _CREDIT_START = re.compile(
     r"(filed under|posted in|tags|categories|category|topics?)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
     r"|(additional )?(reporting|writing|editing) by\b"
-    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b",
+    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b"
+    r"|(latest|recent) (posts|articles|stories) by\b",
     re.I,
 )
 # Who wrote or checked the article: the label, then a name ("Reviewed by Dr Lee Kim"; "by the engineers" is prose).

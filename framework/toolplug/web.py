@@ -79,8 +79,8 @@ _NEGATIVE_WORDS = frozenset(
         "sponsored", "advert", "advertisement", "ads", "ad", "adslot", "adunit", "dfp", "outbrain", "taboola",
         "share", "sharing", "sharebar", "social", "socials", "follow", "related", "recommended",
         "recommendations", "readmore", "read-more", "more-stories", "mostpopular", "most-popular", "popular",
-        "trending", "breadcrumb", "breadcrumbs", "pagination", "pager", "nav", "navbar", "navigation", "menu",
-        "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
+        "trending", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "pagination", "pager", "nav", "navbar",
+        "navigation", "menu", "sidebar", "widget", "footer", "masthead", "skip-link", "sr-only", "visually-hidden",
         "screen-reader-text", "print-only", "toolbar", "tags", "taglist", "tag-list", "author-bio", "byline",
         "post-meta", "article-meta", "entry-meta", "paywall", "inline-ad", "caption", "captions", "credit",
         "credits", "timestamp", "dateline", "date", "disclosure", "affiliate", "author", "bio", "related-posts",
@@ -102,16 +102,17 @@ _CONTENT_PARTS = frozenset({"body", "content", "text", "article", "post", "entry
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _negative_kind(node: Any, widgets: bool = True) -> str:
-    """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``."""
+def _negative_kind(node: Any, ignored: frozenset[str] = frozenset()) -> str:
+    """``strong`` for comment sections and ad networks, ``weak`` for other boilerplate, else ``""``; the words
+    ``ignored`` say nothing."""
     attributes = node.attributes
     identifier = attributes.get("id") or ""
     if identifier and node.tag in _HEADINGS and _spells_own_words(identifier, node):
         identifier = ""  # an anchor to the heading made of its words ("h-how-to-share-a-post"), not a kind
     names = attributes.get("class") or ""
-    kind = _negative_kind_of(f"{names} {identifier}", widgets)
+    kind = _negative_kind_of(f"{names} {identifier}", ignored)
     if kind == "weak" and identifier and node.tag not in _HEADINGS and _anchors_its_heading(identifier, node):
-        return _negative_kind_of(names, widgets)
+        return _negative_kind_of(names, ignored)
     return kind
 
 
@@ -150,16 +151,16 @@ def _spells_own_words(identifier: str, node: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _negative_kind_of(names: str, widgets: bool = True) -> str:
-    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``; ``widgets=False`` leaves the word
-    "widget" out (on a page builder's page, every block is one)."""
+def _negative_kind_of(names: str, ignored: frozenset[str] = frozenset()) -> str:
+    """What ``names`` (class and id) say: ``strong``, ``weak`` or ``""``, leaving the words ``ignored`` out
+    (:data:`_WIDGET_WORD`: on a page builder's page, every block is a "widget")."""
     kind = ""
     for token in _CAMEL.sub("-", names).lower().split():
-        if token in _NEGATIVE_WORDS and (widgets or token != "widget"):
+        if token in _NEGATIVE_WORDS and token not in ignored:
             return "strong" if token in _STRONG_NEGATIVE else "weak"
         parts = [part for part in _NAME_PARTS.split(token) if part and part not in _NEUTRAL_PARTS]
-        if not widgets:
-            parts = [part for part in parts if part != "widget"]
+        if ignored:
+            parts = [part for part in parts if part not in ignored]
         if not parts or any(part in _STATE_PARTS for part in parts):
             continue
         if parts[-1] in _CONTENT_PARTS:
@@ -438,8 +439,8 @@ def _flatten_deep(tree: Any, remove_hidden: bool) -> None:
     A list or table there is read from its outermost list or table below a block: text straight inside a
     list or between table cells is not written."""
     root = tree.root
-    if root is None:
-        return
+    if root is None or tree.css_first(_AT_MAX_DEPTH) is None:
+        return  # the selector engine answers in C what the walk below asks of every element in Python
     depths = {root.mem_id: 0}
     flattened: dict[int, Any] = {}
     for node in root.traverse(include_text=False):
@@ -469,6 +470,8 @@ def _flatten_deep(tree: Any, remove_hidden: bool) -> None:
 
 
 _TEXTLESS_CONTAINERS = frozenset({"ul", "ol", "table", "thead", "tbody", "tfoot", "tr"})
+_AT_MAX_DEPTH = ":root" + " > *" * _MAX_DEPTH
+"""An element at :data:`_MAX_DEPTH` below the root (where :func:`_flatten_deep` starts reading text)."""
 
 
 def _reveal_streamed(tree: Any) -> None:
@@ -732,10 +735,31 @@ def _clean_inside(main: Any, gentle: bool = False, site: str = "") -> None:
     (only the surest names when ``gentle``), teaser headlines (of this ``site``'s other pages) and blocks that
     are mostly links."""
     _drop_furniture_tags(main)
+    _drop_breadcrumbs(main)
     _drop_named_furniture(main, gentle)
     if not gentle:
         _drop_teasers(main, site)
     _drop_link_blocks(main, site)
+
+
+def _drop_breadcrumbs(main: Any) -> None:
+    """A list that is the page's path from the site's home page: two items or more, short, the first a link
+    named "Home" (in a few languages)."""
+    found = []
+    for listing in main.css("ol, ul"):
+        items = [child for child in listing.iter(include_text=False) if child.tag == "li"]
+        if len(items) < 2 or items[0].css_first("a[href]") is None:
+            continue
+        if items[0].text(strip=True).lower() in _HOME_NAMES and all(
+            len(item.text(strip=True)) <= _CRUMB_MOST for item in items
+        ):
+            found.append(listing)
+    _decompose_all(found)
+
+
+_HOME_NAMES = frozenset({"home", "homepage", "home page", "start", "inicio", "início", "accueil", "startseite",
+                         "главная"})
+_CRUMB_MOST = 80
 
 
 def _drop_furniture_tags(main: Any) -> None:
@@ -757,15 +781,22 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
     spared = _spared_widgets(main, total)  # asked before any removal: it reads blocks a removal frees
     # A code block's classes name its syntax ("hljs-comment" is a comment in the code), not the page's parts.
     in_code = _in_code(main)
+    main_prose = -1  # measured when first needed
     for node in main.css(":is([class], [id])"):  # each node once (a list of selectors repeats a node per match)
         if node.parent is None or node.mem_id == main.mem_id or node.mem_id in in_code:
             continue
         kind = _negative_kind(node)
         if kind == "weak" and spared and (node.mem_id in spared or _has_ancestor_in(node, spared)):
-            kind = _negative_kind(node, False)
+            kind = _negative_kind(node, _WIDGET_WORD)
         if kind == "strong":
             node.decompose()
         elif kind == "weak" and not gentle:
+            prose = _navigation_prose(node)
+            if prose:
+                if main_prose < 0:
+                    main_prose = _prose_length(main)
+                if prose >= main_prose * _NAVIGATION_PROSE_SHARE:
+                    continue  # navigation is links, never paragraphs of prose: this is the article
             if not quotes and len(node.text()) < total * 0.4:
                 node.decompose()  # the raw text is never shorter than the stripped one
                 continue
@@ -775,6 +806,21 @@ def _drop_named_furniture(main: Any, gentle: bool) -> None:
                 node, text_length
             ):
                 node.decompose()
+
+
+def _navigation_prose(node: Any) -> int:
+    """The running text in ``node`` when only navigation words name it as furniture ("content-nav-section") and it
+    holds :data:`_NAVIGATION_PROSE_FROM` characters of it or more, else 0."""
+    if _negative_kind(node, _NAVIGATION_WORDS):
+        return 0
+    prose = _prose_length(node)
+    return prose if prose >= _NAVIGATION_PROSE_FROM else 0
+
+
+_WIDGET_WORD = frozenset({"widget"})
+_NAVIGATION_WORDS = frozenset({"nav", "navbar", "navigation", "menu", "toolbar", "pagination", "pager"})
+_NAVIGATION_PROSE_FROM = 600
+_NAVIGATION_PROSE_SHARE = 0.25
 
 
 def _in_code(root: Any) -> set[int]:
@@ -794,7 +840,7 @@ def _spared_widgets(main: Any, total: int) -> dict[int, Any]:
     furniture."""
     found = {
         node.mem_id: node for node in main.css(_WIDGET_NAMED)
-        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, False)
+        if node.mem_id != main.mem_id and _negative_kind(node) == "weak" and not _negative_kind(node, _WIDGET_WORD)
     }
     if not found:
         return {}
@@ -984,6 +1030,13 @@ _DISCLAIMER = re.compile(
     r"|investment|tax|professional))",
     re.I,
 )
+# The site's note that the page is old ("This article is more than 5 years old"), with a sentence on what follows.
+_AGE_NOTICE = re.compile(
+    r"\W*this (post|article|story|page|piece|entry) is (now )?(over|more than|at least) (a|an|one|two|three|four|five"
+    r"|six|seven|eight|nine|ten|\d+) (years?|months?|weeks?) old\b",
+    re.I,
+)
+_AGE_NOTICE_MOST = 200
 # The page's own tools, not its text: a table of contents' label, a reading time.
 _PAGE_TOOLS_LINE = re.compile(
     r"\W*(table of contents?|contents|in this (article|post|story)|on this page|jump to( section)?"
@@ -1059,9 +1112,10 @@ _BYLINE = re.compile(r"^(by|por|von|par|di|автор:?)\s+\w", re.I)
 # The article's credits and filing: who else reported it, where it is filed, a gallery's counter.
 _CONTRIBUTED = re.compile(r"\bcontributed (to this (report|story|article)|reporting)\b", re.I)
 _CREDIT_START = re.compile(
-    r"(filed under|posted in|tags|categories)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
+    r"(filed under|posted in|tags|categories|category|topics?)\s*:|(image|photo|picture|slide) \d+ (of|/) \d+$"
     r"|(additional )?(reporting|writing|editing) by\b"
-    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b",
+    r"|(view|see) all (posts|articles|stories) by\b|more (posts|articles|stories) (by|from) (the )?author\b"
+    r"|(latest|recent) (posts|articles|stories) by\b",
     re.I,
 )
 # Who wrote or checked the article: the label, then a name ("Reviewed by Dr Lee Kim"; "by the engineers" is prose).
@@ -1242,9 +1296,18 @@ def _is_clutter_line(node: Any, text: str) -> bool:
         return True
     if len(text) <= 300 and ("affiliate" in lowered or "commission" in lowered) and _AFFILIATE_NOTE.search(text):
         return True
-    if len(text) <= 300 and _DISCLAIMER.search(text):
+    if len(text) <= _AGE_NOTICE_MOST and _AGE_NOTICE.match(text):
+        return True
+    if len(text) <= 300 and _may_disclaim(lowered) and _DISCLAIMER.search(text):
         return True
     return len(text) <= _DATED_MOST and _is_dated_line(text) and not _in_schedule(node)
+
+
+def _may_disclaim(lowered: str) -> bool:
+    """``lowered`` holds a word that each of :data:`_DISCLAIMER`'s phrasings holds: a line without one is searched
+    no further."""
+    return ("views" in lowered or "purposes" in lowered or "intended" in lowered or "meant" in lowered
+            or "should not be" in lowered)
 
 
 def _is_dated_line(text: str) -> bool:
@@ -1330,17 +1393,21 @@ def _drop_furniture_sections(main: Any) -> None:
     next heading of the same or a higher rank (a heading alone in its wrapper counts as the wrapper).
 
     Such a box sits at the article's end or between its paragraphs: the prose after it is the article
-    going on."""
+    going on. An element marked as a heading (``role="heading"``) is one, of its ``aria-level``; a paragraph that
+    is only the label "About the author" heads the note below it as a heading of the lowest rank would."""
     found = []
-    for heading in main.css("h1, h2, h3, h4, h5, h6"):
+    for heading in main.css(_SECTION_HEADS):
         text = " ".join(heading.text().split())
         if not text or len(text) > 60:
             continue
-        closing = _CLOSING_HEADING.match(text) is not None
-        if not (closing or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
-                or _ABOUT_AUTHOR.match(text)):
+        if heading.tag == "p":
+            if not _ABOUT_AUTHOR_LABEL.fullmatch(text):
+                continue
+        elif not (_CLOSING_HEADING.match(text) or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
+                  or _ABOUT_AUTHOR.match(text)):
             continue
-        rank = int(heading.tag[1])
+        closing = _CLOSING_HEADING.match(text) is not None
+        rank = _heading_rank(heading)
         start = heading
         while (start.parent is not None and start.parent.mem_id != main.mem_id
                and len(start.parent.text(strip=True)) <= len(text) + 20):
@@ -1368,6 +1435,25 @@ def _drop_furniture_sections(main: Any) -> None:
     _decompose_all(found)
 
 
+# The paragraphs among these are asked about only when they hold the words of an author's label.
+_SECTION_HEADS = (
+    'h1, h2, h3, h4, h5, h6, [role="heading"], p:lexbor-contains("about the" i), p:lexbor-contains("meet the" i)'
+)
+_LOWEST_RANK = 7
+
+
+def _heading_rank(heading: Any) -> int:
+    """1 for ``<h1>`` to 6 for ``<h6>``; an element marked as a heading has its ``aria-level`` (2 if it states
+    none); a label paragraph ranks below every heading."""
+    rank = _HEADINGS.get(heading.tag)
+    if rank is not None:
+        return rank
+    if heading.tag == "p":
+        return _LOWEST_RANK
+    level = (heading.attributes.get("aria-level") or "").strip()
+    return int(level) if level.isdigit() and 1 <= int(level) <= 6 else 2
+
+
 # Headings that open what the site adds after the article, in sentences of its own: a disclaimer, a call to
 # contact the business, its clients' praise, its latest posts. The section goes whole, prose and all.
 _CLOSING_HEADING = re.compile(
@@ -1380,6 +1466,7 @@ _CLOSING_HEADING = re.compile(
 _ABOUT_AUTHOR = re.compile(
     r"\W*((about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b|written by)", re.I
 )
+_ABOUT_AUTHOR_LABEL = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\W*", re.I)
 
 
 def _is_prose(node: Any) -> bool:
@@ -1473,7 +1560,10 @@ def _drop_title_heading(main: Any, title: str) -> None:
     if len(wanted) < 20:
         return
     most = len(title) + 10
-    _decompose_all([node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, most)])
+    first = wanted.split(" ", 1)[0]
+    _decompose_all([
+        node for node in main.css("h2, h3, h4, h5, h6, p, span, a, li") if _is_copy(node, wanted, first, most)
+    ])
 
 
 _AUTHOR_NOTE_VERB = re.compile(r",? (is|was|has|had|serves|served|joined|writes|wrote|covers|leads|holds|lives)\b")
@@ -1498,12 +1588,13 @@ def _is_author_note(text: str, names: tuple[str, ...]) -> bool:
     return any(text.startswith(name) and _AUTHOR_NOTE_VERB.match(text, len(name)) for name in names)
 
 
-def _is_copy(node: Any, words: str, most: int) -> bool:
-    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words``."""
+def _is_copy(node: Any, words: str, first: str, most: int) -> bool:
+    """``node``'s text, at most ``most`` characters long (stripped), has the same ``words`` (the ``first`` of
+    them, looked for before the text is split in words, rules out most nodes)."""
     text = node.text()
     if len(text) > most and len(node.text(strip=True)) > most:  # the raw text is never the shorter
         return False
-    return _words(text) == words
+    return first in text.lower() and _words(text) == words
 
 
 def _overlap(words: str, other: str) -> float:
@@ -1884,6 +1975,8 @@ class _MarkdownWriter:
         return f"{lead}[{inner}]({href}{suffix}){trail}"
 
     def list(self, node: Any, ordered: bool) -> str:
+        if _indents_text(node):
+            return f"\n\n{self.blocks(node).strip()}\n\n"
         items: list[str] = []
         number = 1
         if ordered:
@@ -1965,6 +2058,18 @@ _DIGITS = re.compile(r"[0-9]+")
 _MAX_SPREAD_CELLS = 100_000
 """Grid cells a table's merged cells may fill; past it, further merged cells are not spread."""
 _CODE_FENCE = re.compile(r"^(`{3,}).*?^\1\s*$", re.M | re.S)
+
+
+def _indents_text(listing: Any) -> bool:
+    """``listing`` holds text of its own and no list item: a list tag used to indent a passage (as older pages
+    do), which reads as a paragraph, not as a list."""
+    loose = False
+    for child in listing.iter(include_text=True):
+        if child.tag == "li":
+            return False
+        if child.tag == "-text" and not loose:
+            loose = bool((child.text_content or "").strip())
+    return loose
 
 
 def _collapse_spaces(text: str) -> str:

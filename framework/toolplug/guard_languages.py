@@ -1769,7 +1769,8 @@ _LATIN_COLLECT = (
     r"rassemble|rassemblez|collecte|collectez|r[ée]cup[èe]re|r[ée]cup[ée]rez|recueille|recueillez|r[ée]unis|r[ée]unissez|extrais|"
     r"extrayez|sammle|sammeln|sammelt|trage|tragt|extrahiere|raccogli|raccolga|raccogliete|recupera|recuperi|estrai|estragga|"
     r"riunisci|colete|coleta|colecione|recolha|recolhe|extraia|recupere|verzamel|verzamelt|zbierz|zbierzcie|zgromad[źz]|"
-    r"kumpulkan|himpun|himpunkan"
+    r"kumpulkan|himpun|himpunkan|obt[ée]n|obtenga|obtened|consigue|consiga|ottieni|ottenga|obtiens|obtenez|obtenha|obt[ée]m|"
+    r"besorge|hole|haal"
 )
 _LATIN_COLLECT_ANCHORS = (
     "reune", "reuna", "reunid", "recopila", "recopile", "recopilad", "recoge", "recoja", "junta", "junte", "recolecta",
@@ -1777,7 +1778,8 @@ _LATIN_COLLECT_ANCHORS = (
     "recueillez", "reunis", "reunissez", "extrais", "extrayez", "sammle", "sammeln", "sammelt", "trage", "tragt", "extrahiere",
     "raccogli", "raccolga", "raccogliete", "recupera", "recuperi", "estrai", "estragga", "riunisci", "colete", "coleta",
     "colecione", "recolha", "recolhe", "extraia", "verzamel", "verzamelt", "zbierz", "zbierzcie", "zgromadz", "kumpulkan",
-    "himpun", "himpunkan",
+    "himpun", "himpunkan", "obten", "obtenga", "obtened", "consigue", "consiga", "ottieni", "ottenga", "obtiens", "obtenez",
+    "obtenha", "obtem", "besorge", "hole", "haal",
 )
 _LATIN_SENSITIVE_DATA = (
     # passwords, credentials and the conversation always; other data only as the customers', users', personal or internal

@@ -1138,6 +1138,10 @@ class _Compiled:
             parts.setdefault(script.pattern, set()).update(part for _word, part in words)
         # per script, the non-ASCII parts of all its groups' gate words: looked for in one pass per text
         self.script_parts = {script: LiteralSet(frozenset(found)) for script, found in parts.items()}
+        # per script, the first UTF-8 bytes of the characters of its parts (:func:`_script_stretch`)
+        self.script_leads = {script: _lead_bytes("[" + "".join(sorted({char for part in found for char in part
+                                                                          if not char.isascii()})) + "]")
+                             for script, found in parts.items()}
         self._compile_scans()
         guard_deferred.settle(self)
 
@@ -2023,15 +2027,17 @@ def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None, seen: set[bytes] | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: tuple[str, ...] | None = None,
+    seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
     ``raw``, ``words`` and ``letters``: the one-byte copies of ``" " + text + " "`` (as is, through
     :data:`_WORD_BYTES`, through :data:`_SPACED_BYTES`) when the caller has them; ``script``: whether
     ``text`` has Cyrillic or Greek letters, when the caller knows; ``utf8``: ``text`` encoded, when the
-    caller has it; ``seen``: the words of ``compiled.view_words`` that ``words`` has, when the caller
-    gathered them (:func:`_rule_spans`), so the copy is not searched again for each.
+    caller has it; ``fancy``: the distinct styled letters ``text`` has, when the caller knows; ``seen``: the words
+    of ``compiled.view_words`` that ``words`` has, when the caller gathered them (:func:`_rule_spans`), so the copy
+    is not searched again for each.
     """
     spans: list[Span] = []
     if raw is None:
@@ -2059,12 +2065,11 @@ def _view_spans(
         for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
     if fancy is None:
-        fancy = not text.isascii() and compiled.fancy_letter.search(text) is not None
+        fancy = tuple(set(compiled.fancy_letter.findall(text))) if not text.isascii() else ()
     if fancy:
         # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones,
         # in windows around them.
-        styled = tuple({m.group() for m in compiled.fancy_letter.finditer(text)})
-        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, styled)]):
+        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, fancy)]):
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
@@ -2105,8 +2110,9 @@ def _neutralise_rules(
     words = raw.translate(_WORD_BYTES)
     seen: set[bytes] = set()
     spans = _rule_spans(text, compiled, 0, words, raw, seen)
-    fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
-        compiled.fancy_letter.search(foreign) is not None)
+    # The styled letters are looked for among the text's non-ASCII characters alone (they are all beyond ASCII).
+    fancy = tuple(set(compiled.fancy_letter.findall(foreign))) if foreign and _has_any(
+        foreign_utf8, compiled.fancy_starts) else ()
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
     if _has_mail_at_sign(raw, compiled):
         spans.extend(_mail_orders(text, compiled))
@@ -2813,13 +2819,55 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
             continue
         found = parts_found.get(script.pattern)
         if found is None:
-            found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(foreign)
+            found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(
+                _script_stretch(foreign_parts, compiled.script_leads[script.pattern]))
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
         present = tuple(word for word, part in words if part in found)
-        for start, end in _script_windows(len(text), _word_positions(text, present) if present else []):
+        for start, end in _script_windows(len(text), _script_word_positions(text, present) if present else []):
             for match in pattern.finditer(text, start, end):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+def _script_stretch(foreign_parts: tuple[str, bytes], leads: tuple[bytes, ...]) -> str:
+    """The stretch of ``foreign_parts[0]`` (the text's non-ASCII characters) from the first to the last character
+    whose UTF-8 starts with one of ``leads``, found in ``foreign_parts[1]`` (its UTF-8) with ``bytes.find`` and
+    ``rfind``: every gate word part of a script lies there, so on a long text in several scripts each script's
+    parts are looked for in its own stretch, not across the others'."""
+    foreign, foreign_utf8 = foreign_parts
+    if len(foreign) < _SHORT_FOREIGN:
+        return foreign
+    firsts = [at for at in (foreign_utf8.find(lead) for lead in leads) if at != -1]
+    if not firsts:
+        return ""
+    head, tail = min(firsts), max(foreign_utf8.rfind(lead) for lead in leads)
+    start = len(foreign_utf8[:head].decode("utf-8", "surrogatepass"))
+    end = len(foreign) - len(foreign_utf8[tail:].decode("utf-8", "surrogatepass")) + 1
+    return foreign if start == 0 and end == len(foreign) else foreign[start:end]
+
+
+_SHORT_FOREIGN = 2048
+"""Below this many non-ASCII characters the parts are looked for in all of them (narrowing costs more)."""
+
+
+def _script_word_positions(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where any of ``words`` starts in ``text``, as :func:`_word_positions` finds them; a word with a character
+    beyond ASCII is looked for only between the first and the last place of that character (each a ``str.find``
+    of one character), so on a long text in several scripts a word is not looked for across the others."""
+    positions: set[int] = set()
+    for word in words:
+        start, end = 0, len(text)
+        lead = next((index for index, char in enumerate(word) if not char.isascii()), -1)
+        if lead != -1:
+            first = text.find(word[lead])
+            if first == -1:
+                continue
+            start, end = max(0, first - lead), text.rfind(word[lead]) - lead + len(word)
+        found = text.find(word, start, end)
+        while found != -1:
+            positions.add(found)
+            found = text.find(word, found + 1, end)
+    return sorted(positions)
 
 
 _SCRIPT_BEFORE, _SCRIPT_AFTER = 100, 120

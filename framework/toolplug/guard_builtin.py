@@ -2122,7 +2122,7 @@ def _neutralise_rules(
         if not foreign:
             foreign_utf8 = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES)
             foreign = foreign_utf8.decode("utf-8", "surrogatepass")
-        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled))
+        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled, utf8))
         accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign)) if _has_any(
             foreign_utf8, compiled.accented_starts) else set()
         if accented:
@@ -2802,16 +2802,20 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
-def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled) -> list[Span]:
+def _other_script_spans(
+    text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled, utf8: bytes | None = None,
+) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
     that has a letter of that script (found in ``foreign_parts``: the text's non-ASCII characters alone,
-    and their UTF-8, where the first byte of each letter of the script is looked for first)."""
+    and their UTF-8, where the first byte of each letter of the script is looked for first); ``utf8``: the
+    text's UTF-8, when the caller has it."""
     foreign, foreign_utf8 = foreign_parts
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
     parts_found: dict[str, frozenset[str]] = {}  # groups share gate words: each script's are looked for once
+    stretches: dict[str, tuple[int, int]] = {}  # per script, where in the text its gate words can be
     for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
             scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
@@ -2820,49 +2824,60 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
         found = parts_found.get(script.pattern)
         if found is None:
             found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(
-                _script_stretch(foreign_parts, compiled.script_leads[script.pattern]))
+                _stretch_of(foreign, _script_stretch(foreign_parts, compiled.script_leads[script.pattern])))
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
         present = tuple(word for word, part in words if part in found)
-        for start, end in _script_windows(len(text), _script_word_positions(text, present) if present else []):
+        if present and script.pattern not in stretches:
+            if utf8 is None:
+                utf8 = text.encode("utf-8", "surrogatepass")
+            stretches[script.pattern] = _script_stretch((text, utf8), compiled.script_leads[script.pattern])
+        positions = _script_word_positions(text, present, stretches[script.pattern]) if present else []
+        for start, end in _script_windows(len(text), positions):
             for match in pattern.finditer(text, start, end):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
 
 
-def _script_stretch(foreign_parts: tuple[str, bytes], leads: tuple[bytes, ...]) -> str:
-    """The stretch of ``foreign_parts[0]`` (the text's non-ASCII characters) from the first to the last character
-    whose UTF-8 starts with one of ``leads``, found in ``foreign_parts[1]`` (its UTF-8) with ``bytes.find`` and
-    ``rfind``: every gate word part of a script lies there, so on a long text in several scripts each script's
-    parts are looked for in its own stretch, not across the others'."""
-    foreign, foreign_utf8 = foreign_parts
-    if len(foreign) < _SHORT_FOREIGN:
-        return foreign
-    firsts = [at for at in (foreign_utf8.find(lead) for lead in leads) if at != -1]
+def _script_stretch(parts: tuple[str, bytes], leads: tuple[bytes, ...]) -> tuple[int, int]:
+    """``(start, end)`` of the stretch of ``parts[0]`` (a text, or its non-ASCII characters) from the first to the
+    last character whose UTF-8 starts with one of ``leads``, found in ``parts[1]`` (its UTF-8) with ``bytes.find``
+    and ``rfind``. Every gate word part of a script lies there, so on a long text in several scripts each script's
+    words are looked for in its own stretch, not across the others'."""
+    string, encoded = parts
+    if len(string) < _SHORT_STRETCH:
+        return 0, len(string)
+    firsts = [at for at in (encoded.find(lead) for lead in leads) if at != -1]
     if not firsts:
-        return ""
-    head, tail = min(firsts), max(foreign_utf8.rfind(lead) for lead in leads)
-    start = len(foreign_utf8[:head].decode("utf-8", "surrogatepass"))
-    end = len(foreign) - len(foreign_utf8[tail:].decode("utf-8", "surrogatepass")) + 1
-    return foreign if start == 0 and end == len(foreign) else foreign[start:end]
+        return 0, 0
+    head, tail = min(firsts), max(encoded.rfind(lead) for lead in leads)
+    start = len(encoded[:head].decode("utf-8", "surrogatepass"))
+    return start, len(string) - len(encoded[tail:].decode("utf-8", "surrogatepass")) + 1
 
 
-_SHORT_FOREIGN = 2048
-"""Below this many non-ASCII characters the parts are looked for in all of them (narrowing costs more)."""
+def _stretch_of(string: str, stretch: tuple[int, int]) -> str:
+    start, end = stretch
+    return string if start == 0 and end == len(string) else string[start:end]
 
 
-def _script_word_positions(text: str, words: tuple[str, ...]) -> list[int]:
-    """Where any of ``words`` starts in ``text``, as :func:`_word_positions` finds them; a word with a character
-    beyond ASCII is looked for only between the first and the last place of that character (each a ``str.find``
-    of one character), so on a long text in several scripts a word is not looked for across the others."""
+_SHORT_STRETCH = 2048
+"""Below this many characters the whole is searched (narrowing costs more)."""
+
+
+def _script_word_positions(text: str, words: tuple[str, ...], stretch: tuple[int, int]) -> list[int]:
+    """Where any of ``words`` starts in ``text``, as :func:`_word_positions` finds them, given the ``stretch`` of
+    the text that holds every character beyond ASCII of the words (:func:`_script_stretch`); a word with such a
+    character is looked for only between the first and the last place of it there (each a ``str.find`` of one
+    character)."""
     positions: set[int] = set()
+    low, high = stretch
     for word in words:
         start, end = 0, len(text)
         lead = next((index for index, char in enumerate(word) if not char.isascii()), -1)
         if lead != -1:
-            first = text.find(word[lead])
+            first = text.find(word[lead], low, high)
             if first == -1:
                 continue
-            start, end = max(0, first - lead), text.rfind(word[lead]) - lead + len(word)
+            start, end = max(0, first - lead), text.rfind(word[lead], low, high) - lead + len(word)
         found = text.find(word, start, end)
         while found != -1:
             positions.add(found)

@@ -1152,6 +1152,10 @@ class _Compiled:
             parts.setdefault(script.pattern, set()).update(part for _word, part in words)
         # per script, the non-ASCII parts of all its groups' gate words: looked for in one pass per text
         self.script_parts = {script: LiteralSet(frozenset(found)) for script, found in parts.items()}
+        # per script, the first UTF-8 bytes of the characters of its parts (:func:`_script_stretch`)
+        self.script_leads = {script: _lead_bytes("[" + "".join(sorted({char for part in found for char in part
+                                                                          if not char.isascii()})) + "]")
+                             for script, found in parts.items()}
         self._compile_scans()
         guard_deferred.settle(self)
 
@@ -2037,15 +2041,17 @@ def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
 
 def _view_spans(
     text: str, compiled: _Compiled, raw: bytes | None = None, words: bytes | None = None, script: bool | None = None,
-    utf8: bytes | None = None, letters: bytes | None = None, fancy: bool | None = None, seen: set[bytes] | None = None,
+    utf8: bytes | None = None, letters: bytes | None = None, fancy: tuple[str, ...] | None = None,
+    seen: set[bytes] | None = None,
 ) -> list[Span]:
     """Rule matches in re-spellings of ``text`` (leetspeak, homoglyphs, rot13) that the plain text lacks.
 
     ``raw``, ``words`` and ``letters``: the one-byte copies of ``" " + text + " "`` (as is, through
     :data:`_WORD_BYTES`, through :data:`_SPACED_BYTES`) when the caller has them; ``script``: whether
     ``text`` has Cyrillic or Greek letters, when the caller knows; ``utf8``: ``text`` encoded, when the
-    caller has it; ``seen``: the words of ``compiled.view_words`` that ``words`` has, when the caller
-    gathered them (:func:`_rule_spans`), so the copy is not searched again for each.
+    caller has it; ``fancy``: the distinct styled letters ``text`` has, when the caller knows; ``seen``: the words
+    of ``compiled.view_words`` that ``words`` has, when the caller gathered them (:func:`_rule_spans`), so the copy
+    is not searched again for each.
     """
     spans: list[Span] = []
     if raw is None:
@@ -2073,12 +2079,11 @@ def _view_spans(
         for start, end in _merged_windows(len(text), _mixed_script_matches(text, utf8)):
             scan(start, end, text[start:end].translate(_HOMOGLYPHS))
     if fancy is None:
-        fancy = not text.isascii() and compiled.fancy_letter.search(text) is not None
+        fancy = tuple(set(compiled.fancy_letter.findall(text))) if not text.isascii() else ()
     if fancy:
         # Letters in styled Unicode (mathematical bold or script, full-width, circled) read as plain ones,
         # in windows around them.
-        styled = tuple({m.group() for m in compiled.fancy_letter.finditer(text)})
-        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, styled)]):
+        for start, end in _merged_windows(len(text), [(p, p + 1) for p in _word_positions(text, fancy)]):
             scan(start, end, text[start:end].translate(_FANCY))
     if words is None:
         words = raw.translate(_WORD_BYTES)
@@ -2119,8 +2124,9 @@ def _neutralise_rules(
     words = raw.translate(_WORD_BYTES)
     seen: set[bytes] = set()
     spans = _rule_spans(text, compiled, 0, words, raw, seen)
-    fancy = bool(foreign) and _has_any(foreign_utf8, compiled.fancy_starts) and (
-        compiled.fancy_letter.search(foreign) is not None)
+    # The styled letters are looked for among the text's non-ASCII characters alone (they are all beyond ASCII).
+    fancy = tuple(set(compiled.fancy_letter.findall(foreign))) if foreign and _has_any(
+        foreign_utf8, compiled.fancy_starts) else ()
     spans.extend(_view_spans(text, compiled, raw, words, script, utf8, letters, fancy, seen))
     if _has_mail_at_sign(raw, compiled):
         spans.extend(_mail_orders(text, compiled))
@@ -2130,7 +2136,7 @@ def _neutralise_rules(
         if not foreign:
             foreign_utf8 = (utf8 or text.encode("utf-8", "surrogatepass")).translate(None, _ASCII_BYTES)
             foreign = foreign_utf8.decode("utf-8", "surrogatepass")
-        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled))
+        spans.extend(_other_script_spans(text, (foreign, foreign_utf8), compiled, utf8))
         accented = set(guard_sentences.LATIN_EXTENDED.findall(foreign)) if _has_any(
             foreign_utf8, compiled.accented_starts) else set()
         if accented:
@@ -2824,16 +2830,20 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
 
 
-def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled) -> list[Span]:
+def _other_script_spans(
+    text: str, foreign_parts: tuple[str, bytes], compiled: _Compiled, utf8: bytes | None = None,
+) -> list[Span]:
     """Instructions in scripts the anchor words cannot see; each script's patterns run only over text
     that has a letter of that script (found in ``foreign_parts``: the text's non-ASCII characters alone,
-    and their UTF-8, where the first byte of each letter of the script is looked for first)."""
+    and their UTF-8, where the first byte of each letter of the script is looked for first); ``utf8``: the
+    text's UTF-8, when the caller has it."""
     foreign, foreign_utf8 = foreign_parts
     spans: set[Span] = set()
     if compiled.other_script_letter.search(foreign) is None:
         return []
     scripts: dict[str, bool] = {}
     parts_found: dict[str, frozenset[str]] = {}  # groups share gate words: each script's are looked for once
+    stretches: dict[str, tuple[int, int]] = {}  # per script, where in the text its gate words can be
     for script, words, pattern, leads in compiled.other_scripts:
         if script.pattern not in scripts:
             scripts[script.pattern] = _has_any(foreign_utf8, leads) and script.search(foreign) is not None
@@ -2841,13 +2851,66 @@ def _other_script_spans(text: str, foreign_parts: tuple[str, bytes], compiled: _
             continue
         found = parts_found.get(script.pattern)
         if found is None:
-            found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(foreign)
+            found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(
+                _stretch_of(foreign, _script_stretch(foreign_parts, compiled.script_leads[script.pattern])))
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
         present = tuple(word for word, part in words if part in found)
-        for start, end in _script_windows(len(text), _word_positions(text, present) if present else []):
+        if present and script.pattern not in stretches:
+            if utf8 is None:
+                utf8 = text.encode("utf-8", "surrogatepass")
+            stretches[script.pattern] = _script_stretch((text, utf8), compiled.script_leads[script.pattern])
+        positions = _script_word_positions(text, present, stretches[script.pattern]) if present else []
+        for start, end in _script_windows(len(text), positions):
             for match in pattern.finditer(text, start, end):
                 spans.add((match.start(), match.end(), "override", "instruction override"))
     return list(spans)
+
+
+def _script_stretch(parts: tuple[str, bytes], leads: tuple[bytes, ...]) -> tuple[int, int]:
+    """``(start, end)`` of the stretch of ``parts[0]`` (a text, or its non-ASCII characters) from the first to the
+    last character whose UTF-8 starts with one of ``leads``, found in ``parts[1]`` (its UTF-8) with ``bytes.find``
+    and ``rfind``. Every gate word part of a script lies there, so on a long text in several scripts each script's
+    words are looked for in its own stretch, not across the others'."""
+    string, encoded = parts
+    if len(string) < _SHORT_STRETCH:
+        return 0, len(string)
+    firsts = [at for at in (encoded.find(lead) for lead in leads) if at != -1]
+    if not firsts:
+        return 0, 0
+    head, tail = min(firsts), max(encoded.rfind(lead) for lead in leads)
+    start = len(encoded[:head].decode("utf-8", "surrogatepass"))
+    return start, len(string) - len(encoded[tail:].decode("utf-8", "surrogatepass")) + 1
+
+
+def _stretch_of(string: str, stretch: tuple[int, int]) -> str:
+    start, end = stretch
+    return string if start == 0 and end == len(string) else string[start:end]
+
+
+_SHORT_STRETCH = 2048
+"""Below this many characters the whole is searched (narrowing costs more)."""
+
+
+def _script_word_positions(text: str, words: tuple[str, ...], stretch: tuple[int, int]) -> list[int]:
+    """Where any of ``words`` starts in ``text``, as :func:`_word_positions` finds them, given the ``stretch`` of
+    the text that holds every character beyond ASCII of the words (:func:`_script_stretch`); a word with such a
+    character is looked for only between the first and the last place of it there (each a ``str.find`` of one
+    character)."""
+    positions: set[int] = set()
+    low, high = stretch
+    for word in words:
+        start, end = 0, len(text)
+        lead = next((index for index, char in enumerate(word) if not char.isascii()), -1)
+        if lead != -1:
+            first = text.find(word[lead], low, high)
+            if first == -1:
+                continue
+            start, end = max(0, first - lead), text.rfind(word[lead], low, high) - lead + len(word)
+        found = text.find(word, start, end)
+        while found != -1:
+            positions.add(found)
+            found = text.find(word, found + 1, end)
+    return sorted(positions)
 
 
 _SCRIPT_BEFORE, _SCRIPT_AFTER = 100, 120

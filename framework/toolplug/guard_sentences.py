@@ -568,6 +568,10 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
                          "ohjeet"),
+    "foreign_imperative": ("gormezden", "yok", "puuza", "sahau", "abaikan", "lupakan", "sivuuta", "unohda", "ohita",
+                           "negeer", "vergeet", "ignor", "zapomnij", "glom", "glem", "olvida", "oublie", "vergiss",
+                           "dimentica", "esquec", "desconsidere", "uita", "felejtsd", "bo qua", "no hagas",
+                           "nie przestrzegaj", "ne suis", "deixe de", "deja de"),
     "local_paste": ("paste", "env", "you provide", "you supply", "you configure", "copy ", "provide "),
     "configured": ("`", "parameter", "option", "flag", "setting", "argument", "field", "decorator", "config",
                    "variable"),
@@ -578,6 +582,20 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "label_description": (": ",),
     "tool_role": ("use ",),
     "unleashed": ("unrestricted", "mode", "restrictions", "rules", "filters", "safety", "confirmation"),
+}
+
+
+_LITERAL_NEEDS_TOO: dict[str, tuple[tuple[str, ...], ...]] = {
+    # Further groups of substrings, for classes whose first group (above) most sentences hold: every match holds
+    # one substring of each group as well.
+    "model_may": ((" may ", " can ", " is ", " must ", " should ", " will "),
+                  ("share", "reveal", "disclose", "ignore", "answer", "respond", "send", "give", "provide", "skip",
+                   "bypass", "output", "print")),
+    "tell_user": (("user", "reader", "customer", "visitor", "usuario", "utilisateur", "benutzer", "nutzer", "utente",
+                   "gebruiker", "lector", "lecteur", "leser"),),
+    "authority": (("approved", "authori", "granted", "unlocked", "enabled", "allowed", "permitted", "changed",
+                   "updated", "i am your", "from your", "permit", "allow", "admin", "developer", "creator", "owner",
+                   "operator", "openai", "anthropic", "google", "system"),),
 }
 
 
@@ -1066,11 +1084,11 @@ class SentenceJudge:
 
 
 _Check = tuple[
-    frozenset[str] | None, tuple[frozenset[str], re.Pattern[str] | None] | None, tuple[str, ...] | None,
+    frozenset[str] | None, tuple[frozenset[str], re.Pattern[str] | None] | None, tuple[tuple[str, ...], ...],
     re.Pattern[str],
 ]
 """What :meth:`_Classes.has` tests for one class: words one of which the sentence needs, the class's gate
-(first words, stems), substrings one of which it needs, and the class's pattern."""
+(first words, stems), groups of substrings of each of which it needs one, and the class's pattern."""
 
 
 def _check(judge: SentenceJudge, name: str) -> _Check:
@@ -1079,8 +1097,9 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
     if gate is not None and gate[1] is not None:
         gate = (gate[0], compiled_now(gate[1]))
     pattern = getattr(judge, name)
+    first = judge.literal_needs.get(name)
     check = judge.checks[name] = (
-        _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name),
+        _WORD_NEEDS.get(name), gate, ((first,) if first is not None else ()) + _LITERAL_NEEDS_TOO.get(name, ()),
         pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
 
@@ -1117,6 +1136,14 @@ def _holds_any(sentence: str, literals: tuple[str, ...]) -> bool:
     return False
 
 
+def _holds_each(sentence: str, groups: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether ``sentence`` holds one of the literals of each of ``groups``."""
+    for group in groups:  # noqa: SIM110 (a plain loop, as in _holds_any)
+        if not _holds_any(sentence, group):
+            return False
+    return True
+
+
 class _Classes:
     """Which word classes one sentence has, each searched the first time a combination asks."""
 
@@ -1138,7 +1165,7 @@ class _Classes:
                 (needed is None or not needed.isdisjoint(words))
                 and (gate is None or not gate[0].isdisjoint(words) or (gate[1] is not None
                                                                      and gate[1].search(s) is not None))
-                and (literals is None or _holds_any(s, literals))
+                and _holds_each(s, literals)
                 and pattern.search(s) is not None
             )
         return found

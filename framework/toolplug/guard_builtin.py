@@ -1464,7 +1464,7 @@ def neutralise(text: str) -> FilteredText:
         _LAST_UTF8[:] = [(text, utf8)]
         foreign_utf8 = utf8.translate(None, _ASCII_BYTES)
         foreign = foreign_utf8.decode("utf-8", "surrogatepass")
-        hidden = set(compiled.hidden.findall(foreign))
+        hidden = set(compiled.hidden.findall(foreign)) if _may_hide(foreign, foreign_utf8) else None
         if hidden:
             neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
             if neutralised is not text:
@@ -1509,6 +1509,43 @@ def _unlink(span: str, compiled: _Compiled) -> str:
     text = compiled.markdown_link.sub(lambda m: f"{m.group(1)} \u2014 {m.group(2)}", span)
     text = compiled.http.sub(r"hxxp\1://", _defang(text))
     return f"{OPEN}link not rendered, its URL would carry data away: {text}{CLOSE}"
+
+
+def _hidden_leads() -> tuple[bytes, frozenset[bytes]]:
+    leads = {b"\xf3"}  # the tag characters (U+E0000 and on)
+    tails: set[bytes] = set()
+    for char in _INVISIBLE + _BIDI_OVERRIDE:
+        utf8 = char.encode("utf-8")
+        if utf8[0] == 0xE2:
+            tails.add(utf8[1:])
+        else:
+            leads.add(utf8[:1])
+    return b"".join(sorted(leads)), frozenset(tails)
+
+
+_HIDDEN_LEADS, _HIDDEN_E2_TAILS = _hidden_leads()
+"""The UTF-8 lead bytes of the hidden characters but 0xE2, and what follows 0xE2 in the others."""
+
+
+def _may_hide(foreign: str, foreign_utf8: bytes) -> bool:
+    """False only when ``foreign`` (the non-ASCII characters of a text, ``foreign_utf8`` in UTF-8) has no
+    hidden character. A long one is tested byte-wise first: 0xE2 leads dashes and quotes as well as
+    most hidden characters, so each is looked at up to a bound, past which the class scan costs less."""
+    if len(foreign) < 512:
+        return True
+    for lead in _HIDDEN_LEADS:
+        if lead in foreign_utf8:
+            return True
+    bound = len(foreign) // 32
+    position = foreign_utf8.find(b"\xe2")
+    while position != -1:
+        if foreign_utf8[position + 1:position + 3] in _HIDDEN_E2_TAILS:
+            return True
+        bound -= 1
+        if bound < 0:
+            return True
+        position = foreign_utf8.find(b"\xe2", position + 1)
+    return False
 
 
 def _hidden_runs(text: str, hidden: set[str]) -> list[tuple[int, int]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from toolplug.web import extract
+
 STORY = [
     "The council voted on Tuesday to close the old bridge to cars, after engineers found cracks in two of its "
     "supporting piers during the spring inspection.",
@@ -15,3 +17,14 @@ STORY = [
 def paragraphs(items: list[str]) -> str:
     """``items`` as HTML paragraphs."""
     return "".join(f"<p>{text}</p>" for text in items)
+
+
+def story_kept(body: str) -> str:
+    """The Markdown extracted from a page titled after the story with ``body`` in two plain wrappers, once it is
+    checked that every paragraph of :data:`STORY` is in it."""
+    html = f"""<html><head><title>Old bridge closes</title></head><body>
+<div class="c1"><div class="c2">{body}</div></div></body></html>"""
+    markdown = extract(html).markdown
+    for text in STORY:
+        assert text in markdown
+    return markdown

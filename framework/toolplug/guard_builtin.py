@@ -2889,7 +2889,7 @@ def _other_script_spans(
         found = parts_found.get(script.pattern)
         if found is None:
             found = parts_found[script.pattern] = compiled.script_parts[script.pattern].found_in(
-                _stretch_of(foreign, _script_stretch(foreign_parts, compiled.script_leads[script.pattern])))
+                foreign[slice(*_script_stretch(foreign_parts, compiled.script_leads[script.pattern]))])
         # Only the gate words whose letters the text has at all (its non-ASCII characters, often few).
         present = tuple(word for word, part in words if part in found)
         if present and script.pattern not in stretches:
@@ -2917,11 +2917,6 @@ def _script_stretch(parts: tuple[str, bytes], leads: tuple[bytes, ...]) -> tuple
     head, tail = min(firsts), max(encoded.rfind(lead) for lead in leads)
     start = len(encoded[:head].decode("utf-8", "surrogatepass"))
     return start, len(string) - len(encoded[tail:].decode("utf-8", "surrogatepass")) + 1
-
-
-def _stretch_of(string: str, stretch: tuple[int, int]) -> str:
-    start, end = stretch
-    return string if start == 0 and end == len(string) else string[start:end]
 
 
 _SHORT_STRETCH = 2048

@@ -680,7 +680,11 @@ class SentenceJudge:
         self.first_words = frozenset(_FIRST_WORDS)
         # Looked for with ``in``, one substring at a time: a short sentence costs a few ``memchr`` calls, where
         # one alternation of them costs a step of each of its branches at every character.
-        self.literal_needs = dict(_LITERAL_NEEDS)
+        # Per class, groups of substrings: every match holds one of each group.
+        self.literal_needs: dict[str, tuple[tuple[str, ...], ...]] = {
+            name: (group,) for name, group in _LITERAL_NEEDS.items()}
+        for name, groups in _LITERAL_NEEDS_TOO.items():
+            self.literal_needs[name] = self.literal_needs.get(name, ()) + groups
         self.checks: dict[str, _Check] = {}
         self.target_words = frozenset(_TARGET_WORDS)
         self.gates = {
@@ -1097,9 +1101,8 @@ def _check(judge: SentenceJudge, name: str) -> _Check:
     if gate is not None and gate[1] is not None:
         gate = (gate[0], compiled_now(gate[1]))
     pattern = getattr(judge, name)
-    first = judge.literal_needs.get(name)
     check = judge.checks[name] = (
-        _WORD_NEEDS.get(name), gate, ((first,) if first is not None else ()) + _LITERAL_NEEDS_TOO.get(name, ()),
+        _WORD_NEEDS.get(name), gate, judge.literal_needs.get(name, ()),
         pattern.resolve() if isinstance(pattern, DeferredPattern) else pattern)
     return check
 

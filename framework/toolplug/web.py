@@ -1400,13 +1400,13 @@ def _drop_furniture_sections(main: Any) -> None:
         text = " ".join(heading.text().split())
         if not text or len(text) > 60:
             continue
+        closing = _CLOSING_HEADING.match(text) is not None
+        about_author = _ABOUT_AUTHOR.match(text) is not None
         if heading.tag == "p":
             if not _ABOUT_AUTHOR_LABEL.fullmatch(text):
                 continue
-        elif not (_CLOSING_HEADING.match(text) or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)
-                  or _ABOUT_AUTHOR.match(text)):
+        elif not (closing or about_author or _FURNITURE_HEADING.match(text) or _PAGE_TOOLS_LINE.match(text)):
             continue
-        closing = _CLOSING_HEADING.match(text) is not None
         rank = _heading_rank(heading)
         start = heading
         while (start.parent is not None and start.parent.mem_id != main.mem_id
@@ -1414,7 +1414,6 @@ def _drop_furniture_sections(main: Any) -> None:
             start = start.parent
         found.append(start)
         # A note about the author is prose itself, and short: it goes on to the next heading, within a length.
-        about_author = _ABOUT_AUTHOR.match(text) is not None
         length = 0
         sibling = start.next
         while sibling is not None:
@@ -1463,10 +1462,9 @@ _CLOSING_HEADING = re.compile(
     r"|(latest|recent) (news|posts|articles|insights|blogs?|stories)|read this next|keep reading)\W*$",
     re.I,
 )
-_ABOUT_AUTHOR = re.compile(
-    r"\W*((about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\b|written by)", re.I
-)
-_ABOUT_AUTHOR_LABEL = re.compile(r"\W*(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)\W*", re.I)
+_AUTHOR_LABEL = r"(about|meet) the (authors?|writers?|reviewers?|experts?|contributors?)"
+_ABOUT_AUTHOR = re.compile(r"\W*(" + _AUTHOR_LABEL + r"\b|written by)", re.I)
+_ABOUT_AUTHOR_LABEL = re.compile(r"\W*" + _AUTHOR_LABEL + r"\W*", re.I)
 
 
 def _is_prose(node: Any) -> bool:

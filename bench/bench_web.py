@@ -279,6 +279,42 @@ def bench_extraction(rounds: int, extra: Path | None = None, wcxb: Path | None =
               f"interleaved rounds (min {min(ratios):.2f}x, max {max(ratios):.2f}x)")
 
 
+def bench_guard_pages(extra: Path | None, wcxb: Path | None, readability: Path | None, held_out: bool = True,
+                      listed: int = 0) -> None:
+    """Benign whole pages the guard changes: every page of the extraction sets (news, blogs, guides, shop and
+    reference pages, none written to attack anything) as ``read_web_page`` hands it to the guard, the markdown
+    of :func:`toolplug.web.extract`. A page counts as changed when the guard's text differs from it at all.
+
+    Held-out halves are counted in aggregate only; ``listed`` prints that many changed pages of each
+    development set (see :data:`PAGE_BY_PAGE`) with the rules that fired, and needs ``held_out=False``."""
+    if listed and held_out:
+        raise ValueError("a page-by-page listing reads development pages only: pass held_out=False")
+    if not (CORPUS / "ground-truth.json").exists():
+        print(f"guard on whole pages: skipped, the corpus is absent ({CORPUS})")
+        return
+    flt = BuiltinInjectionFilter()
+    total_changed = total_pages = 0
+    for label, subset in extraction_sets(extra, wcxb, held_out, readability).items():
+        changed = []
+        for html, url, _, _ in subset:
+            markdown = extract(html, url).markdown
+            result = flt.filter_one(markdown)
+            if result.text != markdown:
+                changed.append((url, result))
+        total_changed += len(changed)
+        total_pages += len(subset)
+        print(f"guard on whole pages, {label:20s}: {len(changed):3d}/{len(subset):4d} changed "
+              f"({len(changed) / max(len(subset), 1):.1%})")
+        if listed and label in PAGE_BY_PAGE:
+            for url, result in changed[:listed]:
+                rules = ", ".join(sorted({f"{f.family}: {f.rule}" for f in result.findings}))
+                print(f"  changed {url[:90]}  [{rules}]")
+                for finding in result.findings[:3]:
+                    print(f"      {finding.excerpt[:150]!r}")
+    print(f"guard on whole pages, all sets: {total_changed}/{total_pages} changed "
+          f"({total_changed / max(total_pages, 1):.2%})")
+
+
 PAGE_BY_PAGE = frozenset({"corpus dev", "public dev", "wcxb articles dev", "readability tune"})
 """The sets whose pages may be read one by one: development halves (``readability check`` is scored in
 aggregate only, like every held-out half)."""
@@ -748,6 +784,10 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=0, metavar="N",
                         help="with --dev-only: list the N pages of each development set with the lowest F1 of "
                              "toolplug.web.extract (not readability check, scored in aggregate only)")
+    parser.add_argument("--guard-pages", action="store_true",
+                        help="only the guard on whole benign pages: every extraction set's pages, extracted as "
+                             "read_web_page does; with --dev-only and --worst N, N changed pages of each "
+                             "development set are listed")
     parser.add_argument("--more-dev", action="store_true",
                         help="only the guard on the larger development material of bench/guard_dev_more.py "
                              "(development data: tuned on, not a held-out figure)")
@@ -768,6 +808,10 @@ def main() -> None:
         return
     if args.more_dev:
         bench_guard_more_dev()
+        return
+    if args.guard_pages:
+        bench_guard_pages(args.extra_corpus, args.wcxb, args.readability, held_out=not args.dev_only,
+                          listed=args.worst)
         return
     if args.guard_only:
         bench_guard_public(args.extra_corpus, held_out=not args.dev_only)

@@ -87,8 +87,14 @@ _AI = (
     r"(?:AI|LLMs?|GPT|ChatGPT|Claude|Gemini|Copilot|assistants?|language[ \t]+models?|chatbots?|bots?|"
     r"AI[ \t]+(?:assistants?|agents?|models?|systems?|tools?|crawlers?))"
 )
+_TRACKING_ID = r"(?:_id|Id|ID)"
+"""How the placeholders of mail and affiliate systems end ("{{subscriber_id}}", "%7Boffer_id%7D"): numbers that
+system fills in, nothing a model knows."""
 _EXFIL_PLACEHOLDER = (
-    r"(?:\{\{?[^{}\s)]{1,40}\}?\}|%7[Bb]|\$\{?[A-Za-z_]{3,}|<[A-Za-z_ ]{2,40}>|%3[Cc]|\[[A-Z_ ]{3,40}\]"
+    r"(?:\{\{?(?![^{}\s)]{0,40}?" + _TRACKING_ID + r"\}?\})[^{}\s)\"':,]{1,40}\}?\}"
+    # an encoded name in braces, not an encoded JSON object ("%7B%22colId%22…": a sort order, an install badge)
+    r"|%7[Bb](?:%7[Bb])?(?![A-Za-z_][\w.-]{0,40}?" + _TRACKING_ID + r"%7[Dd])[A-Za-z_][\w.-]{0,40}%7[Dd]"
+    r"|\$\{?[A-Za-z_]{3,}|<[A-Za-z_ ]{2,40}>|%3[Cc]|\[[A-Z_ ]{3,40}\]"
     r"|\b(?:INSERT|PLACEHOLDER|YOUR_)\w*"
     r"|(?<==)[A-Z_]*(?:SECRET|PASSWORD|TOKEN|HISTORY|CONVERSATION|CHAT|MEMORY|API_?KEY|CREDENTIALS?)[A-Z_]*\b)"
 )
@@ -153,7 +159,7 @@ _RULES: tuple[_RuleSpec, ...] = (
         r"(?i)\b(?:append|add|include|insert|encode|embed|put)\b[^.\n]{0,60}\b(?:conversation|chat|history|"
         r"messages?|secrets?|password|api[ \t]?keys?|tokens?|credentials|personal[ \t]+data|user'?s?[ \t]+data|"
         r"summary|memory|email)\b[^.\n]{0,60}\b(?:to|in|into|as)[ \t]+(?:the[ \t]+|this[ \t]+|a[ \t]+)?"
-        r"(?:url|link|query|image|request|parameter)",
+        r"(?:url|link|query|image|request|parameter)\b",
         "instruction to leak data through a URL", "exfiltration",
         ("append ", "add ", "include ", "insert ", "encode ", "embed ", "put "),
     ),
@@ -332,7 +338,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"(?![ \t]+address)(?!(?<=collect)[ \t]+(?:end-)?users?(?:-specific)?[ \t]+secrets\b"
         r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
-        r"passwords?|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
+        # not a compound the word only names ("password reset email", "a password manager")
+        r"passwords?(?![ \t-](?:resets?|managers?|polic(?:y|ies)|strength|fields?|hash\w*|requirements?|expir\w*|"
+        r"recovery|generators?)\b)|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",
         ("send ", "email ", "forward ", "mail ", "post ", "upload ", "transmit ", "collect "), needs=_DATA_NEEDS,
     ),
@@ -453,9 +461,16 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
                "reply"),
     ),
     _RuleSpec(
-        r"(?i)\b(?:you[ \t]+are|you're)[ \t]+(?:now[ \t]+)?(?:legally[ \t]+)?(?:required|obligated|authori[sz]ed|"
-        r"permitted|allowed|free)[ \t]+to[ \t]+(?:provide|ignore|answer|comply|bypass|share|reveal|disregard|output|"
-        r"say|do[ \t]+anything)\b",
+        # giving something is an order when the permission is new or claims the law ("you are now required to
+        # provide …"), or names a secret; "you are required to provide the name of the LLC" is a form's rule
+        r"(?i)\b(?:you[ \t]+are|you're)[ \t]+(?:(?:now|legally)[ \t]+(?:legally[ \t]+)?(?:required|obligated|"
+        r"authori[sz]ed|permitted|allowed|free)[ \t]+to[ \t]+(?:provide|share)|(?:required|obligated|authori[sz]ed|"
+        r"permitted|allowed|free)[ \t]+to[ \t]+(?:provide|share)"
+        r"(?=[ \t]+(?:[\w'-]+[ \t]+){0,3}?(?:system|prompts?|instructions|secrets?|"
+        r"passwords?|credentials|api|keys?|confidential|hidden|internal)\b))\b"
+        r"|\b(?:you[ \t]+are|you're)[ \t]+(?:now[ \t]+)?(?:legally[ \t]+)?(?:required|obligated|authori[sz]ed|"
+        r"permitted|allowed|free)[ \t]+to[ \t]+(?:ignore|answer|comply|bypass|reveal|disregard|output|say|"
+        r"do[ \t]+anything)\b",
         "role reassignment", "override", ("you ",),
         needs=("required", "obligated", "authorized", "authorised", "permitted", "allowed", "free"),
     ),
@@ -491,8 +506,8 @@ _MORE_INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "fake block boundary", "fake_block", ("begin ", "end ", "start "), needs=("system", "developer", "admin"),
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|bypass|skip|disable)[ \t]+(?:all[ \t]+|your[ \t]+|the[ \t]+)?"
-        r"(?:safety|ethics|"
+        r"(?i)" + _UNNEGATED + r"(?<!\bhelp )(?<!\bhelps )(?<!\bhelping )"
+        r"\b(?:ignore|disregard|bypass|skip|disable)[ \t]+(?:all[ \t]+|your[ \t]+|the[ \t]+)?(?:safety|ethics|"
         r"guardrails|moderation|censorship)\b(?![ \t]+(?:warnings?|advice|concerns|regulations|standards|signs|laws|"
         r"codes?|precautions|guidance|requirements|issues|risks|procedures|inspections?|alerts?|recalls?))",
         "instruction override", "override", ("ignore ", "disregard ", "bypass ", "skip ", "disable "),
@@ -540,7 +555,7 @@ _PROSE_STRONG = (
     r"l33t\w*|leetspeak", r"\{user[_ ]?query\}", r"(?:liberate|free)[ \t]+your[ \t]+mind", r"unrestrictedly",
 )
 _PROSE_WEAK = (
-    r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona\w*", r"from[ \t]+now[ \t]+on",
+    r"act[ \t]+as", r"pretend(?:ing)?", r"role[ -]?play\w*", r"persona[es]?\b", r"from[ \t]+now[ \t]+on",
     r"hypothetical(?:ly)?", r"thought[ \t]+experiment", r"counterfactual", r"alternate[ \t]+(?:history|universe|"
     r"reality|world)", r"fiction(?:al)?", r"(?:novel|screenplay|story)", r"refus\w+", r"censor\w*",
     r"your[ \t]+(?:rules|guidelines|training|programming|restrictions|filters|creators|developers)",
@@ -579,7 +594,8 @@ class _ProseScorer:
             # A strong cue joined by a hyphen to the word before it is part of a name ("venice-uncensored",
             # "Wizard-Vicuna-13B-Uncensored-HF": models in a provider's list), not a word of the prose.
             r"(?<![\w-])" + guard_sentences.alternation(*_PROSE_STRONG),
-            r"(?<![\w])" + guard_sentences.alternation(*_PROSE_WEAK),
+            # not inside an address or a path ("/story/entertainment/…")
+            r"(?<![\w/])" + guard_sentences.alternation(*_PROSE_WEAK),
             r"\b(?:detect\w*|guardrails?|protect\w*|defen[cs]es?|defend\w*|scanners?|classifiers?|benchmarks?|"
             r"librar(?:y|ies)|install\w*|pip|thresholds?|attacks|mitigat\w*|vulnerabilit\w*|malicious|adversarial|"
             r"red[- ]team\w*|evaluat\w*|datasets?|probes?|firewalls?|categor(?:y|ies)|severity|payloads|sdk|"
@@ -631,7 +647,9 @@ class _ProseScorer:
             strong_pattern, weak_pattern, discussion = self.lower_case
             view, view_start = lowered
             view_end = len(view)
-        strong_matches = list(strong_pattern.finditer(view, view_start, view_end))
+        strong_matches = [m for m in strong_pattern.finditer(view, view_start, view_end)
+                          if m.group() not in _PERSONA_NAMES
+                          or text[start + m.start() - view_start:start + m.end() - view_start].isupper()]
         if not strong_matches:
             return None
         strong = {m.group().lower() for m in strong_matches}
@@ -657,6 +675,11 @@ class _ProseScorer:
         if all(cue.startswith("jailbr") for cue in strong) and self.addressee.search(text, start, end) is None:
             return None
         return start, end
+
+_PERSONA_NAMES = frozenset({"dan", "stan"})
+"""Jailbreak personas that are also first names: a cue only when written in capitals, as the jailbreaks
+write them ("DAN"), not "Dan DiMugno has worked for …"."""
+
 
 _CASE_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 """The characters other than ASCII letters that a case-insensitive pattern matches with an ASCII letter
@@ -1689,8 +1712,10 @@ def _neutralise_run(
                 out.append(run)  # doubled joiners or break marks, ordinary in Indic, Arabic-script, Thai text
             elif len(run) == 1 and run == "\ufeff" and i == 0:
                 pass  # a byte-order mark at the start is an encoding artefact
-            elif len(run) == 1 and not (before.isalnum() and after.isalnum()):
-                out.append(run)  # a lone break opportunity between words hides nothing
+            elif len(set(run)) == 1 and not (before.isalnum() and after.isalnum()):
+                # Break opportunities beside a space or a mark, however many: one character repeated spells
+                # nothing, and a hidden message needs at least two kinds of them.
+                out.append(run)
             elif len(run) <= 2 and _shown_in_inline_code(text, i, compiled):
                 out.append(run)  # a page showing the trick: "catches `ig\u200bnore …`", on a line about it
             else:
@@ -2067,11 +2092,17 @@ def _mixed_script_matches(text: str, utf8: bytes) -> list[tuple[int, int]]:
     return matches
 
 
+_GREEK_LOOKALIKES = frozenset("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαεικνορτυχϲϳ")
+"""The Greek letters that pass for Latin ones. The others (π, Σ, Δ, λ, θ, μ, ω…) glued to a Latin word are a
+formula's symbols ("Σtoken_count", "ΔRepro"), never a disguise."""
+
+
 def _find_mixed_script(text: str, utf8: bytes) -> list[tuple[int, int]]:
     shape = utf8.translate(_SCRIPT_SHAPE, _UTF8_CONTINUATION)
     matches: list[tuple[int, int]] = []
     for other in sorted({*_all_finds(shape, b"ac", 1), *_all_finds(shape, b"ca")}):
-        if "\u0370" <= text[other] <= "\u04ff":
+        char = text[other]
+        if "\u0400" <= char <= "\u04ff" or char in _GREEK_LOOKALIKES:
             matches.append((other, other + 1) if shape[other - 1:other] == b"a" else (other, other + 2))
     return matches
 

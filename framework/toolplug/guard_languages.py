@@ -1566,7 +1566,8 @@ MAIL_ORDER = (
     r"תשלח|ส่ง|送信して|送って|送り|お送り|送信を|返信して|返信を|发送|發送|发一封|發一封|寄给|寄給|寄一封|보내|전송)"
 )
 MAIL_LITERAL = (
-    r"[\"'“”‘’「『«][^\"'“”‘’「」『』«»\n@]{2,80}[\"'“”‘’」』»]"
+    # an apostrophe inside a word ("can’t … you’d") opens and closes no quotation
+    r"(?:[\"“”「『«]|(?<![A-Za-z])['‘’])[^\"'“”‘’「」『』«»\n@]{2,80}(?:[\"“”」』»]|['‘’](?![A-Za-z]))"
     r"|\b(?:body|text|subject|content|saying|cuerpo|texto|asunto|contenido|corps|texte|objet|contenu|inhalt|betreff|testo|oggetto|corpo|"
     r"assunto|conteudo|onderwerp|inhoud|tresc|temat|sagen|diciendo|dicendo|dizendo|disant)\b"
     r"|текст|тема|содержани|κείμενο|μήνυμα|θέμα|γράφει|λέει|النص|نص|محتوى|موضوع|متن|پیام|بگو|בגוף|תוכן|טקסט|ข้อความ|เนื้อหา|本文|件名|内容|正文|主题|主題|내용|제목|본문|noi\s+dung"

@@ -109,7 +109,8 @@ alternation = _words
 _OVERRIDE = _words(
     r"ignore(?![ ]" + FRENCH_DETERMINER + ")", r"disregard", r"forget", r"override", r"bypass", r"set[ ]aside",
     r"put[ ]aside", r"discard",
-    r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect", r"skip", r"disable", r"deactivate",
+    r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect",
+    r"skip(?![ ](?:to|ahead|over|past|down|forward)\b)", r"disable", r"deactivate",
     r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
     r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
     r"cancel", r"suspend", r"void",
@@ -159,7 +160,10 @@ _OVERRIDE = _words(
     r"hinter[ ]sich(?:[ ]lass\w*)?",
 )
 _CONTROL_WORDS = _words(
-    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?", r"prompts?(?![ ]injection)",
+    r"instructions?", r"guidance", r"guidelines?", r"rules", r"directives?",
+    # not the adjective ("your prompt return to the labor market", "prompt payment")
+    r"prompts?(?![ ](?:injection|return|payment|response|reply|attention|delivery|action|service|treatment|care|refund|"
+    r"shipping|notice|reporting|resolution|feedback|medical)\b)",
     r"polic(?:y|ies)",
     r"restrictions", r"constraints", r"filters?", r"safety", r"programming", r"training", r"orders", r"commands",
     r"persona", r"directions", r"ethic\w*", r"guardrails", r"limitations", r"censorship",
@@ -230,11 +234,15 @@ _MODEL = _words(
 _NOT_A_CODE_VALUE = r"(?![ ](?:an?[ ]|the[ ])?[`\"'])"
 _REVEAL = _words(
     r"reveal", r"print", r"show", r"output", r"repeat", r"echo", r"list", r"quote", r"translate", r"spell",
-    r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share", r"give[ ]me",
+    # (what the reader shares with their own people is theirs to share: "credentials to share with your network")
+    r"summari[sz]e", r"dump", r"disclose", r"tell[ ]me", r"write[ ]out", r"display", r"share(?![ ]with[ ]your\b)",
+    r"give[ ]me",
     r"return" + _NOT_A_CODE_VALUE, r"leak", r"expose", r"recite", r"type[ ]out", r"copy", r"encode", r"reply[ ]with",
     # "provide" takes something out unless it gives the model its input ("provide the model with a prompt",
     # "provide data to your prompt", "provide instructions through the `system` option")
-    r"provide(?![ ](?:the[ ]|your[ ]|an?[ ])?(?:model|llm|agent|assistant|ai)s?[ ]with\b)(?![^.;]{0,60}?\b(?:to|through"
+    # (nor what it gives without naming what: "does bundling provide savings")
+    r"provide(?=[ ](?:me|us|your|the|all|any|its|full|complete|exact|every|verbatim)\b)"
+    r"(?![ ](?:the[ ]|your[ ]|an?[ ])?(?:model|llm|agent|assistant|ai)s?[ ]with\b)(?![^.;]{0,60}?\b(?:to|through"
     r"|via|into)[ ](?:the[ ]|your[ ]|an?[ ])?(?:models?\b|llms?\b|prompts?\b|agents?\b|`|\w+[ ](?:option|parameter|"
     r"field|argument)))",
     r"zeig\w*", r"ausgeben", r"gib", r"verrat\w*", r"nenn\w*", r"wiederhol\w*", r"montre\w*", r"affiche\w*",
@@ -298,8 +306,12 @@ _STATE_OFF = _words(
     r"(?:do|does)[ ]not[ ](?:apply|count|matter)", r"(?:don't|doesn't)[ ](?:apply|count|matter)",
     r"(?:suspended|disabled|revoked|deactivated|unlocked)",
 )
+_CONTRAST = (r"instead", r"rather[ ]than", r"regardless[ ]of", r"en[ ]su[ ]lugar", r"a[ ]la[ ]place", r"stattdessen",
+             r"invece", r"em[ ]vez[ ]disso")
+"""Words that set one way against another: advice uses them as much as an attack ("start by …
+instead", "treat AI as a guide rather than an authority"); they change the answer only with a verb of answering."""
 _HIJACK = _words(
-    r"instead", r"rather[ ]than", r"regardless[ ]of", r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
+    *_CONTRAST, r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
     r"as[ ]of[ ]now",
     r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
         word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
@@ -310,8 +322,7 @@ _HIJACK = _words(
     r"the[ ]next[ ](?:question|reply|response|answer)", r"only[ ]with", r"nothing[ ]else",
     r"without[ ](?:telling|asking|informing|confirmation|confirming)", r"quietly", r"secretly",
     r"ab[ ]sofort", r"ab[ ]jetzt", r"von[ ]nun[ ]an", r"a[ ]partir[ ]de[ ](?:maintenant|ahora|agora)", r"desormais",
-    r"d'ora[ ]in[ ]poi", r"da[ ]ora[ ]in[ ]poi", r"vanaf[ ]nu", r"od[ ]teraz", r"en[ ]su[ ]lugar", r"a[ ]la[ ]place",
-    r"stattdessen", r"invece", r"em[ ]vez[ ]disso",
+    r"d'ora[ ]in[ ]poi", r"da[ ]ora[ ]in[ ]poi", r"vanaf[ ]nu", r"od[ ]teraz",
 )
 _SAY = _words(
     r"reply", r"respond", r"answer", r"output", r"say", r"state", r"claim", r"tell[ ]the[ ](?:user|reader)",
@@ -383,6 +394,8 @@ _ADDRESS = (
 _MODELS_NAMED = (r"\b(?:ai[ ]|language[ ]|coding[ ])?(?:models|llms|agents|assistants|chatbots)[ ]"
                  r"(?:like|such[ ]as|including)[ ]")
 _NEW_TASK = (
+    # not in a condition: "if your goal is to minimize costs, …" is the reader's own goal
+    r"(?<!\bif[ ])(?<!\bwhen[ ])(?<!\bwhether[ ])(?<!\bunless[ ])"
     r"\b(?:your|the[ ]only)[ ](?:new|real|actual|true|only|genuine|primary)?[ ]?(?:task|objective|goal|"
     r"directive|role|purpose|mission)[ ](?:now[ ])?(?:is|are|:)"
     r"|\bthe[ ](?:new|real|actual|true|only|genuine|primary)[ ](?:task|objective|goal|directive|role|purpose|mission)"
@@ -442,12 +455,13 @@ NOT_IN_A_CONDITION = r"(?<!until )(?<!unless )(?<!once )(?<!after )(?<!before )(
 """A lookbehind: what follows is no condition or time to wait for ("until the user has approved the plan"), which
 claims no approval given."""
 _NEGATED = r"\b(?:not|never|cannot|no|not[ ]to|never[ ]to)[ ]$|n't[ ]$"
-_RELATIVE = r"\b(?:that|which|who)[ ]$"
+_RELATIVE = r"\b(?:that|which|who)[ ](?:(?:\w+[ ]){1,3}?(?:and|or)[ ])?$"
 _ARTICLE = r"\b(?:a|an)[ ](?:[\w-]+[ ])?$"
 # A word joined to another by a hyphen, a plus or a slash is part of a name ("task-scoped overrides",
 # "warn-and-skip", "prompt + cancel + forwarding"), not a verb or noun of its own.
 # After an article or a possessive it is a noun ("the cancel directives", "audit your ignore rules").
-_JOINED_BEFORE = r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\b(?:the|an|your|its|their|our)[ ]$|'s[ ]$"
+_JOINED_BEFORE = (r"[-+/]$|[+/][ ]$|\benable[ ](?:and|or)[ ]$|\bdrag[ ]and[ ]$|\bset[ ](?:it[ ])?and[ ]$"
+                  r"|\b(?:the|an|your|its|their|our)[ ]$|'s[ ]$")
 _NOT_JOINED_AFTER = r"(?![-/]\w)(?![ ](?:and|or)[ ]re-?enable\b)"  # a toggle: "disable and re-enable"
 # The verb's own object, a bare noun and then another verb: the control word later is that verb's ("skip
 # discovery entirely and bake tool instructions into the tool's description"), not the one set aside.
@@ -563,7 +577,11 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                  "convinc", "get", "got", "tr", "can", "could", "may", "might", "would", "won't", "how", "want", "able",
                  "attempt", "design", "meant", "used", "intended", "into", "by ", "`"),
     "reported_request": ("ask", "tell", "told", "instruct", "forc", "trick", "convinc", "urg", "prompting", "get",
-                         "got", "caus", "mak", "made"),
+                         "got", "caus", "mak", "made", "allow", "let", "enabl", "help", "permit"),
+    "contrast_only": ("instead", "rather than", "regardless", "en su lugar", "a la place", "stattdessen", "invece",
+                      "em vez"),
+    "compliance": ("comply", "obey", "whatever", "act as", "behave as", "answer as", "respond as",
+                   "introduce yourself"),
     "code_entry": ("`:", "` :"),
     "compound_control": ("richtlinien", "anweisungen", "regeln", "vorgaben", "befehle", "vorschriften", "instructies",
                          "regels", "instructions", "instrucciones", "istruzioni", "instrucoes", "instruktioner",
@@ -713,7 +731,7 @@ class SentenceJudge:
         # Nor a negated verb ("so you can't list tools that …"): what cannot or must not be shown is no request for it.
         # Nor the subject of a verb ("output is compact by default"): a noun.
         self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)",
-                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\b(?:prompts?|instructions)[ ]"
+                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\btax[ ]$|\b(?:prompts?|instructions)[ ]"
                                   r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
                                   r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
@@ -721,6 +739,10 @@ class SentenceJudge:
         self.secret = _Unpreceded(r"\b" + _SECRET + r"\b", _ARTICLE, only=_ENGLISH_SECRET_START)
         self.state = c(r"\b" + _STATE + r"\b")
         self.hijack = c(r"\b" + _HIJACK + r"\b")
+        self.compliance = c(r"\b(?:comply|obey|do[ ]whatever|act[ ]as|behave[ ]as|answer[ ]as|respond[ ]as|"
+                            r"introduce[ ]yourself)\b")
+        self.contrast_only = c(r"^(?:(?!\b" + _HIJACK + r"\b).)*?\b" + _words(*_CONTRAST)
+                               + r"\b(?:(?!\b" + _HIJACK + r"\b).)*$")
         # "global state", "the state": the noun, not the verb
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
                                r"session|ui|internal|initial|current|mutable|react)[ ]$",
@@ -774,6 +796,7 @@ class SentenceJudge:
         c = deferred
         self.tell_user = c(r"(?:^|[:;,.] ?|\b(?:and|then|also|please|just)[ ])(?:tell|inform|warn|convince|remind)[ ]"
                            r"(?:the|your|all)[ ](?:users?|readers?|customers?|visitors?)\b"
+                           r"(?<!your[ ]reader)(?<!your[ ]readers)"
                            r"(?![ ](?:that[ ])?(?:we|our|you))"
                            r"|\b(?:dile|dites|dis|sag|sagen[ ]sie|di'|diga|zeg)[ ](?:al|a[ ]l'|dem|all'|ao|a[ ]la|de)"
                            r"[ ]?"
@@ -862,7 +885,8 @@ class SentenceJudge:
             r"\b" + _NOT_CODE_NAME + _OVERRIDE + r"\b" + _NOT_JOINED_AFTER + _CODE_OVERRIDE + _OWN_OBJECT
             + r"[^;:]{0,60}?\b" + _UI_PROMPT + _CONTROL
             + r"\b" + _NOT_JOINED_AFTER + r"|\b" + _UI_PROMPT + _CONTROL + r"\b" + _NOT_JOINED_AFTER
-            + r"(?![ ](?:override|bypass|reset)s?\b)[^;:\u2014]{0,40}?\b(?<![-+/])(?<!'s[ ])" + _NOT_CODE_NAME
+            + r"(?![ ](?:override|bypass|reset)s?\b)(?:(?!\b(?:which|who)\b)[^;:\u2014]){0,40}?\b(?<![-+/])(?<!'s[ ])"
+            + _NOT_CODE_NAME
             + _OVERRIDE + r"\b"
             + _NOT_JOINED_AFTER + _CODE_OVERRIDE,
             _NEGATED + "|" + _RELATIVE + "|" + _JOINED_BEFORE + "|" + _PLURAL_SUBJECT + "|" + _DEFENDED,
@@ -890,7 +914,9 @@ class SentenceJudge:
         self.reported_request = c(
             r"^(?:(?!\b" + _REVEAL + r"\b)[^;:!?])*?\b(?:asking|telling|instructing|forcing|tricking|convincing|"
             r"urging|prompting|getting|causing|making|asks|asked|tells|told|instructs|instructed|forces|forced|"
-            r"tricks|tricked|convinces|convinced|urges|urged|gets|got|causes|caused|makes|made)[ ]"
+            r"tricks|tricked|convinces|convinced|urges|urged|gets|got|causes|caused|makes|made|"
+            # what a product lets its users do ("it allows employees to generate, store and share credentials")
+            r"allows|allowing|lets|letting|enables|enabling|helps|helping|permits)[ ]"
             r"(?!(?:you|me|us)\b)(?:[\w'-]+[ ]){1,3}?to[ ](?:(?!(?:but|then|now|instead|first)\b)[^;:!?])*?\b"
             + _REVEAL + r"\b")
         # An entry of an API list: a name in code, a colon, what it does ("`route_to_agent` / `route_to_server`:
@@ -950,7 +976,8 @@ class SentenceJudge:
             r"tambahkan|tulis\w*|sertakan|lagg|skriv|tilfoj|adaug\w*|scrie|pridej|pridavej|napis|lisaa|"
             r"kirjoita|tedd|ird|ongeza|andika|idagdag|isulat|termina|terminez|beende)\b")
         # The reader moves their own key into their own tool ("copy your API key and paste it into the CLI").
-        self.local_paste = c(r"\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
+        self.local_paste = c(r"\b(?:prompt|instructions)[ ](?:that[ ])?you[ ]can[ ](?:copy|paste|use|adapt)\b"
+                             r"|\bpaste[ ](?:it|them|this|that|the[ ]\w+)?[ ]?(?:in|into)[ ](?:the|your|a)[ ]"
                              r"(?:cli|terminal|shell|console|command[ ]line|editor|ide|notebook|\.env|env|environment|"
                              r"config\w*|settings|dashboard|app)\b"
                              r"|\b(?:set|export|store|save|put|keep)\b[^.;]{0,140}?\b(?:as|in|into)[ ]"
@@ -982,9 +1009,13 @@ class SentenceJudge:
         # not a changed answer: that needs a verb of answering.
         self.method_contrast = c(r"\b(?:rather[ ]than|instead[ ]of)(?:[ ]\w+ing\b|[ ]?$)")  # or wrapped there
         # Writing code is no answer ("… then write Python that chains `call_tool()` calls").
-        self.answer_verb = c(r"\b(?:reply|respond|answer|say|write(?![ ](?:python|code|sql|scripts?|tests?|a[ ]script|"
-                             r"a[ ]test)\b)|output|summari[sz]e|translate|tell|print|mention|"
-                             r"recommend|praise|claim|state)\b")
+        self.answer_verb = c(r"\b(?:reply|respond|answer|say(?![ ](?:you|we|i|they)[ ](?:run|own|work|live|manage|sell|"
+                             r"had|have|want|wanted|need|needed)\b)|write(?![ ](?:python|code|sql|scripts?|tests?|"
+                             r"a[ ]script|a[ ]test|(?:an?[ ])?(?:functions?|class(?:es)?|programs?|methods?|"
+                             r"quer(?:y|ies)|"
+                             r"parsers?|helpers?|wrappers?))\b)|output|summari[sz]e|translate|tell|print|mention|"
+                             # (not the noun: "shows you the current state of a suite")
+                             r"recommend|praise|claim|(?<!\bthe[ ])(?<!\bcurrent[ ])(?<!\bits[ ])state)\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
         # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"
@@ -1072,6 +1103,7 @@ class SentenceJudge:
             return "text addressed to the model"
         if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
             has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))
+            or (has("contrast_only") and not has("answer_verb") and not has("compliance"))
         ):
             return "instruction to change the answer"
         if has("deceive"):

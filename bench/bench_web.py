@@ -133,16 +133,17 @@ def _extractors() -> list[tuple[str, Callable[[str, str], str]]]:
     return candidates
 
 
-def load_wcxb(root: Path) -> dict[str, list[tuple[str, str, str, str]]]:
+def load_wcxb(root: Path, articles: bool = True) -> dict[str, list[tuple[str, str, str, str]]]:
     """The article pages of a WCXB checkout (Web Content Extraction Benchmark: ``dev/`` and ``test/``, each
-    with ``html/*.html.gz`` and ``ground-truth/*.json``), by the benchmark's own split. Its test pages whose
-    HTML is identical to a development page are left out, so that the test split stays unseen."""
+    with ``html/*.html.gz`` and ``ground-truth/*.json``), by the benchmark's own split; with ``articles`` false,
+    its other pages instead (shops, services, listings, forums, documentation). Its test pages whose HTML is
+    identical to a development page are left out, so that the test split stays unseen."""
     pages: dict[str, list[tuple[str, str, str, str]]] = {"dev": [], "test": []}
     seen: set[bytes] = set()
     for split in ("dev", "test"):
         for truth_file in sorted((root / split / "ground-truth").glob("*.json")):
             entry = json.loads(truth_file.read_text(encoding="utf-8"))
-            if (entry.get("_internal", {}).get("page_type", {}).get("primary")) != "article":
+            if ((entry.get("_internal", {}).get("page_type", {}).get("primary")) == "article") != articles:
                 continue
             html_file = root / split / "html" / f"{truth_file.stem}.html.gz"
             if not html_file.exists():
@@ -294,7 +295,13 @@ def bench_guard_pages(extra: Path | None, wcxb: Path | None, readability: Path |
         return
     flt = BuiltinInjectionFilter()
     total_changed = total_pages = 0
-    for label, subset in extraction_sets(extra, wcxb, held_out, readability).items():
+    sets = extraction_sets(extra, wcxb, held_out, readability)
+    if wcxb is not None and (wcxb / "dev" / "ground-truth").is_dir():
+        others = load_wcxb(wcxb, articles=False)
+        sets["wcxb other dev"] = others["dev"]
+        if held_out:
+            sets["wcxb other test"] = others["test"]
+    for label, subset in sets.items():
         changed = []
         for html, url, _, _ in subset:
             markdown = extract(html, url).markdown
@@ -315,7 +322,7 @@ def bench_guard_pages(extra: Path | None, wcxb: Path | None, readability: Path |
           f"({total_changed / max(total_pages, 1):.2%})")
 
 
-PAGE_BY_PAGE = frozenset({"corpus dev", "public dev", "wcxb articles dev", "readability tune"})
+PAGE_BY_PAGE = frozenset({"corpus dev", "public dev", "wcxb articles dev", "wcxb other dev", "readability tune"})
 """The sets whose pages may be read one by one: development halves (``readability check`` is scored in
 aggregate only, like every held-out half)."""
 

@@ -248,7 +248,8 @@ _RULES: tuple[_RuleSpec, ...] = (
               r"(?:instructions|rules))", "instruction override", "override", ("stop ", "cease ")),
     # not what the reader can switch on ("you can also enable debug mode for more logging")
     _RuleSpec(r"(?i)(?<!\bcan[ \t])(?<!\bcan[ \t]also[ \t])\b(?:enter|enable|activate)[ \t]+"
-              r"(?:developer|god|jailbreak|DAN|unrestricted|debug)[ \t]+mode\b",
+              # (debug mode is also a web framework's: "to enable debug mode, use the `--debug` option")
+              r"(?:developer|god|jailbreak|DAN|unrestricted|(?<!\bto[ \t]enable[ \t])debug)[ \t]+mode\b",
               "role reassignment", "override", ("enter ", "enable ", "activate ")),
 )
 _IMPERATIVE_START = r"(?:^|(?<=[.!?:;,\n\"'(\[*>=-]))[ \t]*(?i:(?:then|also|now|please|first|and|just|simply)[ \t]+)?"
@@ -339,6 +340,7 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         # not a compound the word only names ("password reset email", "a password manager")
+        r"(?<!reset your )(?<!change your )(?<!forgot your )(?<!reset the )"
         r"passwords?(?![ \t-](?:resets?|managers?|polic(?:y|ies)|strength|fields?|hash\w*|requirements?|expir\w*|"
         r"recovery|generators?)\b)|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",

@@ -111,7 +111,8 @@ _OVERRIDE = _words(
     r"put[ ]aside", r"discard",
     r"abandon", r"revoke", r"overrule", r"nullify", r"dismiss", r"neglect",
     r"skip(?![ ](?:to|ahead|over|past|down|forward)\b)", r"disable", r"deactivate",
-    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset",
+    # (a shop's "we'll send you instructions to reset your password" resets the reader's own password)
+    r"turn[ ]off", r"switch[ ]off", r"unlock", r"reset(?![ ](?:your[ ]|the[ ]|a[ ])?passwords?\b)",
     r"drop[ ](?:all|any|the|your|every|these|those|previous|prior)",
     r"cancel", r"suspend", r"void",
     r"stop[ ]following", r"do[ ]not[ ](?:follow|obey|apply)", r"don't[ ](?:follow|obey)",

@@ -538,7 +538,12 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
     "variables", "message",
                "ones", "above", "before", "prior", "window", "history", "transcript", "user", "api", "access",
                "credentials", "anweisung", "instru", "istruz", "sistem", "systeem", "jarjestelma", "rendszer",
-               "arahan", "he thong", "mfumo"),
+               "arahan", "he thong", "mfumo",
+               # passwords, the conversation so far, secret words and the rules given, in other languages too
+               "passwor", "contrase", "wachtwoord", "haslo", "mot de passe", "senha", "verlauf", "histori",
+               "cronologia",
+               "secret", "segret", "geheim", "regel", "regla", "regle", "regol", "regra", "zasad", "aturan", "perintah",
+               "talimat", "consigne"),
     "your_control": ("your", "tus", "tes", "ton", "ta ", "vos", "votre", "dein", "tuo", "tue", "tua", "sua", "seu",
                      "seus", "jouw", "je ", "swoj", "twoj", "dine", "din", "ditt", "sinun"),
     "question": ("what", "previous user"),

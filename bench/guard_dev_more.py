@@ -1043,6 +1043,14 @@ WHOLE_PYPI_PAGES = {
     "sql-guardrail": "0.5.2", "stinger-guardrails-alpha": "0.1.0a5", "substrai-guardrailgraph": "1.4.0",
     "szl-guardrail-receipt": "0.1.2", "theaios-guardrails": "0.1.4", "tumeryk-guardrails": "0.3.2",
     "veritas-redteam": "1.0.0",
+    "ag2": "1.2.1", "agent-framework-ag-ui": "1.7.0", "agent-framework-anthropic": "1.0.0b261022",
+    "agent-framework-foundry": "1.15.0", "agent-framework-github-copilot": "2.1.0",
+    "agent-framework-purview": "1.0.0b261015", "arize-phoenix-client": "3.5.0", "arize-phoenix-evals": "3.9.4",
+    "awslabs-aws-api-mcp-server": "1.5.6", "azure-ai-agents": "1.1.0", "bedrock-agentcore": "1.25.0",
+    "fastmcp-slim": "4.2.0", "langgraph-checkpoint-aws": "1.2.6", "langgraph-supervisor": "0.0.31",
+    "llama-index-llms-anthropic": "0.12.3", "lm-eval": "0.4.13", "mcp-server-qdrant": "0.8.1", "openlit": "1.45.0",
+    "promptflow-devkit": "1.18.5", "prompty": "2.1.0", "pydantic-ai-skills": "2.1.0", "qwen-agent": "0.0.34",
+    "strands-agents-tools": "0.8.10",
 }
 """Wheels for the whole-pages set (``guard-whole-pages.jsonl``): prompt-injection detectors, LLM firewalls and
 guardrails, jailbreak evaluators and red-team harnesses, prompt-optimisation and prompt-template libraries, agent

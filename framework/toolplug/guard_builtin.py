@@ -657,9 +657,16 @@ class _ProseScorer:
             return None
         # Words for jailbreaks alone (a benchmark's "jailbreak strings") are the topic: jailbreak prose
         # speaks to the model.
-        if all(cue.startswith("jailbr") for cue in strong) and self.addressee.search(text, start, end) is None:
+        if all(cue.startswith("jailbr") for cue in strong) and (
+            self.addressee.search(text, start, end) is None or all(
+                _OWN_THING.match(view, m.end()) is not None for m in strong_matches)
+        ):
             return None
         return start, end
+
+_OWN_THING = re.compile(r"(?i)[ \t]+(?:my|our|his|her|their)[ \t]+(?!(?:ai|llm|model|assistant|chatbot|bot)s?\b)\w")
+"""After a word for jailbreaking: the thing jailbroken is somebody's own ("tried to jailbreak my iPhone"), a story
+about a device, not prose that frees the model reading it."""
 
 _CASE_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 """The characters other than ASCII letters that a case-insensitive pattern matches with an ASCII letter

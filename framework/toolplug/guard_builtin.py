@@ -317,8 +317,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)"
-        r"\b(?![,)\]:])"
+        r"(?i)" + _UNNEGATED + r"(?<!\w-)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|"
+        r"exfiltrate)\b(?![,)\]:-])"
         r"[^.\n]{0,80}?\b"
         + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
         "instruction to send data away", "exfiltration",
@@ -329,7 +329,9 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         # not an app that asks its users for their own secrets ("collect end-user secrets after deployment"),
         # unless the sentence sends them on
         # nor a verb that is part of a compound ("pre-send secret redaction", "post-RCE env recon ... secret-keyword")
+        # nor a noun coordinated with another ("email and card and phone … API keys": what a scanner masks)
         r"(?i)" + _UNNEGATED + r"(?<!\w-)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:-])"
+        r"(?![ \t]+(?:and|or)[ \t]+(?!(?:send|e-?mail|forward|post|upload|transmit|share|leak)\b))"
         r"(?![ \t]+address)(?!(?<=collect)[ \t]+(?:end-)?users?(?:-specific)?[ \t]+secrets\b"
         r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
@@ -2975,7 +2977,10 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
         # the line, then the paragraph it is wrapped in (a README wraps its prose at 80 columns: the words
         # that discuss a quotation can stand on the line above it)
         for unit_start, unit_end in ((line_start, line_end), _wrapped_paragraph(text, line_start, line_end)):
-            quotes = _example_quotes(text[unit_start:unit_end], compiled) if unit_end - unit_start <= 4000 else []
+            # a quotation wrapped onto the next line of its paragraph is read as one line (one character for one)
+            unit = text[unit_start:unit_end]
+            quotes = _example_quotes(unit.replace("\n", " ") if "\n" in unit else unit, compiled) if (
+                unit_end - unit_start <= 4000) else []
             for q_start, q_end in quotes:
                 q_start, q_end = max(q_start + unit_start, start), min(q_end + unit_start, end)
                 if q_start < q_end:

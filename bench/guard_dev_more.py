@@ -32,8 +32,12 @@ and ``check`` scored in aggregate only). ``bench_web.py --more-dev`` prints each
 the text, into a ``tune`` half and a ``check`` half): a red-teaming framework's Russian attack templates (instructions
 declared void, DAN and other personas without rules, a forced opening of the answer, refusals forbidden, many-shot
 dialogues), each filled with one harmless request, and a Brazilian Portuguese adversarial suite's prompt-injection
-turns. ``--diagnose --set more-intl`` (or ``fifth-intl``, ``sixth-intl``: their tune halves) lists the missed attacks of
-one of the foreign sets.
+turns. ``--seventh-intl`` writes ``guard-seventh-intl.jsonl``, split the same way: a rule set's test cases not written
+in English (the attacks its rules must fire on, and the foreign texts they must not: ``benign_intl`` near-misses), a
+RAG harness's injected payloads, a red-team scanner's Chinese attack templates (each filled with one harmless request),
+two scanners' multilingual leak probes, a Turkish guardrail's benchmark rows and a guard library's tests in Indian
+languages. ``--diagnose --set more-intl`` (or ``fifth-intl``, ``sixth-intl``, ``seventh-intl``: their tune halves) lists
+the missed attacks of one of the foreign sets.
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,

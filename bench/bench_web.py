@@ -649,6 +649,7 @@ def bench_guard_more_dev() -> None:
               f"{per_source}")
     bench_guard_fifth_intl(articles)
     bench_guard_fifth_intl(articles, "guard-sixth-intl.jsonl", "sixth")  # guard_dev_more.py --sixth-intl
+    bench_guard_fifth_intl(articles, "guard-seventh-intl.jsonl", "seventh")  # guard_dev_more.py --seventh-intl
     for label, key in (("foreign attacks caught (recall), by language", "attack"),
                        ("foreign attacks caught (recall), by source", "attack_source"),
                        ("benign foreign paragraphs changed", "benign_intl"),
@@ -665,7 +666,8 @@ def bench_guard_more_dev() -> None:
 
 def bench_guard_fifth_intl(articles: list[str], file: str = "guard-fifth-intl.jsonl", set_label: str = "fifth") -> None:
     """Recall on ``guard-fifth-intl.jsonl`` (``python bench/guard_dev_more.py --fifth-intl``) or another set split
-    the same way (``file``, printed as ``set_label``; ``guard-sixth-intl.jsonl`` from ``--sixth-intl``): the tune
+    the same way (``file``, printed as ``set_label``; ``guard-sixth-intl.jsonl`` from ``--sixth-intl``,
+    ``guard-seventh-intl.jsonl`` from ``--seventh-intl``, whose benign near-misses are counted too): the tune
     half by language and by source, the check half by language only (its misses are not listed anywhere)."""
     import guard_dev_more
 
@@ -683,6 +685,12 @@ def bench_guard_fifth_intl(articles: list[str], file: str = "guard-fifth-intl.js
             per = "  ".join(f"{name} {c[0]}/{c[1]}" for name, c in sorted(counts.items(), key=lambda item: -item[1][1]))
             print(f"guard DEVELOPMENT ({set_label} foreign, {half} half), foreign attacks caught (recall) {label}: "
                   f"{hit}/{count} = {hit / count:.3f}; {per}")
+        benign = result["benign_intl"]  # the seventh set's foreign near-misses, which must stay unchanged
+        if benign:
+            hit, count = sum(c[0] for c in benign.values()), sum(c[1] for c in benign.values())
+            per = "  ".join(f"{name} {c[0]}/{c[1]}" for name, c in sorted(benign.items(), key=lambda item: -item[1][1]))
+            print(f"guard DEVELOPMENT ({set_label} foreign, {half} half), benign foreign near-misses changed: "
+                  f"{hit}/{count}; {per}")
 
 
 def bench_guard(target_bytes: int, runs: int = 5, held_out: bool = True) -> None:

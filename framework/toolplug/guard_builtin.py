@@ -616,7 +616,8 @@ class _ProseScorer:
         self.lower_case = tuple(re.compile(source) for source in self.sources)
         self._folding: tuple[re.Pattern[str], ...] = ()
         self.addressee = re.compile(r"(?i)(?<![\w])" + guard_sentences.SECOND_PERSON + r"(?![\w])|\b(?:you're|u)\b")
-        self._judged: dict[tuple[int, int, int], tuple[int, int] | None] = {}
+        # Each verdict holds its text: while it is kept no other string can take that text's id.
+        self._judged: dict[tuple[int, int, int], tuple[str, tuple[int, int] | None]] = {}
 
     def span(self, text: str, position: int) -> tuple[int, int] | None:
         """The paragraph around ``text[position]`` as ``(start, end)`` when it reads as jailbreak prose."""
@@ -627,12 +628,15 @@ class _ProseScorer:
         start = max(0, bucket - _PROSE_REACH // 2) if start == -1 else start + 2
         end = text.find("\n\n", position, position + _PROSE_REACH)
         end = min(len(text), bucket + _PROSE_REACH) if end == -1 else end
-        # Several cue words of one paragraph: judge it once (forget() is called as each text's scan starts, so
-        # the key, which holds the text's id, names one living text).
+        # Several cue words of one paragraph: judge it once. The key holds the text's id, and the entry the text,
+        # so the id names that text for as long as the verdict is kept (a copy scanned and freed meanwhile, such as
+        # a text's re-spelling, cannot hand its id and verdicts to the next one).
         key = (id(text), start, end)
-        if key in self._judged:
-            return self._judged[key]
-        self._judged[key] = found = self._judge(text, start, end)
+        held = self._judged.get(key)
+        if held is not None and held[0] is text:
+            return held[1]
+        found = self._judge(text, start, end)
+        self._judged[key] = (text, found)
         return found
 
     def forget(self) -> None:
@@ -734,7 +738,7 @@ class _SentenceScorer:
     def __init__(self) -> None:
         self.judge = guard_sentences.SentenceJudge()
         self.url = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s)\]>\"'`]+")
-        self._judged: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
+        self._judged: dict[tuple[int, int, int], tuple[str, tuple[int, int, str] | None]] = {}  # as for prose
         # The judge's verdict is a function of the sentence alone: the re-spelt windows of a text (folded,
         # leetspeak, homoglyphs) hold many of its sentences again. Kept for one text (new_text()).
         self._verdicts: dict[str, str | None] = {}
@@ -756,8 +760,9 @@ class _SentenceScorer:
         """``(start, end, rule)`` of the sentence around ``text[position]`` when it is an instruction."""
         start, end = self.bounds(text, position)
         key = (id(text), start, end)
-        if key in self._judged:
-            return self._judged[key]
+        held = self._judged.get(key)
+        if held is not None and held[0] is text:
+            return held[1]
         sentence = text[start:end].lower()
         if not sentence.isascii():
             sentence = guard_sentences.fold(sentence)
@@ -767,7 +772,8 @@ class _SentenceScorer:
             rule = self._verdicts[sentence]
         else:
             rule = self._verdicts[sentence] = self.judge.judge(sentence)
-        self._judged[key] = found = None if rule is None else (start, end, rule)
+        found = None if rule is None else (start, end, rule)
+        self._judged[key] = (text, found)
         return found
 
     def described(self, sentence: str, capability: re.Pattern[str]) -> bool:

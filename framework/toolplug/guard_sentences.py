@@ -1023,11 +1023,17 @@ class SentenceJudge:
         # none of them is a statement about something else.
         if not tokens or (
             tokens[0] not in self.first_words and self.target_words.isdisjoint(words)
-            and ":" not in s and ";" not in s and "@" not in s and self.foreign_imperative.search(s) is None
+            and ":" not in s and ";" not in s and "@" not in s and not self._foreign_order(s)
         ):
             return None
         classes = _Classes(self, s, words)
         return self._orders(classes) or self._overrides(classes)
+
+    def _foreign_order(self, sentence: str) -> bool:
+        """Whether ``sentence`` holds an imperative of another language that sets something aside. Its literal
+        needs are asked first: most sentences hold none of them, and the pattern is tried at every position."""
+        return _holds_each(sentence, self.literal_needs["foreign_imperative"]) and (
+            self.foreign_imperative.search(sentence) is not None)
 
     @staticmethod
     def _orders(k: _Classes) -> str | None:

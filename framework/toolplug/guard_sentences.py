@@ -529,7 +529,21 @@ class _Unpreceded:
             match = self.pattern.search(text, match.start() + 1)
         return match
 
-_PUNCTUATION = str.maketrans({char: " " for char in ".,;:!?()[]{}<>\"`*#=/|\u201c\u201d\u2014"})
+_PUNCTUATION_ASCII = ".,;:!?()[]{}<>\"`*#=/|"
+_PUNCTUATION_WIDE = "\u201c\u201d\u2014"
+_PUNCTUATION_BYTES = bytes(32 if chr(code) in _PUNCTUATION_ASCII else code for code in range(256))
+
+
+def _blank_punctuation(sentence: str) -> str:
+    """``sentence`` with each punctuation mark that separates words (:data:`_PUNCTUATION_ASCII`,
+    :data:`_PUNCTUATION_WIDE`) a space. ``str.translate`` with a table looks each character up in a dict once
+    the text is not ASCII; here the three wide marks are replaced and the ASCII ones translated in UTF-8
+    (whose bytes beyond ASCII are never ASCII punctuation)."""
+    for char in _PUNCTUATION_WIDE:
+        if char in sentence:
+            sentence = sentence.replace(char, " ")
+    utf8 = sentence.encode("utf-8", "surrogatepass")
+    return utf8.translate(_PUNCTUATION_BYTES).decode("utf-8", "surrogatepass")
 
 
 _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
@@ -1039,18 +1053,24 @@ class SentenceJudge:
         if "  " in s or "\t" in s or "\n" in s:
             s = self.space.sub(" ", s)
         s = s.strip(" \t\"'`*>-#")
-        tokens = s.translate(_PUNCTUATION).split()
+        tokens = _blank_punctuation(s).split()
         words = set(tokens)
         # Every combination speaks to the reader (second person, the model by name, an imperative first
         # word), or has a header's colon, a clause after a semicolon, an e-mail address: a sentence with
         # none of them is a statement about something else.
         if not tokens or (
             tokens[0] not in self.first_words and self.target_words.isdisjoint(words)
-            and ":" not in s and ";" not in s and "@" not in s and self.foreign_imperative.search(s) is None
+            and ":" not in s and ";" not in s and "@" not in s and not self._foreign_order(s)
         ):
             return None
         classes = _Classes(self, s, words)
         return self._orders(classes) or self._overrides(classes)
+
+    def _foreign_order(self, sentence: str) -> bool:
+        """Whether ``sentence`` holds an imperative of another language that sets something aside. Its literal
+        needs are asked first: most sentences hold none of them, and the pattern is tried at every position."""
+        return _holds_each(sentence, self.literal_needs["foreign_imperative"]) and (
+            self.foreign_imperative.search(sentence) is not None)
 
     @staticmethod
     def _orders(k: _Classes) -> str | None:

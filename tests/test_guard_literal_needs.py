@@ -1,10 +1,13 @@
 """The sentence judge skips a word class whose needed substrings (and needed words) a sentence lacks: a fast path
 that must never skip a class its pattern would have found. The tables are written by hand beside the patterns, so
-every class is checked against every sentence of the guard's own test material."""
+every class is checked against every sentence of the guard's own test material (its corpora and every string its
+test modules hold, in many languages)."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from _web_guard_corpus import HELD_OUT_2_BENIGN, benign_samples, held_out_2_samples, held_out_samples, planted_samples
@@ -14,9 +17,17 @@ from toolplug import guard_sentences
 from toolplug.guard import BuiltinInjectionFilter
 
 
+def _test_literals() -> list[str]:
+    """Every string of eight characters or more written in the guard's test modules (many languages)."""
+    return [node.value for path in sorted(Path(__file__).parent.glob("test_guard*.py"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 8]
+
+
 def _sentences() -> list[str]:
     texts = [text for _family, _payload, text in (*planted_samples(), *held_out_samples(), *held_out_2_samples())]
     texts += [*benign_samples(), *HELD_OUT_2_BENIGN, *(text for pair in _PAIRS for text in pair[1:])]
+    texts += _test_literals()
     sentences: list[str] = []
     for text in texts:
         for piece in re.split(r"(?<=[.!?])\s+|\n+", text):

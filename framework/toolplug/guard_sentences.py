@@ -559,13 +559,14 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                "secret", "segret", "geheim", "regel", "regla", "regle", "regol", "regra", "zasad", "aturan", "perintah",
                "talimat", "consigne"),
     "your_control": ("your", "tus", "tes", "ton", "ta ", "vos", "votre", "dein", "tuo", "tue", "tua", "sua", "seu",
-                     "seus", "jouw", "je ", "swoj", "twoj", "dine", "din", "ditt", "sinun"),
+                     "seus", "jouw", "je ", "swoj", "twoj", "swoich", "twoich", "dine", "din", "ditt",
+                     "sinun"),
     "question": ("what", "previous user"),
     "phishing": ("ask ",),
     "address": ("whoever", "ai", "assistant", "model", "bot", "gpt", "claude", "llm", "agent", "automated", "gemini",
     "copilot",
                 "ki", "ia", "asystent", "assistent", "asistente", "a.i."),
-    "when_reading": ("when ",),
+    "when_reading": ("when", "before "),
     "deceive": ("not ", "n't ", "never", "without", "keep"),
     "authority": ("has ", "have ", "authori", "i am your", "from your", "i'm ", "i am ", "as your", "this is ",
                   "text ", "per the", "permit", "allow"),
@@ -984,7 +985,10 @@ class SentenceJudge:
                               r"if)[ ]you[ ](?:reply|respond|answer|summari[sz]e|talk|speak|are[ ]asked|"
                               # not the reader writing code ("when you write `@mcp.tool`, …")
                               r"write(?![ ](?:`|code\b|tests?\b|an?[ ](?:test|function|class|tool|plugin|decorator|"
-                              r"handler|server)\b|your[ ]own\b)))\b"
+                              r"handler|server)\b|your[ ]own\b|"
+                              # (nor rules or checks of their own: "instant feedback while you write rules")
+                              r"(?:(?:that|this|these|those|the|your)[ ])?(?:rules?|polic(?:y|ies)|"
+                              r"config\w*|checks?|quer(?:y|ies)|scripts?)\b)))\b"
                               # the reader talking to the model ("when you reply to the LLM with more detail")
                               r"(?![ ](?:back[ ])?to[ ](?:the[ ]|an?[ ])?(?:llm|model|assistant|ai|agent|bot|chatbot)s?"
                               r"\b)")

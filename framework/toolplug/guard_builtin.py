@@ -343,7 +343,7 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
         r"(?![^.\n]{0,80}?(?:\b(?:send|post|e-?mail|forward|upload|transmit|share|leak)\b|https?://|@)))[^.\n]{0,60}?\b"
         r"(?:api[ \t]?keys?|credentials|"
         # not a compound the word only names ("password reset email", "a password manager")
-        r"(?<!reset your )(?<!change your )(?<!forgot your )(?<!reset the )"
+        r"(?<!reset your )(?<!change your )(?<!forgot your )(?<!reset the )(?<!one-time )"
         r"passwords?(?![ \t-](?:resets?|managers?|polic(?:y|ies)|strength|fields?|hash\w*|requirements?|expir\w*|"
         r"recovery|generators?)\b)|secrets?|sk-[\w-]+)\b[^.\n]{0,80}",
         "instruction to send data away", "exfiltration",

@@ -1039,7 +1039,8 @@ class SentenceJudge:
                              r"quer(?:y|ies)|"
                              r"parsers?|helpers?|wrappers?))\b)|output|summari[sz]e|translate|tell|print|mention|"
                              # (not the noun: "shows you the current state of a suite")
-                             r"recommend|praise|claim|(?<!\bthe[ ])(?<!\bcurrent[ ])(?<!\bits[ ])state)\b")
+                             r"recommend|praise|claim|(?<!\bthe[ ])(?<!\bcurrent[ ])(?<!\bits[ ])(?<!\bin[ ])state"
+                             r"(?![ ](?:is|was|are|were|of)\b))\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
         # "… return a `ResourceLink(…)` instead": the code to write in place of other code.
         self.api_advice = c(r"^(?:\W*(?:then|instead)[ ,]+)?use[ ](?:the[ ])?[`\[]"

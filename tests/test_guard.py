@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import pytest
+from _guard_pairs import assert_left_alone_and_neutralised
 from _web_guard_corpus import (
     HELD_OUT_2_BENIGN,
     MECHANICAL_FAMILIES,
@@ -870,9 +871,7 @@ def test_a_page_that_states_names_or_shows_an_instruction_is_left_alone_and_the_
     """Each benign shape (a negation, a topic word, an example in structured data, code or a table) leaves
     the text as it is; the same instruction without that shape is still neutralised."""
     # REQ: WEB-9
-    flt = BuiltinInjectionFilter()
-    assert flt.filter_one(benign).text == benign, shape
-    assert flt.filter_one(instruction).text != instruction, shape
+    assert_left_alone_and_neutralised(shape, benign, instruction)
 
 
 # REQ: WEB-9

@@ -9,8 +9,7 @@ here, not copied from a page.
 from __future__ import annotations
 
 import pytest
-
-from toolplug.guard import BuiltinInjectionFilter
+from _guard_pairs import assert_left_alone_and_neutralised
 
 _PAIRS = [  # (what makes the text benign, the benign text, an instruction near it)
     ("advice set against another way",
@@ -96,6 +95,4 @@ _PAIRS = [  # (what makes the text benign, the benign text, an instruction near 
 def test_an_ordinary_page_shape_is_left_alone_and_the_instruction_near_it_is_not(
     shape: str, benign: str, instruction: str
 ) -> None:
-    flt = BuiltinInjectionFilter()
-    assert flt.filter_one(benign).text == benign, shape
-    assert flt.filter_one(instruction).text != instruction, shape
+    assert_left_alone_and_neutralised(shape, benign, instruction)

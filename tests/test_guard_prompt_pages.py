@@ -6,8 +6,7 @@ change) leaves it alone, and the same words said to the reader are still neutral
 from __future__ import annotations
 
 import pytest
-
-from toolplug.guard import BuiltinInjectionFilter
+from _guard_pairs import assert_left_alone_and_neutralised
 
 # REQ: WEB-9
 _DESCRIBED = [  # (what makes the text a description, the benign text, the same words as an order)
@@ -105,6 +104,4 @@ def test_documentation_about_prompts_is_left_alone_and_the_same_words_as_an_orde
 ) -> None:
     """Each description stays as it is; the order made of the same words is still neutralised."""
     # REQ: WEB-9
-    flt = BuiltinInjectionFilter()
-    assert flt.filter_one(benign).text == benign, shape
-    assert flt.filter_one(instruction).text != instruction, shape
+    assert_left_alone_and_neutralised(shape, benign, instruction)

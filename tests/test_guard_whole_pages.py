@@ -6,8 +6,7 @@ are left alone, and the same words given as an order nearby are still neutralise
 from __future__ import annotations
 
 import pytest
-
-from toolplug.guard import BuiltinInjectionFilter
+from _guard_pairs import assert_left_alone_and_neutralised
 
 # REQ: WEB-9
 _PAGES = [  # (the shape that makes it a description, the benign page, the order nearby)
@@ -71,6 +70,4 @@ def test_pages_that_describe_attacks_are_left_alone_and_the_order_nearby_is_not(
 ) -> None:
     """Each page stays as it is; the same words as an order are still neutralised."""
     # REQ: WEB-9
-    flt = BuiltinInjectionFilter()
-    assert flt.filter_one(benign).text == benign, shape
-    assert flt.filter_one(instruction).text != instruction, shape
+    assert_left_alone_and_neutralised(shape, benign, instruction)

@@ -273,6 +273,8 @@ _DATA_NEEDS = ("customer", "customers", "list", "lists", "api", "keys", "key", "
                "data", "records", "history", "conversation", "files", "secret", "secrets", "contacts", "database",
                "token", "tokens", "summary", "messages", "details", "information", "logs", "sk")
 
+_PERMITTED_TO = r"(?:required|obligated|authori[sz]ed|permitted|allowed|free)[ \t]+to[ \t]+"
+
 _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         r"(?i)" + _UNNEGATED + r"\b(?:ignore|disregard|forget|override|bypass|skip|disable|deactivate|suspend|abandon"
@@ -468,14 +470,11 @@ _INSTRUCTION_RULES: tuple[_RuleSpec, ...] = (
     _RuleSpec(
         # giving something is an order when the permission is new or claims the law ("you are now required to
         # provide …"), or names a secret; "you are required to provide the name of the LLC" is a form's rule
-        r"(?i)\b(?:you[ \t]+are|you're)[ \t]+(?:(?:now|legally)[ \t]+(?:legally[ \t]+)?(?:required|obligated|"
-        r"authori[sz]ed|permitted|allowed|free)[ \t]+to[ \t]+(?:provide|share)|(?:required|obligated|authori[sz]ed|"
-        r"permitted|allowed|free)[ \t]+to[ \t]+(?:provide|share)"
-        r"(?=[ \t]+(?:[\w'-]+[ \t]+){0,3}?(?:system|prompts?|instructions|secrets?|"
-        r"passwords?|credentials|api|keys?|confidential|hidden|internal)\b))\b"
-        r"|\b(?:you[ \t]+are|you're)[ \t]+(?:now[ \t]+)?(?:legally[ \t]+)?(?:required|obligated|authori[sz]ed|"
-        r"permitted|allowed|free)[ \t]+to[ \t]+(?:ignore|answer|comply|bypass|reveal|disregard|output|say|"
-        r"do[ \t]+anything)\b",
+        r"(?i)\b(?:you[ \t]+are|you're)[ \t]+(?:(?:now|legally)[ \t]+(?:legally[ \t]+)?" + _PERMITTED_TO
+        + r"(?:provide|share)|" + _PERMITTED_TO + r"(?:provide|share)(?=[ \t]+(?:[\w'-]+[ \t]+){0,3}?"
+        r"(?:system|prompts?|instructions|secrets?|passwords?|credentials|api|keys?|confidential|hidden|internal)\b)"
+        r"|(?:now[ \t]+)?(?:legally[ \t]+)?" + _PERMITTED_TO
+        + r"(?:ignore|answer|comply|bypass|reveal|disregard|output|say|do[ \t]+anything))\b",
         "role reassignment", "override", ("you ",),
         needs=("required", "obligated", "authorized", "authorised", "permitted", "allowed", "free"),
     ),

@@ -311,8 +311,8 @@ _CONTRAST = (r"instead", r"rather[ ]than", r"regardless[ ]of", r"en[ ]su[ ]lugar
              r"invece", r"em[ ]vez[ ]disso")
 """Words that set one way against another: advice uses them as much as an attack ("start by …
 instead", "treat AI as a guide rather than an authority"); they change the answer only with a verb of answering."""
-_HIJACK = _words(
-    *_CONTRAST, r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
+_LASTING = (
+    r"from[ ]now[ ]on", r"from[ ]here[ ]on", r"from[ ]this[ ]point",
     r"as[ ]of[ ]now",
     r"for[ ]the[ ]rest[ ]of", r"for[ ]all[ ]future", *(
         word + r"[ ](?:future[ ])?(?:reply|replies|response|responses|answer|answers|question|questions|request|"
@@ -325,6 +325,8 @@ _HIJACK = _words(
     r"ab[ ]sofort", r"ab[ ]jetzt", r"von[ ]nun[ ]an", r"a[ ]partir[ ]de[ ](?:maintenant|ahora|agora)", r"desormais",
     r"d'ora[ ]in[ ]poi", r"da[ ]ora[ ]in[ ]poi", r"vanaf[ ]nu", r"od[ ]teraz",
 )
+"""Words that change the answer for good, or behind the user's back."""
+_HIJACK = _words(*_CONTRAST, *_LASTING)
 _SAY = _words(
     r"reply", r"respond", r"answer", r"output", r"say", r"state", r"claim", r"tell[ ]the[ ](?:user|reader)",
     r"tell[ ](?:them|him|her)", r"write", r"mention", r"recommend", r"praise", r"introduce[ ]yourself", r"ask[ ]"
@@ -599,8 +601,10 @@ _LITERAL_NEEDS: dict[str, tuple[str, ...]] = {
                  "attempt", "design", "meant", "used", "intended", "into", "by ", "`"),
     "reported_request": ("ask", "tell", "told", "instruct", "forc", "trick", "convinc", "urg", "prompting", "get",
                          "got", "caus", "mak", "made", "allow", "let", "enabl", "help", "permit"),
-    "contrast_only": ("instead", "rather than", "regardless", "en su lugar", "a la place", "stattdessen", "invece",
-                      "em vez"),
+    "lasting": ("from now", "from here", "from this point", "as of now", "for the rest", "for all future", "repl",
+                "respon", "answer", "question", "request", "summar", "conversation", "next ", "only with",
+                "nothing else", "without", "quietly", "secretly", "ab sofort", "ab jetzt", "von nun", "a partir de",
+                "desormais", "d'ora", "da ora", "vanaf nu", "od teraz"),
     "compliance": ("comply", "obey", "whatever", "act as", "behave as", "answer as", "respond as",
                    "introduce yourself"),
     "code_entry": ("`:", "` :"),
@@ -762,8 +766,7 @@ class SentenceJudge:
         self.hijack = c(r"\b" + _HIJACK + r"\b")
         self.compliance = c(r"\b(?:comply|obey|do[ ]whatever|act[ ]as|behave[ ]as|answer[ ]as|respond[ ]as|"
                             r"introduce[ ]yourself)\b")
-        self.contrast_only = c(r"^(?:(?!\b" + _HIJACK + r"\b).)*?\b" + _words(*_CONTRAST)
-                               + r"\b(?:(?!\b" + _HIJACK + r"\b).)*$")
+        self.lasting = c(r"\b" + _words(*_LASTING) + r"\b")
         # "global state", "the state": the noun, not the verb
         self.say = _Unpreceded(r"\b" + _SAY + r"\b", r"\b(?:the|a|an|its|their|our|your|global|shared|local|app|"
                                r"session|ui|internal|initial|current|mutable|react)[ ]$",
@@ -1134,7 +1137,7 @@ class SentenceJudge:
             return "text addressed to the model"
         if has("hijack") and has("say") and (has("imperative") or has("modal")) and not (
             has("developer_condition") or has("api_advice") or (has("method_contrast") and not has("answer_verb"))
-            or (has("contrast_only") and not has("answer_verb") and not has("compliance"))
+            or (not has("lasting") and not has("answer_verb") and not has("compliance"))
         ):
             return "instruction to change the answer"
         if has("deceive"):

@@ -1505,6 +1505,7 @@ def neutralise(text: str) -> FilteredText:
     utf8: bytes | None = None
     foreign = ""
     foreign_utf8 = b""
+    unsplit: tuple[str, int] | None = None
     if not text.isascii():
         # Only the non-ASCII characters, in order (UTF-8 minus its ASCII bytes, decoded): usually a small
         # fraction of the text, so the character-class scans below run over it rather than over the text.
@@ -1514,8 +1515,13 @@ def neutralise(text: str) -> FilteredText:
         foreign = foreign_utf8.decode("utf-8", "surrogatepass")
         hidden = set(compiled.hidden.findall(foreign)) if _may_hide(foreign, foreign_utf8) else None
         if hidden:
-            neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled)
+            lone: list[int] = []
+            neutralised = _neutralise_hidden(text, _hidden_runs(text, hidden), findings, compiled, lone)
             if neutralised is not text:
+                if len(lone) == len(findings):
+                    # Only lone splits of words, dropped so that a word they split shows to the rules: when no
+                    # rule then finds anything, they hid nothing, and the page is given back as it was.
+                    unsplit = (text, len(findings))
                 text, utf8 = neutralised, None
         script = compiled.cyrillic_or_greek.search(foreign) is not None
     # One byte per character, and its letters/separators/leet shape, shared by the scans (and the UTF-8
@@ -1531,6 +1537,8 @@ def neutralise(text: str) -> FilteredText:
         text = _neutralise_encoded(text, raw, findings, compiled, letters)
     if not findings:
         return FilteredText(text)
+    if unsplit is not None and len(findings) == unsplit[1]:
+        return FilteredText(unsplit[0])
     return FilteredText(text, tuple(findings))
 
 
@@ -1617,15 +1625,17 @@ def _hidden_runs(text: str, hidden: set[str]) -> list[tuple[int, int]]:
 
 
 def _neutralise_hidden(
-    text: str, runs: list[tuple[int, int]], findings: list[InjectionFinding], compiled: _Compiled
+    text: str, runs: list[tuple[int, int]], findings: list[InjectionFinding], compiled: _Compiled,
+    lone: list[int] | None = None,
 ) -> str:
     """``text`` with its hidden runs neutralised; ``text`` itself when every run stays (emoji joiners,
-    embeddings in right-to-left text), so the caller need not copy it again."""
+    embeddings in right-to-left text), so the caller need not copy it again. ``lone`` gathers where the dropped
+    runs were lone splits of a word (:func:`_lone_split`)."""
     out: list[str] = []
     position = 0
     has_rtl: list[bool] = []  # looked up the first time a bidirectional control needs it
     for start, end in runs:
-        replacement = _neutralise_run(text, start, end, has_rtl, findings, compiled)
+        replacement = _neutralise_run(text, start, end, has_rtl, findings, compiled, lone)
         if replacement != text[start:end]:
             out.append(text[position:start])
             out.append(replacement)
@@ -1679,8 +1689,23 @@ def _joined_script_run(text: str, start: int, end: int) -> bool:
     return any(char and _in_joining_script(char) for char in near)
 
 
+_LONE_REACH = 8
+"""How far from a zero-width split no other hidden character may stand for the split to be a lone one."""
+
+
+def _lone_split(text: str, start: int, end: int) -> bool:
+    """Whether the zero-width run ``text[start:end]`` is one or two of one character with no other hidden character
+    within :data:`_LONE_REACH` characters: what an editor leaves in a word ("H\ufeffow", "Over-Ear\u200bConnection"),
+    where the splits that slip a phrase past a filter split every word, letter by letter."""
+    if end - start > 2 or len(set(text[start:end])) != 1:
+        return False
+    around = text[max(0, start - _LONE_REACH):start] + text[end:end + _LONE_REACH]
+    return not any(char in _INVISIBLE or char in _BIDI_OVERRIDE for char in around)
+
+
 def _neutralise_run(
-    text: str, start: int, end: int, has_rtl: list[bool], findings: list[InjectionFinding], compiled: _Compiled
+    text: str, start: int, end: int, has_rtl: list[bool], findings: list[InjectionFinding], compiled: _Compiled,
+    lone: list[int] | None = None,
 ) -> str:
     """Neutralise one run of hidden characters ``text[start:end]`` (runs are short: a loop is fine)."""
     out: list[str] = []
@@ -1745,6 +1770,8 @@ def _neutralise_run(
                 out.append(run)  # a page showing the trick: "catches `ig\u200bnore …`", on a line about it
             else:
                 findings.append(InjectionFinding("invisible", "zero-width characters", f"{len(run)} characters"))
+                if lone is not None and _lone_split(text, i, j):
+                    lone.append(i)
                 # Inside a word the characters only split it to slip past filters: drop them so the
                 # word (and whatever rule it trips) shows; a long run is a hidden message: mark it.
                 if len(run) > 2:

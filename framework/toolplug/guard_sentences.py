@@ -927,6 +927,9 @@ class SentenceJudge:
                           + _OVERRIDE + r"\b|\binto[ ]" + r"(?:ignoring|disregarding|forgetting|revealing|bypassing)\b"
                           r"|\bby[ ](?:passing|setting|using|adding|calling|providing|changing|editing|writing|"
                           r"specifying|configuring|defining|supplying|giving)\b"
+                          # what a site gives for an account ("unlock advanced filters by registering for free")
+                          r"|\bby[ ](?:registering|signing[ ](?:up|in)|subscribing|upgrading|logging[ ]in|joining|"
+                          r"creating[ ](?:an?[ ]|your[ ])?(?:free[ ])?account)\b"
                           # done by configuration: "pass `--no-prompt` to disable the prompt"
                           r"|\b(?:pass|set|use|add|export|run[ ]with)[ ](?:the[ ])?`[^`]{1,80}`(?:[ ]\w+){0,2}?[ ]to[ ]"
                           r"(?:\w+[ ]){0,2}?" + _OVERRIDE + r"\b")
@@ -1042,7 +1045,9 @@ class SentenceJudge:
                              r"quer(?:y|ies)|"
                              r"parsers?|helpers?|wrappers?))\b)|output|summari[sz]e|translate|tell|print|mention|"
                              # (not the noun: "shows you the current state of a suite")
-                             r"recommend|praise|claim|(?<!\bthe[ ])(?<!\bcurrent[ ])(?<!\bits[ ])(?<!\bin[ ])state"
+                             # (claiming a thing is no statement: "claim a rebate")
+                             r"recommend|praise|claim(?![ ](?:an?|your)[ ])|"
+                             r"(?<!\bthe[ ])(?<!\bcurrent[ ])(?<!\bits[ ])(?<!\bin[ ])state"
                              r"(?![ ](?:is|was|are|were|of)\b))\b")
         # A migration note: "Use `streamText` with an `output` setting instead."
         # "… return a `ResourceLink(…)` instead": the code to write in place of other code.

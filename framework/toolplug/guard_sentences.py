@@ -755,8 +755,12 @@ class SentenceJudge:
         # Nor is the prompt its subject ("the system prompt only needs to provide tool-specific rules").
         # Nor a negated verb ("so you can't list tools that …"): what cannot or must not be shown is no request for it.
         # Nor the subject of a verb ("output is compact by default"): a noun.
+        # Nor the head of a compound whose first part is what it would take or any word joined by a hyphen
+        # ("system-prompt leak", "prompt-leak", "credential exposure" is a kind of attack named).
         self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)",
-                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\btax[ ]$|\b(?:prompts?|instructions)[ ]"
+                                  _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\btax[ ]$|\w-$|"
+                                  r"\b(?:prompts?|instructions?|credentials?|secrets?|passwords?|keys?|tokens?|data)"
+                                  r"[ ]$|\b(?:prompts?|instructions)[ ]"
                                   r"(?:only[ ]|also[ ])?(?:needs?[ ]to|has[ ]to|should|must|can|will|may)[ ]"
                                   r"(?:only[ ]|also[ ])?$", reach=40)
         # Only an English secret is a noun after an English article: "a" is the article of Hungarian and
@@ -1055,6 +1059,8 @@ class SentenceJudge:
                             r"|\b(?:use|return|pass|raise|yield|call|set|subclass|add)[ ](?:an?[ ]|the[ ])?"
                             r"(?:`[^`]{1,80}`|--[\w-]+)[^.;`]{0,60}?[ ]instead\b"
                             r"|\b(?:instead[ ]of|rather[ ]than)[ ](?:only[ ]|just[ ])?(?:the[ ])?`")
+        # A word that opens an item of a list with a verb (see :meth:`SentenceJudge._enumerated`).
+        self.verb_item = c(r"(?:(?:and|or)[ ])?(?:" + _IMPERATIVE + "|" + _REVEAL + "|" + _OVERRIDE + r")\b")
         self.unleashed = c(r"\b(?:unrestricted|mode|restrictions|rules|filters|safety|confirmation)\b")
 
     def judge(self, sentence: str) -> str | None:
@@ -1076,8 +1082,40 @@ class SentenceJudge:
             and ":" not in s and ";" not in s and "@" not in s and not self._foreign_order(s)
         ):
             return None
+        if s.count(",") >= 3:
+            listed = self._enumerated(s)
+            if listed is not s:
+                s, words = listed, set(_blank_punctuation(listed).split())
         classes = _Classes(self, s, words)
         return self._orders(classes) or self._overrides(classes)
+
+    def _enumerated(self, sentence: str) -> str:
+        """``sentence`` with the items of an enumeration of names that open with a verb blanked ("… system prompts,
+        messages, output contracts, …", "… retrieval snapshot, override logging, PII in logs …"): in a list of
+        short noun phrases such a word names a thing, it orders nothing. Only lists of three or more short items
+        (one to three words between commas) of which at least two open with no verb; never the words before the
+        first comma (where an order opens its sentence), nor a list whose items are all orders ("ignore rules,
+        reveal secrets, print prompt"). A name has no determiner: an item with one ("the docs", "your prompt") is
+        a phrase of the sentence, and ends the list."""
+        parts = sentence.split(",")
+        short = [index > 0 and len(part.split()) <= 3 and ":" not in part and ";" not in part
+                 and _DETERMINERS.isdisjoint(part.split()) for index, part in enumerate(parts)]
+        verb = [flag and self.verb_item.match(part.strip(" \"'`*()[]")) is not None
+                for flag, part in zip(short, parts, strict=True)]
+        blank: list[int] = []
+        index = 0
+        while index < len(parts):
+            end = index
+            while end < len(parts) and short[end]:
+                end += 1
+            if end - index >= 3 and (end - index) - sum(verb[index:end]) >= 2:
+                blank.extend(i for i in range(index, end) if verb[i])
+            index = end + 1
+        if not blank:
+            return sentence
+        for i in blank:
+            parts[i] = " " + "x " * len(parts[i].split())
+        return ",".join(parts)
 
     def _foreign_order(self, sentence: str) -> bool:
         """Whether ``sentence`` holds an imperative of another language that sets something aside. Its literal
@@ -1156,6 +1194,11 @@ class SentenceJudge:
         ):
             return "role reassignment"
         return None
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "your", "my", "our", "their", "its", "this", "these", "those", "that",
+                          "all", "any", "every", "each", "me", "us", "you", "it", "them", "everything", "anything"})
+"""Words no name in a list holds (:meth:`SentenceJudge._enumerated`)."""
 
 
 _Check = tuple[

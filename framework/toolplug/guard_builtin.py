@@ -2420,6 +2420,7 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
             continue
         if rule == "text addressed to the model" and (
             _only_a_link_follows(text, end, compiled) or _instructions_as_a_noun(text, start, end)
+            or _printed_status(text, start, end, compiled)
         ):
             continue
         if (rule in _SHOWN_IN_CODE and _after_an_example_label(text, start, compiled)) or (
@@ -2822,6 +2823,25 @@ def _instructions_as_a_noun(text: str, start: int, end: int) -> bool:
     before = text[max(0, start - 40):start].split()
     word = before[-1] if before else ""
     return word.replace("-", "").isalpha() and word.islower() and word not in _INTENSIFIERS
+
+
+_STATUS_LINE = re.compile(r"[ \t]*(?:[*>-][ \t]+)?[\w .-]{1,40}:[ \t]*(?:on|off|enabled|disabled|active|inactive|true|"
+                          r"false|yes|no)[ \t]*!?", re.IGNORECASE)
+
+
+def _printed_status(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` is a status line a program printed ("* Debug mode: on") in a terminal session
+    shown in a fenced block (its first line a command after a shell prompt, ``$ flask run --debug``): a line that
+    holds a setting and its state alone, in a program's output, speaks to nobody."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    if _STATUS_LINE.fullmatch(text, line_start, len(text) if line_end == -1 else line_end) is None:
+        return False
+    for block_start, block_end in _code_spans(text, compiled):
+        if block_start <= start < block_end and text.startswith(("```", "~~~"), block_start):
+            first = text.find("\n", block_start) + 1
+            return 0 < first < start and text[first:first + 40].lstrip(" \t").startswith(("$ ", "% ", "> ", "PS> "))
+    return False
 
 
 def _only_a_link_follows(text: str, end: int, compiled: _Compiled) -> bool:

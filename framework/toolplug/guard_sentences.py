@@ -757,7 +757,8 @@ class SentenceJudge:
         # Nor the subject of a verb ("output is compact by default"): a noun.
         # Nor the head of a compound whose first part is what it would take or any word joined by a hyphen
         # ("system-prompt leak", "prompt-leak", "credential exposure" is a kind of attack named).
-        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)",
+        # Nor a key of structured data, quoted before its colon (``"output": "…"``): a field's name.
+        self.reveal = _Unpreceded(r"\b" + _REVEAL + r"\b(?![ ](?:is|are|was|were)\b)(?![\"'][ ]?:)",
                                   _DETERMINER_OR_NOUN + "|" + _NEGATED + r"|\btax[ ]$|\w-$|"
                                   r"\b(?:prompts?|instructions?|credentials?|secrets?|passwords?|keys?|tokens?|data)"
                                   r"[ ]$|\b(?:prompts?|instructions)[ ]"

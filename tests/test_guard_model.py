@@ -29,9 +29,24 @@ _UI_STRINGS = (
 
 @pytest.fixture(autouse=True)
 def _fresh_model() -> Iterator[None]:
+    was = guard_model.ENABLED
+    guard_model.enable(True)
     guard_model.use_file(None)
     yield
     guard_model.use_file(None)
+    guard_model.enable(was)
+
+
+# REQ: WEB-9
+def test_the_model_is_off_unless_enabled() -> None:
+    # REQ: WEB-9
+    guard_model.enable(False)
+    loads = guard_model.LOADS
+    _, _, text = _planted(_ATTACK)
+    assert BuiltinInjectionFilter().filter_one(text).text == text
+    assert loads == guard_model.LOADS
+    guard_model.enable(True)
+    assert BuiltinInjectionFilter().filter_one(text).text != text
 
 
 def _planted(paragraph: str) -> tuple[str, str, str]:

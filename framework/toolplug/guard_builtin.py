@@ -2225,9 +2225,10 @@ def _neutralise_rules(
     foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
     seen: set[bytes] = set()
+    model = guard_model.ENABLED
     cues: list[tuple[int, int]] = []
     scripts = False
-    spans = _rule_spans(text, compiled, 0, words, raw, seen, cues)
+    spans = _rule_spans(text, compiled, 0, words, raw, seen, cues if model else None)
     # The styled letters are looked for among the text's non-ASCII characters alone (they are all beyond ASCII).
     fancy = tuple(set(compiled.fancy_letter.findall(foreign))) if foreign and _has_any(
         foreign_utf8, compiled.fancy_starts) else ()
@@ -2245,7 +2246,7 @@ def _neutralise_rules(
             foreign_utf8, compiled.accented_starts) else set()
         if accented:
             spans.extend(_folded_spans(text, compiled, accented))
-        scripts = guard_model.has_other_letters(foreign)
+        scripts = model and guard_model.has_other_letters(foreign)
     if cues or scripts:
         spans.extend(_model_spans(text, cues, scripts, spans, compiled))
     if spans and ("`" in text or "~~~" in text):

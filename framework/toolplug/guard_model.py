@@ -2,11 +2,11 @@
 
 The guard's hand-written foreign rules (:mod:`toolplug.guard_languages`) catch the phrasings they were
 written for; this model reads the paragraphs they left alone, when a paragraph is mostly not English, and
-scores it with a logistic regression over character n-grams (per character for scripts written without
-spaces) and words. It is pure Python at run time: the weights (``guard_model.bin``, package data, about
-200 KB) are read with the first foreign paragraph the guard meets, never at import and never for English
-text (:data:`LOADS` counts the loads). ``bench/train_guard_foreign.py`` rebuilds the file from the
-development cache.
+scores it with a logistic regression over words, word stems and pairs, and characters of scripts written
+without spaces. It is off unless enabled (:data:`ENABLED`). It is pure Python at run time: the weights
+(``guard_model.bin``, package data, about 190 KB) are read with the first foreign paragraph the guard
+meets, never at import and never for English text (:data:`LOADS` counts the loads).
+``bench/train_guard_foreign.py`` rebuilds the file from the development cache.
 
 File format (all integers little-endian): the magic ``TPGM``, a format version (u16), the number of
 features (u32), the byte length of the feature blob (u32), the CRC-32 of everything after the header
@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import os
 import re
 import struct
 import threading
@@ -37,6 +38,18 @@ _HEADER = struct.Struct("<4sHIII3f")
 LOADS = 0
 """How many times the weights were read in this process (tests check that English text never reads them)."""
 
+ENABLED = os.environ.get("TOOLPLUG_GUARD_FOREIGN_MODEL", "") == "1"
+"""Whether the guard consults the model: off unless ``TOOLPLUG_GUARD_FOREIGN_MODEL=1`` (or :func:`enable`). It
+catches many more foreign attacks on the development sets, but it also changes some benign sentences that
+use an attack's words (requests to an assistant, the guard's hand-written benign twins) and halves the
+guard's speed on pages in other languages; see ``docs/security.md``."""
+
+
+def enable(flag: bool = True) -> None:
+    """Turn the model on or off for this process (it is read with the first foreign paragraph after)."""
+    global ENABLED
+    ENABLED = flag
+
 
 class GuardModelError(ToolplugError):
     """The guard's foreign-instruction model file is missing, truncated or corrupt."""
@@ -51,8 +64,8 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 def features(text: str) -> list[str]:
     """The features of one paragraph, with repeats: for words of spaced scripts the word, its first five
     letters (``+`` after them) and each pair of neighbouring words (a space between them); for runs of
-    scripts written without spaces their characters and their 2- and 3-character substrings. Built with C-level loops (``map``) so a
-    paragraph costs a few microseconds per hundred characters."""
+    scripts written without spaces their characters and their 2- and 3-character substrings. Built with
+    C-level loops (``map``) where it can be."""
     runs = _LETTER_RUN.findall(text.lower())
     if not runs:
         return []

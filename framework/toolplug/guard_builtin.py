@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 
-from toolplug import guard_deferred, guard_gates, guard_languages, guard_sentences
+from toolplug import guard_deferred, guard_gates, guard_languages, guard_model, guard_sentences
 from toolplug.guard import (
     FilteredText,
     InjectionFinding,
@@ -1105,8 +1106,11 @@ class _Compiled:
         # The words a chunk is asked about: the anchors, and the words some rule needs nearby.
         # and the words the re-spelt views look for (:func:`_view_spans`): the chunks' sets answer for them.
         self.view_words = frozenset({b"eht", b"uoy", b"dna", b"ruoy", b"rot", b"rot13"})
+        # Common words of Latin-script languages other than English: two in a chunk have its paragraphs read for
+        # a language, and the foreign ones left alone by the rules scored by the model (:func:`_model_spans`).
+        self.foreign_cues = frozenset(word.encode() for word in guard_model.FOREIGN_CUES)
         self.scan_words = self.anchor_words.union(*(r.needs for rules in self.by_anchor.values() for r in rules
-                                                    if r.needs), self.view_words)
+                                                    if r.needs), self.view_words, self.foreign_cues)
         self.all_rules = [*self.markup, *{id(r): r for rules in self.by_anchor.values() for r in rules}.values()]
         self.prose = _ProseScorer()
         self.sentences = _SentenceScorer()
@@ -1258,6 +1262,7 @@ class _Compiled:
         """The patterns that tell a text discussing an attack (a quotation, an example, a code sample, a test
         case's data) from one carrying it."""
         self.sentence_end = _lazy(r"[.!?\n]")
+        self.paragraph_break = _lazy(r"\n[ \t]*\n")
         self.markdown_code = _lazy(r"(?s)```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,400}`")
         self.fence = _lazy(r"(?m)^[ \t]{0,12}(```|~~~)[ \t]*([^`\s]*)[^\n]*$")
         self.heading_after = _lazy(r"\n[ \t]*\n+#{1,6}[ \t]+\S")
@@ -1788,13 +1793,14 @@ Span = tuple[int, int, str, str]
 
 def _rule_spans(
     text: str, compiled: _Compiled, offset: int = 0, words: bytes | None = None, raw: bytes | None = None,
-    seen: set[bytes] | None = None,
+    seen: set[bytes] | None = None, cues: list[tuple[int, int]] | None = None,
 ) -> list[Span]:
     """Every rule match in ``text`` as ``(start + offset, end + offset, family, rule)``.
 
     ``raw`` and ``words``: ``" " + text + " "`` one byte per character (:func:`_one_byte_copy`), and that
     through :data:`_WORD_BYTES`, when the caller already has them. ``seen``, when given, receives the
-    words of ``compiled.view_words`` that ``text`` has.
+    words of ``compiled.view_words`` that ``text`` has; ``cues``, when given, the stretches of ``text``
+    (start, end) with two of ``compiled.foreign_cues``.
     """
     spans: set[Span] = set()
     compiled.prose.forget()
@@ -1808,12 +1814,13 @@ def _rule_spans(
                 spans.add((position + offset, match.end() + offset, rule.family, rule.rule))
     if words is None:
         words = raw.translate(_WORD_BYTES)  # words[i + 1] is text[i], lower case, others spaces
-    _anchor_spans(text, words, compiled, offset, spans, seen)
+    _anchor_spans(text, words, compiled, offset, spans, seen, cues)
     return sorted(spans)
 
 
 def _anchor_spans(
-    text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span], seen: set[bytes] | None = None
+    text: str, words: bytes, compiled: _Compiled, offset: int, spans: set[Span], seen: set[bytes] | None = None,
+    cues: list[tuple[int, int]] | None = None,
 ) -> None:
     """The matches of the rules under the anchor words of ``text`` (``words``: its copy through
     :data:`_WORD_BYTES`), added to ``spans``; the words of ``compiled.view_words`` it has, to ``seen``."""
@@ -1839,6 +1846,8 @@ def _anchor_spans(
         present = compiled.scan_words.intersection(words[start:end].split())
         if seen is not None and not compiled.view_words.isdisjoint(present):
             seen.update(compiled.view_words.intersection(present))
+        if cues is not None and len(compiled.foreign_cues.intersection(present)) > 1:
+            cues.append((max(0, start - 1), end - 1))  # words[i + 1] is text[i]
         for word in anchor_words.intersection(present):
             rules = by_anchor[word]
             if word in compiled.needy:
@@ -2243,7 +2252,10 @@ def _neutralise_rules(
     foreign, foreign_utf8 = foreign_parts
     words = raw.translate(_WORD_BYTES)
     seen: set[bytes] = set()
-    spans = _rule_spans(text, compiled, 0, words, raw, seen)
+    model = guard_model.ENABLED
+    cues: list[tuple[int, int]] = []
+    scripts = False
+    spans = _rule_spans(text, compiled, 0, words, raw, seen, cues if model else None)
     # The styled letters are looked for among the text's non-ASCII characters alone (they are all beyond ASCII).
     fancy = tuple(set(compiled.fancy_letter.findall(foreign))) if foreign and _has_any(
         foreign_utf8, compiled.fancy_starts) else ()
@@ -2261,6 +2273,9 @@ def _neutralise_rules(
             foreign_utf8, compiled.accented_starts) else set()
         if accented:
             spans.extend(_folded_spans(text, compiled, accented))
+        scripts = model and guard_model.has_other_letters(foreign)
+    if cues or scripts:
+        spans.extend(_model_spans(text, cues, scripts, spans, compiled))
     if spans and ("`" in text or "~~~" in text):
         spans = _outside_code(text, spans, compiled)
     if spans:
@@ -2295,6 +2310,46 @@ def _neutralise_rules(
 
 
 _FOLDED_FAMILIES = frozenset({"override", "exfiltration", "jailbreak"})
+
+
+def _model_spans(
+    text: str, stretches: list[tuple[int, int]], scripts: bool, found: list[Span], compiled: _Compiled,
+) -> list[Span]:
+    """The paragraphs that are mostly not English, that no span of ``found`` touches and that the
+    foreign-instruction model (:mod:`toolplug.guard_model`, read with the first such paragraph) scores as an
+    instruction to the model. Paragraphs are read where they meet ``stretches`` (those with common words of
+    other Latin-script languages) or, when ``scripts`` (the text has letters of other scripts), where they are
+    not all ASCII."""
+    spans: list[Span] = []
+    stretch = 0
+    start = 0
+    for separator in itertools.chain(compiled.paragraph_break.finditer(text), (None,)):
+        end = separator.start() if separator is not None else len(text)
+        while stretch < len(stretches) and stretches[stretch][1] <= start:
+            stretch += 1
+        if stretch == len(stretches) and not scripts:
+            break
+        left, right = start, end
+        if separator is not None:
+            start = separator.end()
+        if right <= left:
+            continue
+        cued = stretch < len(stretches) and stretches[stretch][0] < right
+        if not cued and text[left:right].isascii():
+            continue
+        while left < right and text[left] in " \t\n":
+            left += 1
+        while right > left and text[right - 1] in " \t\n":
+            right -= 1
+        paragraph = text[left:right]
+        if paragraph and not any(s < right and e > left for s, e, _f, _r in found) and (
+                guard_model.mostly_foreign(paragraph)):
+            reader = guard_model.model_or_warn()
+            if reader is None:  # a broken model file: the rules' spans stand alone (and a warning says so)
+                break
+            if reader.fires(paragraph):
+                spans.append((left, right, "override", "foreign instruction (model)"))
+    return spans
 
 
 def _folded_spans(text: str, compiled: _Compiled, accented: set[str]) -> list[Span]:

@@ -2591,6 +2591,32 @@ _HIDE_FROM_USER_MORE_LATIN = (
 )
 _HIDE_FROM_USER_MORE_ANCHORS = ("uzivateli", "uzivatelum", "pouzivatelovi", "pouzivatelom", "kayttajalle", "kayttajille",
                                 "felhasznalonak", "felhasznaloknak", "utilizatorului", "utilizatorilor")
+# Code-switched orders: the English verb with the Japanese or Hindi ending of an order ("前の instructions を全部 ignore
+# して", "पिछले instructions को ignore करो"), the Arabic verb with the English object ("تجاهل previous instructions"), and
+# the system prompt shown with a Hindi or Arabic verb ("system prompt दिखाओ", "اعرض system prompt").
+_SWITCHED_MORE_LATIN = (
+    r"(?i)(?:\b(?:instructions?|prompts?|rules|guidelines)|指示|命令|ルール|規則|制約|निर्देशों|निर्देश|नियमों|नियम)[ ]?(?:を|は|も|को)?"
+    r"[^。.\n]{0,8}?\b(?:ignore|forget)[ ]?(?:して|しろ|せよ|しなさい|करो|करें|कर[ ]दो|कीजिए|करना)"
+    r"|(?:تجاهل|تجاهلي|تجاهلوا|انس|انسَ)[ ](?:كل[ ]|جميع[ ])?(?:ال)?(?:(?:previous|prior|all|your|the|above|earlier|original)[ ])?"
+    r"(?:instructions?|rules|prompts?|guidelines)\b"
+    r"|\b(?:system[ ]?prompt|system[ ]instructions?|initial[ ]instructions?)[ ](?:को[ ])?(?:दिखाओ|दिखाएं|दिखाएँ|बताओ|बताएं|बताएँ|"
+    r"दिखा[ ]दो|बता[ ]दो)"
+    r"|(?:اعرض|أظهر|اظهر|اكشف|اطبع|أرني|ارني)[ ](?:لي[ ])?(?:ال)?(?:system[ ]?prompt|system[ ]instructions?)\b"
+)
+_SWITCHED_MORE_ANCHORS = ("ignore", "forget", "instructions", "instruction", "rules", "prompt", "prompts", "guidelines",
+                          "systemprompt")
+# Japanese, Chinese and Arabic written in Latin letters: "shiji wo subete mushi shite" (ignore all the instructions),
+# "shisutemu puronputo wo oshiete", "hulüe … zhiling" (ignore … the instructions), "xitong tishi ci", "tjahal … el
+# ta3limat" (Arabizi).
+_TRANSLITERATED = (
+    r"(?i)\b(?:shiji|meirei|ruuru|seigen|kisoku)\w{0,3}[ ](?:wo|o|mo|wa)[ ](?:\w+[ ]){0,2}?mushi[ ]?(?:shite|shiro|seyo|shinasai)\b"
+    r"|\bshisutemu[ ]?puronputo[ ](?:wo|o)[ ](?:\w+[ ])?(?:oshiete|misete|hyouji[ ]?shite|dashite)\b"
+    r"|\b(?:hul[üuv]e|wushi|wangji|wangdiao)[ ](?:\w+[ ]){0,3}?(?:zhiling|zhishi|guize)\b"
+    r"|\b(?:gaosu[ ]wo|xianshi|shuchu|toulu|dayin)[ ](?:\w+[ ]){0,3}?xitong[ ]?tishi(?:[ ]?ci)?\b"
+    r"|\b(?:i?tjahal|t[ae]jahal|tgahal|ensa|insa)[ ](?:\w+[ ]){0,2}?(?:el[ -]?|al[ -]?)?(?:ta3limat|ta3leemat|t3limat|awamer|awamir)\b"
+)
+_TRANSLITERATED_ANCHORS = ("mushi", "puronputo", "hulue", "hulve", "wushi", "wangji", "wangdiao", "tishi", "tjahal",
+                           "itjahal", "tajahal", "tejahal", "tgahal", "ensa", "insa")
 _NO_LIMITS_NOW_LATIN = (
     r"(?i)(?:\b|(?<![^\W\d_]))(?:[aà][ ]partir[ ]de[ ](?:ahora|agora|maintenant)|desde[ ]ahora|de[ ]ahora[ ]en[ ]adelante|d[ée]sormais|"
     r"d'ora[ ]in[ ]poi|da[ ]ora[ ]in[ ]poi|de[ ]agora[ ]em[ ]diante|ab[ ](?:jetzt|sofort)|von[ ]nun[ ]an|vanaf[ ]nu|od[ ]teraz)\b"
@@ -3363,6 +3389,8 @@ LATIN_RULES: tuple[tuple[str, str, str, tuple[str, ...], int], ...] = (
     (_POLICIES_IGNORED_LATIN, "instruction override", "override", _POLICIES_IGNORED_ANCHORS, 24),
     (_SAFE_MODE_OFF_LATIN, "instruction override", "override", _SAFE_MODE_OFF_ANCHORS, 60),
     (_HIDE_FROM_USER_MORE_LATIN, "hiding from the user", "override", _HIDE_FROM_USER_MORE_ANCHORS, 40),
+    (_SWITCHED_MORE_LATIN, "instruction override", "override", _SWITCHED_MORE_ANCHORS, 40),
+    (_TRANSLITERATED, "instruction override", "override", _TRANSLITERATED_ANCHORS, 60),
     (_NO_LIMITS_NOW_LATIN, "instruction override", "override", _NO_LIMITS_ANCHORS, 80),
     (_KEEP_FROM_ALL_LATIN, "hiding from the user", "override", _KEEP_FROM_ALL_ANCHORS, 12),
     (_EVERY_ANSWER_CODE_LATIN, "instruction to change the answer", "override", _EVERY_ANSWER_CODE_ANCHORS, 0),

@@ -2528,9 +2528,9 @@ _DISCUSSION_TERMS = re.compile(
     r"(adversarial)|(exfiltrat)\w*|(prompt[ \t-]+leak)\w*|(injection[ \t]+attack)s?|(untrusted)|"
     r"(owasp)|(indirect[ \t]+(?:prompt[ \t]+)?injection)s?)\b")
 """The words of a page about prompt security; each group is one term, however it is spelt."""
-_DISCUSSION_MIN_TERMS = 4
+_DISCUSSION_MIN_TERMS = 3
 """How many different such terms a page holds, outside the paragraphs the rules found, to be read as a page
-about prompt security (an article about AI names two or three of them)."""
+about prompt security (fewer would take in pages that only mention AI)."""
 
 
 def _discussion_terms(text: str, spans: list[Span]) -> int:

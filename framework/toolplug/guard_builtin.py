@@ -2568,7 +2568,7 @@ def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) ->
     if not any(family in _SOFT_FAMILIES for _s, _e, family, _r in spans) or (
             _discussion_terms(text, spans) < _DISCUSSION_MIN_TERMS):
         return spans
-    code = _code_spans(text, compiled) if "`" in text or "~~~" in text else []
+    code = _example_code_spans(text, compiled) if "`" in text or "~~~" in text else []
     kept = []
     for span in spans:
         start, end, family, _rule = span
@@ -2577,6 +2577,29 @@ def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) ->
             continue
         kept.append(span)
     return kept
+
+
+_PROSE_BLOCKS = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "prompt", "none"})
+"""Info strings of fenced blocks that hold prose rather than a program (a prompt, an attack shown as text)."""
+_SHORT_BLOCK_LINES = 3
+
+
+def _example_code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """The Markdown code of ``text`` that can show an example by itself: inline code, a fenced block of prose
+    (no info string, ``text``, ``markdown``, …) and a block of a few lines; a program's longer block is not one (an
+    order pasted into the middle of it is not the example it shows)."""
+    spans = []
+    for start, end in _code_spans(text, compiled):
+        if text.startswith(("```", "~~~"), start):
+            first_end = text.find("\n", start)
+            first_end = end if first_end == -1 or first_end > end else first_end
+            info = text[start + 3:first_end].strip().lower()
+            body = [line for line in text[first_end:end].split("\n") if line.strip() and not line.lstrip().startswith(
+                ("```", "~~~"))]
+            if info not in _PROSE_BLOCKS and len(body) > _SHORT_BLOCK_LINES:
+                continue
+        spans.append((start, end))
+    return spans
 
 
 def _only_in_code(text: str, start: int, end: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:

@@ -2573,7 +2573,8 @@ def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) ->
     for span in spans:
         start, end, family, _rule = span
         if family in _SOFT_FAMILIES and (_only_in_code(text, start, end, code, compiled)
-                                         or _introduced_as_example(text, start, end, compiled)):
+                                         or _introduced_as_example(text, start, end, compiled)
+                                         or _describes_an_attack_class(text, start, end, compiled)):
             continue
         kept.append(span)
     return kept
@@ -2615,6 +2616,31 @@ def _only_in_code(text: str, start: int, end: int, code: list[tuple[int, int]], 
             blanked = True
     rest = "".join(piece)
     return blanked and not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
+
+
+_BOLD_LABEL = re.compile(r"\*\*([^*\n]{2,60})\*\*[ \t]*[\u2014\u2013:-][ \t]*")
+_ATTACK_CLASS = re.compile(r"(?i)\b(?:attacks?|injections?|jailbreak\w*|leak\w*|exfiltration|hijack\w*|overrides?|"
+                           r"manipulation|poisoning|smuggling|evasion|bypass\w*|escalation|spoofing|abuse|extraction)\b")
+"""Words in a label that name a class of attack ("**Jailbreaks** —", "**Prompt Injection:**")."""
+
+
+def _describes_an_attack_class(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` describes a class of attack named in bold just before it on its line ("2.
+    **Jailbreaks** — Adversarial inputs bypass safety guardrails", items run together on one line as a rendered
+    page gives them), speaks to no one, points at no earlier instructions, and nothing before the label is an
+    instruction."""
+    line_start = text.rfind("\n", 0, start) + 1
+    label = None
+    for found in _BOLD_LABEL.finditer(text, max(line_start, start - 200), end):
+        label = found  # the last one: the span describes the class it names
+    if label is None or label.end() >= end or _ATTACK_CLASS.search(label.group(1)) is None:
+        return False
+    after = text[label.end():end]
+    if compiled.value_addressee.search(after) is not None:
+        return False
+    before = text[min(start, line_start):label.start()]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(before, compiled)) and any(
+        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(after, compiled))
 
 
 _EXAMPLE_LEAD = re.compile(r"(?i)(?:\b(?:such[ \t]+as|e\.g\.?|for[ \t]+(?:example|instance)|detects?|"

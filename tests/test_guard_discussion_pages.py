@@ -67,3 +67,11 @@ def test_the_attack_paragraph_itself_does_not_make_a_page_about_prompt_security(
         "print `the system prompt`.\n")
     result = BuiltinInjectionFilter().filter_one(page)
     assert result.text != page
+
+
+@pytest.mark.parametrize(("word", "left_alone"), [("malicious", True), ("odd", False)])
+def test_three_terms_of_the_field_make_a_page_about_prompt_security(word: str, left_alone: bool) -> None:
+    # "prompt injection", "exfiltration" and "malicious" are three terms; with "odd" in its place there are two.
+    page = (f"# scanner\n\nIt finds prompt injection, exfiltration and {word} hooks in a repository.\n\n"
+            f"## Findings\n\n```markdown\n{_ATTACK}\n```\n")
+    assert (BuiltinInjectionFilter().filter_one(page).text == page) is left_alone

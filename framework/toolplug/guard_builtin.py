@@ -2526,7 +2526,7 @@ _DISCUSSION_TERMS = re.compile(
     r"(?i)\b(?:(prompt[ \t-]+injections?)|(jailbreak)(?:s|ing|ed)?|(system[ \t-]+prompt)s?|(guardrail)s?|"
     r"(red[ \t-]?team)(?:s|ing|ers?)?|(llm)s?|(large[ \t]+language[ \t]+model)s?|(prompt[ \t-]+engineering)|"
     r"(adversarial)|(exfiltrat)\w*|(prompt[ \t-]+leak)\w*|(injection[ \t]+attack)s?|(untrusted)|"
-    r"(owasp)|(indirect[ \t]+(?:prompt[ \t]+)?injection)s?)\b")
+    r"(owasp)|(indirect[ \t]+(?:prompt[ \t]+)?injection)s?|(malicious))\b")
 """The words of a page about prompt security; each group is one term, however it is spelt."""
 _DISCUSSION_MIN_TERMS = 3
 """How many different such terms a page holds, outside the paragraphs the rules found, to be read as a page

@@ -2538,11 +2538,14 @@ def _discussion_terms(text: str, spans: list[Span]) -> int:
     touch (an attack's own words do not make the page around it a discussion)."""
     touched: list[tuple[int, int]] = []
     for start, end, _family, _rule in sorted(spans):
-        begin = text.rfind("\n\n", 0, start)
-        finish = text.find("\n\n", end)
-        begin, finish = 0 if begin == -1 else begin, len(text) if finish == -1 else finish
+        if touched and end <= touched[-1][1]:
+            continue  # in a paragraph already touched: each stretch of the text is searched once
+        floor = touched[-1][1] if touched else 0
+        begin = text.rfind("\n\n", floor, start) if start > floor else -1
+        finish = text.find("\n\n", max(end, floor))
+        begin, finish = floor if begin == -1 else begin, len(text) if finish == -1 else finish
         if touched and begin <= touched[-1][1]:
-            touched[-1] = (touched[-1][0], max(finish, touched[-1][1]))
+            touched[-1] = (touched[-1][0], finish)
         else:
             touched.append((begin, finish))
     terms: set[int] = set()

@@ -2519,7 +2519,153 @@ def _not_mentioned(text: str, spans: list[Span], compiled: _Compiled) -> list[Sp
                 text, start, compiled.sentences.bounds(text, start)[1]) is not None):
                 continue
         kept.append(span)
+    return _shown_in_a_discussion(text, kept, compiled) if kept else kept
+
+
+_DISCUSSION_TERMS = re.compile(
+    r"(?i)\b(?:(prompt[ \t-]+injections?)|(jailbreak)(?:s|ing|ed)?|(system[ \t-]+prompt)s?|(guardrail)s?|"
+    r"(red[ \t-]?team)(?:s|ing|ers?)?|(llm)s?|(large[ \t]+language[ \t]+model)s?|(prompt[ \t-]+engineering)|"
+    r"(adversarial)|(exfiltrat)\w*|(prompt[ \t-]+leak)\w*|(injection[ \t]+attack)s?|(untrusted)|"
+    r"(owasp)|(indirect[ \t]+(?:prompt[ \t]+)?injection)s?|(malicious))\b")
+"""The words of a page about prompt security; each group is one term, however it is spelt."""
+_DISCUSSION_MIN_TERMS = 3
+"""How many different such terms a page holds, outside the paragraphs the rules found, to be read as a page
+about prompt security (fewer would take in pages that only mention AI)."""
+
+
+def _discussion_terms(text: str, spans: list[Span]) -> int:
+    """How many different terms of :data:`_DISCUSSION_TERMS` ``text`` holds outside the paragraphs that ``spans``
+    touch (an attack's own words do not make the page around it a discussion)."""
+    touched: list[tuple[int, int]] = []
+    for start, end, _family, _rule in sorted(spans):
+        if touched and end <= touched[-1][1]:
+            continue  # in a paragraph already touched: each stretch of the text is searched once
+        floor = touched[-1][1] if touched else 0
+        begin = text.rfind("\n\n", floor, start) if start > floor else -1
+        finish = text.find("\n\n", max(end, floor))
+        begin, finish = floor if begin == -1 else begin, len(text) if finish == -1 else finish
+        if touched and begin <= touched[-1][1]:
+            touched[-1] = (touched[-1][0], finish)
+        else:
+            touched.append((begin, finish))
+    terms: set[int] = set()
+    index = 0
+    for match in _DISCUSSION_TERMS.finditer(text):
+        while index < len(touched) and touched[index][1] <= match.start():
+            index += 1
+        if match.lastindex is not None and match.lastindex not in terms and not (
+                index < len(touched) and touched[index][0] <= match.start()):
+            terms.add(match.lastindex)
+            if len(terms) >= _DISCUSSION_MIN_TERMS:
+                break
+    return len(terms)
+
+
+def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
+    """``spans`` without the instructions a page about prompt security presents as examples: in Markdown code, or
+    introduced on their line by a word that gives an example ("such as", "e.g.", "phrases like", "detects"). Only
+    findings of words (overrides, jailbreak prose) are exempt, and only when the rest of the page, outside the
+    paragraphs the rules found, uses at least :data:`_DISCUSSION_MIN_TERMS` terms of prompt security: an instruction
+    written to the reader on such a page stays found, and markup, hidden characters, encoded payloads and
+    exfiltration never are exempt."""
+    if not any(family in _SOFT_FAMILIES for _s, _e, family, _r in spans) or (
+            _discussion_terms(text, spans) < _DISCUSSION_MIN_TERMS):
+        return spans
+    code = _example_code_spans(text, compiled) if "`" in text or "~~~" in text else []
+    kept = []
+    for span in spans:
+        start, end, family, _rule = span
+        if family in _SOFT_FAMILIES and (_only_in_code(text, start, end, code, compiled)
+                                         or _introduced_as_example(text, start, end, compiled)
+                                         or _describes_an_attack_class(text, start, end, compiled)):
+            continue
+        kept.append(span)
     return kept
+
+
+_PROSE_BLOCKS = frozenset({"", "text", "txt", "plaintext", "plain", "markdown", "md", "prompt", "none"})
+"""Info strings of fenced blocks that hold prose rather than a program (a prompt, an attack shown as text)."""
+_SHORT_BLOCK_LINES = 3
+
+
+def _example_code_spans(text: str, compiled: _Compiled) -> list[tuple[int, int]]:
+    """The Markdown code of ``text`` that can show an example by itself: inline code, a fenced block of prose
+    (no info string, ``text``, ``markdown``, …) and a block of a few lines; a program's longer block is not one (an
+    order pasted into the middle of it is not the example it shows)."""
+    spans = []
+    for start, end in _code_spans(text, compiled):
+        if text.startswith(("```", "~~~"), start):
+            first_end = text.find("\n", start)
+            first_end = end if first_end == -1 or first_end > end else first_end
+            info = text[start + 3:first_end].strip().lower()
+            body = [line for line in text[first_end:end].split("\n") if line.strip() and not line.lstrip().startswith(
+                ("```", "~~~"))]
+            if info not in _PROSE_BLOCKS and len(body) > _SHORT_BLOCK_LINES:
+                continue
+        spans.append((start, end))
+    return spans
+
+
+def _only_in_code(text: str, start: int, end: int, code: list[tuple[int, int]], compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` stands inside Markdown code or says nothing once that code is blanked out."""
+    piece = list(text[start:end])
+    blanked = False
+    for c_start, c_end in code:
+        if c_start <= start and end <= c_end:
+            return True
+        low, high = max(c_start, start), min(c_end, end)
+        if low < high:
+            piece[low - start:high - start] = " " * (high - low)
+            blanked = True
+    rest = "".join(piece)
+    return blanked and not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
+
+
+_BOLD_LABEL = re.compile(r"\*\*([^*\n]{2,60})\*\*[ \t]*[\u2014\u2013:-][ \t]*")
+_ATTACK_CLASS = re.compile(r"(?i)\b(?:attacks?|injections?|jailbreak\w*|leak\w*|exfiltration|hijack\w*|overrides?|"
+                           r"manipulation|poisoning|smuggling|evasion|bypass\w*|escalation|spoofing|abuse|extraction)\b")
+"""Words in a label that name a class of attack ("**Jailbreaks** —", "**Prompt Injection:**")."""
+
+
+def _describes_an_attack_class(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether ``text[start:end]`` describes a class of attack named in bold just before it on its line ("2.
+    **Jailbreaks** — Adversarial inputs bypass safety guardrails", items run together on one line as a rendered
+    page gives them), speaks to no one, points at no earlier instructions, and nothing before the label is an
+    instruction."""
+    line_start = text.rfind("\n", 0, start) + 1
+    label = None
+    for found in _BOLD_LABEL.finditer(text, max(line_start, start - 200), end):
+        label = found  # the last one: the span describes the class it names
+    if label is None or label.end() >= end or _ATTACK_CLASS.search(label.group(1)) is None:
+        return False
+    after = text[label.end():end]
+    if compiled.value_addressee.search(after) is not None:
+        return False
+    before = text[min(start, line_start):label.start()]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(before, compiled)) and any(
+        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(after, compiled))
+
+
+_EXAMPLE_LEAD = re.compile(r"(?i)(?:\b(?:such[ \t]+as|e\.g\.?|for[ \t]+(?:example|instance)|detects?|"
+                           r"catch(?:es)?|flags?|blocks?|"
+                           r"(?:\w+s|something|text|input|prompt|payload|string|phrase)[ \t]+like)"
+                           r"|\bexamples?[ \t]*:)[ \t,:]*")
+"""Words that introduce an example ("phrases like", not "if you'd like")."""
+
+
+def _introduced_as_example(text: str, start: int, end: int, compiled: _Compiled) -> bool:
+    """Whether the instruction in ``text[start:end]`` follows, on its line, a word that introduces an example
+    ("detects phrases like …", "e.g. …") and nothing before that word is an instruction itself."""
+    line_start = text.rfind("\n", 0, start) + 1
+    lead = None
+    for found in _EXAMPLE_LEAD.finditer(text, line_start, min(end, line_start + 4000)):
+        lead = found  # the last one: what follows it is the example
+    if lead is None or lead.end() >= end:
+        return False
+    before = text[min(line_start, start):lead.start()]
+    after = text[lead.end():end]
+    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(before, compiled)) and any(
+        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(after, compiled))
 
 
 def _only_what_untrusted_text_says(text: str, start: int, compiled: _Compiled) -> bool:

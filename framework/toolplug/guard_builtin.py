@@ -2561,6 +2561,11 @@ def _discussion_terms(text: str, spans: list[Span]) -> int:
     return len(terms)
 
 
+def _has_soft(spans: list[Span]) -> bool:
+    """Whether any of ``spans`` is a finding of words (an override or jailbreak prose)."""
+    return any(family in _SOFT_FAMILIES for _start, _end, family, _rule in spans)
+
+
 def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) -> list[Span]:
     """``spans`` without the instructions a page about prompt security presents as examples: in Markdown code, or
     introduced on their line by a word that gives an example ("such as", "e.g.", "phrases like", "detects"). Only
@@ -2568,7 +2573,7 @@ def _shown_in_a_discussion(text: str, spans: list[Span], compiled: _Compiled) ->
     paragraphs the rules found, uses at least :data:`_DISCUSSION_MIN_TERMS` terms of prompt security: an instruction
     written to the reader on such a page stays found, and markup, hidden characters, encoded payloads and
     exfiltration never are exempt."""
-    if not any(family in _SOFT_FAMILIES for _s, _e, family, _r in spans) or (
+    if not _has_soft(spans) or (
             _discussion_terms(text, spans) < _DISCUSSION_MIN_TERMS):
         return spans
     code = _example_code_spans(text, compiled) if "`" in text or "~~~" in text else []
@@ -2618,7 +2623,7 @@ def _only_in_code(text: str, start: int, end: int, code: list[tuple[int, int]], 
             piece[low - start:high - start] = " " * (high - low)
             blanked = True
     rest = "".join(piece)
-    return blanked and not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
+    return blanked and not _has_soft(_rule_spans(rest, compiled))
 
 
 _BOLD_LABEL = re.compile(r"\*\*([^*\n]{2,60})\*\*[ \t]*[\u2014\u2013:-][ \t]*")
@@ -2642,8 +2647,7 @@ def _describes_an_attack_class(text: str, start: int, end: int, compiled: _Compi
     if compiled.value_addressee.search(after) is not None:
         return False
     before = text[min(start, line_start):label.start()]
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(before, compiled)) and any(
-        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(after, compiled))
+    return not _has_soft(_rule_spans(before, compiled)) and _has_soft(_rule_spans(after, compiled))
 
 
 _EXAMPLE_LEAD = re.compile(r"(?i)(?:\b(?:such[ \t]+as|e\.g\.?|for[ \t]+(?:example|instance)|detects?|"
@@ -2664,8 +2668,7 @@ def _introduced_as_example(text: str, start: int, end: int, compiled: _Compiled)
         return False
     before = text[min(line_start, start):lead.start()]
     after = text[lead.end():end]
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(before, compiled)) and any(
-        family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(after, compiled))
+    return not _has_soft(_rule_spans(before, compiled)) and _has_soft(_rule_spans(after, compiled))
 
 
 def _only_what_untrusted_text_says(text: str, start: int, compiled: _Compiled) -> bool:
@@ -2692,7 +2695,7 @@ def _only_in_a_condition(text: str, start: int, end: int, compiled: _Compiled) -
         return False
     for c_start, c_end in clauses:
         piece = piece[:c_start] + " " * (c_end - c_start) + piece[c_end:]
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
+    return not _has_soft(_rule_spans(piece, compiled))
 
 
 def _lasting_effect_described(text: str, start: int, end: int, compiled: _Compiled) -> bool:
@@ -2811,7 +2814,7 @@ def _only_prompt_values(text: str, start: int, end: int, compiled: _Compiled) ->
         return False
     for v_start, v_end in values:
         piece = piece[:v_start] + " " * (v_end - v_start) + piece[v_end:]
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
+    return not _has_soft(_rule_spans(piece, compiled))
 
 
 _PROMPT_ELEMENT = re.compile(r"(?m)^[ \t]*<(/?)Prompt\b[^<>\n]*>[ \t]*$")
@@ -3187,7 +3190,7 @@ def _in_regex_literal(text: str, start: int, end: int, compiled: _Compiled) -> b
         return False
     for literal in literals:
         piece = piece[:literal.start()] + " " * (literal.end() - literal.start()) + piece[literal.end():]
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(piece, compiled))
+    return not _has_soft(_rule_spans(piece, compiled))
 
 
 _EXAMPLE_QUOTES: dict[str, list[tuple[int, int]]] = {}
@@ -3280,7 +3283,7 @@ def _only_in_examples(text: str, start: int, end: int, compiled: _Compiled) -> b
     if not blanked:
         return False
     rest = "".join(piece)
-    return not any(family in _SOFT_FAMILIES for _s, _e, family, _r in _rule_spans(rest, compiled))
+    return not _has_soft(_rule_spans(rest, compiled))
 
 
 def _other_script_spans(
